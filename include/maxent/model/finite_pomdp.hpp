@@ -1,0 +1,347 @@
+// maxent/model/finite_pomdp.hpp — the finite POMDP over the user's own label types.
+//
+// Paper, Section 2.1: M = (S, A, O, P, Obs, T, μ). `FinitePomdp<State, Action, Observation>`
+// stores the sets as LabelSets of the user's types (a grid-cell struct, an enum, strings
+// read from a file) and the dynamics sparse:
+//   * P(· | s, a): one S x S row-major sparse matrix per action (rows = s, columns = s');
+//   * Obs(· | s', a): one S x O row-major sparse matrix, shared by all actions (the paper's
+//     Obs(o | s)) or one per action (the POMDP file format's O: a : s' : o), together with
+//     its transpose, so the filter reads the likelihood column Obs(o | ·, a) in O(nnz);
+//   * the distribution of the first observation o_1 given s_1 (default: the shared
+//     observation matrix; for action-dependent models, uniform over O unless set);
+//   * μ as a dense vector, and the horizon T.
+// Everything is validated on construction (tolerance 1e-9 on row sums by default); each
+// failure is a model_error whose message names the matrix, row, column and value.
+// It satisfies TabularPomdp (core/concepts.hpp).
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/model/labels.hpp"
+
+namespace maxent {
+
+/// Row-major sparse matrix used for transition and observation models.
+using SparseMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor, sparse_index>;
+
+/// Options of model validation.
+struct ValidationOptions {
+    /// Largest accepted |row sum - 1| for every transition and observation row and for μ.
+    double tolerance = 1e-9;
+};
+
+/// Converts a dense matrix to the library's sparse form, keeping every entry that is not
+/// exactly zero (so negative or NaN entries survive to be reported by validation).
+[[nodiscard]] inline SparseMatrix to_sparse(const Eigen::Ref<const Eigen::MatrixXd>& dense) {
+    std::vector<Eigen::Triplet<double, sparse_index>> entries;
+    for (Eigen::Index r = 0; r < dense.rows(); ++r)
+        for (Eigen::Index c = 0; c < dense.cols(); ++c)
+            if (dense(r, c) != 0.0)
+                entries.emplace_back(static_cast<sparse_index>(r), static_cast<sparse_index>(c), dense(r, c));
+    SparseMatrix m(dense.rows(), dense.cols());
+    m.setFromTriplets(entries.begin(), entries.end());
+    m.makeCompressed();
+    return m;
+}
+
+template <Label State, Label Action, Label Observation>
+class FinitePomdp {
+public:
+    using state_type = State;
+    using action_type = Action;
+    using observation_type = Observation;
+
+    /// From sparse matrices. `transitions` holds one S x S matrix per action;
+    /// `observations` holds one S x O matrix (shared by all actions) or one per action.
+    FinitePomdp(std::vector<State> states, std::vector<Action> actions, std::vector<Observation> observations,
+                std::vector<SparseMatrix> transitions, std::vector<SparseMatrix> observation_matrices,
+                Eigen::VectorXd initial, std::size_t horizon, ValidationOptions options = {})
+        : states_(std::move(states), "state"),
+          actions_(std::move(actions), "action"),
+          observations_(std::move(observations), "observation"),
+          transitions_(std::move(transitions)),
+          obs_(std::move(observation_matrices)),
+          initial_(std::move(initial)),
+          horizon_(horizon),
+          tolerance_(options.tolerance) {
+        validate_and_index();
+    }
+
+    /// From dense matrices (same layout as the sparse constructor).
+    FinitePomdp(std::vector<State> states, std::vector<Action> actions, std::vector<Observation> observations,
+                const std::vector<Eigen::MatrixXd>& transitions, const std::vector<Eigen::MatrixXd>& observation_matrices,
+                Eigen::VectorXd initial, std::size_t horizon, ValidationOptions options = {})
+        : FinitePomdp(std::move(states), std::move(actions), std::move(observations), sparse_all(transitions),
+                      sparse_all(observation_matrices), std::move(initial), horizon, options) {}
+
+    /// From functions over the user's types.
+    ///  * `transition(const State& s, const Action& a)` returns a range of (State, double)
+    ///    pairs: the successors s' with P(s' | s, a); repeated successors add up;
+    ///  * `observation(const State& s')` (or `observation(const Action& a, const State& s')`)
+    ///    returns a range of (Observation, double) pairs;
+    ///  * `initial` lists (State, probability) pairs of μ.
+    template <class TransitionFn, class ObservationFn>
+    [[nodiscard]] static FinitePomdp from_functions(std::vector<State> states, std::vector<Action> actions,
+                                                    std::vector<Observation> observations, TransitionFn&& transition,
+                                                    ObservationFn&& observation,
+                                                    const std::vector<std::pair<State, double>>& initial,
+                                                    std::size_t horizon, ValidationOptions options = {}) {
+        const LabelSet<State> S(states, "state");
+        const LabelSet<Action> A(actions, "action");
+        const LabelSet<Observation> O(observations, "observation");
+        const auto nS = static_cast<sparse_index>(S.size());
+        const auto nO = static_cast<sparse_index>(O.size());
+        std::vector<SparseMatrix> P;
+        P.reserve(A.size());
+        for (std::size_t a = 0; a < A.size(); ++a) {
+            std::vector<Eigen::Triplet<double, sparse_index>> entries;
+            for (std::size_t s = 0; s < S.size(); ++s)
+                for (const auto& [next, p] : std::invoke(transition, S[s], A[a]))
+                    entries.emplace_back(static_cast<sparse_index>(s), static_cast<sparse_index>(lookup(S, next)),
+                                         static_cast<double>(p));
+            P.emplace_back(nS, nS);
+            P.back().setFromTriplets(entries.begin(), entries.end());
+        }
+        std::vector<SparseMatrix> Z;
+        auto fill_obs = [&](auto&& row_of) {
+            std::vector<Eigen::Triplet<double, sparse_index>> entries;
+            for (std::size_t s = 0; s < S.size(); ++s)
+                for (const auto& [o, p] : row_of(S[s]))
+                    entries.emplace_back(static_cast<sparse_index>(s), static_cast<sparse_index>(lookup(O, o)),
+                                         static_cast<double>(p));
+            Z.emplace_back(nS, nO);
+            Z.back().setFromTriplets(entries.begin(), entries.end());
+        };
+        if constexpr (std::invocable<ObservationFn&, const State&>) {
+            fill_obs([&](const State& s) { return std::invoke(observation, s); });
+        } else {
+            static_assert(std::invocable<ObservationFn&, const Action&, const State&>,
+                          "FinitePomdp::from_functions: the observation function must be callable as "
+                          "observation(const State&) or observation(const Action&, const State&)");
+            for (std::size_t a = 0; a < A.size(); ++a)
+                fill_obs([&](const State& s) { return std::invoke(observation, A[a], s); });
+        }
+        Eigen::VectorXd mu = Eigen::VectorXd::Zero(nS);
+        for (const auto& [s, p] : initial) mu[static_cast<Eigen::Index>(lookup(S, s))] += p;
+        return FinitePomdp(std::move(states), std::move(actions), std::move(observations), std::move(P), std::move(Z),
+                           std::move(mu), horizon, options);
+    }
+
+    // --- sizes and labels (Pomdp concept) ---------------------------------------------
+    [[nodiscard]] std::size_t num_states() const noexcept { return states_.size(); }
+    [[nodiscard]] std::size_t num_actions() const noexcept { return actions_.size(); }
+    [[nodiscard]] std::size_t num_observations() const noexcept { return observations_.size(); }
+    [[nodiscard]] std::size_t horizon() const noexcept { return horizon_; }
+
+    [[nodiscard]] const State& state_label(std::size_t i) const { return states_[i]; }
+    [[nodiscard]] const Action& action_label(std::size_t i) const { return actions_[i]; }
+    [[nodiscard]] const Observation& observation_label(std::size_t i) const { return observations_[i]; }
+    [[nodiscard]] std::size_t state_index(const State& x) const { return states_.index(x); }
+    [[nodiscard]] std::size_t action_index(const Action& x) const { return actions_.index(x); }
+    [[nodiscard]] std::size_t observation_index(const Observation& x) const { return observations_.index(x); }
+    [[nodiscard]] const LabelSet<State>& states() const noexcept { return states_; }
+    [[nodiscard]] const LabelSet<Action>& actions() const noexcept { return actions_; }
+    [[nodiscard]] const LabelSet<Observation>& observations() const noexcept { return observations_; }
+
+    // --- dynamics (Pomdp / TabularPomdp concepts) ---------------------------------------
+    [[nodiscard]] const Eigen::VectorXd& initial_distribution() const noexcept { return initial_; }
+
+    /// P(· | s, a) as a sparse view (valid while the model lives).
+    [[nodiscard]] SparseDistribution transition(std::size_t s, std::size_t a) const {
+        check_state(s, "transition");
+        check_action(a, "transition");
+        return row(transitions_[a], s);
+    }
+    /// Obs(· | s, a): the observation emitted on arriving in s after action a.
+    [[nodiscard]] SparseDistribution observation(std::size_t a, std::size_t s) const {
+        check_action(a, "observation");
+        check_state(s, "observation");
+        return row(obs_[obs_slot(a)], s);
+    }
+    /// Distribution of the first observation o_1 given s_1.
+    [[nodiscard]] SparseDistribution initial_observation(std::size_t s) const {
+        check_state(s, "initial_observation");
+        return row(initial_obs_, s);
+    }
+    /// The non-zero entries of the column Obs(o | ·, a), indexed by state.
+    [[nodiscard]] SparseDistribution likelihood(std::size_t a, std::size_t o) const {
+        check_action(a, "likelihood");
+        if (o >= num_observations())
+            throw config_error(detail::message("likelihood: observation index ", o, " is outside [0, ",
+                                               num_observations(), ")"));
+        return row(obs_t_[obs_slot(a)], o);
+    }
+
+    [[nodiscard]] double transition_probability(std::size_t s, std::size_t a, std::size_t next) const {
+        return transition(s, a)(next);
+    }
+    [[nodiscard]] double observation_probability(std::size_t a, std::size_t s, std::size_t o) const {
+        return observation(a, s)(o);
+    }
+
+    /// The S x S transition matrix of action a (rows s, columns s').
+    [[nodiscard]] const SparseMatrix& transition_matrix(std::size_t a) const {
+        check_action(a, "transition_matrix");
+        return transitions_[a];
+    }
+    /// The S x O observation matrix used after action a.
+    [[nodiscard]] const SparseMatrix& observation_matrix(std::size_t a) const {
+        check_action(a, "observation_matrix");
+        return obs_[obs_slot(a)];
+    }
+    [[nodiscard]] const SparseMatrix& initial_observation_matrix() const noexcept { return initial_obs_; }
+    [[nodiscard]] bool observation_depends_on_action() const noexcept { return obs_.size() > 1; }
+    [[nodiscard]] double tolerance() const noexcept { return tolerance_; }
+
+    // --- modifiers ------------------------------------------------------------------------
+    /// Sets the horizon T (>= 1).
+    void set_horizon(std::size_t horizon) {
+        if (horizon == 0) throw model_error("horizon must be at least 1, got 0");
+        horizon_ = horizon;
+    }
+    /// Sets the distribution of o_1 given s_1 (S x O, rows on the simplex).
+    void set_initial_observation(SparseMatrix m) {
+        validate_stochastic(m, num_states(), num_observations(), "initial observation matrix Obs(o_1 | s_1)",
+                            [this](std::size_t r) { return states_.describe(r); },
+                            [this](std::size_t c) { return observations_.describe(c); });
+        initial_obs_ = std::move(m);
+        initial_obs_.makeCompressed();
+    }
+
+private:
+    template <class Set, class X>
+    static std::size_t lookup(const Set& set, const X& x) {
+        return set.index(x);
+    }
+
+    static std::vector<SparseMatrix> sparse_all(const std::vector<Eigen::MatrixXd>& dense) {
+        std::vector<SparseMatrix> out;
+        out.reserve(dense.size());
+        for (const auto& d : dense) out.push_back(to_sparse(d));
+        return out;
+    }
+
+    static SparseDistribution row(const SparseMatrix& m, std::size_t r) {
+        const auto begin = m.outerIndexPtr()[r];
+        const auto end = m.outerIndexPtr()[r + 1];
+        const auto n = static_cast<std::size_t>(end - begin);
+        return {std::span<const sparse_index>(m.innerIndexPtr() + begin, n),
+                std::span<const double>(m.valuePtr() + begin, n)};
+    }
+
+    [[nodiscard]] std::size_t obs_slot(std::size_t a) const noexcept { return obs_.size() == 1 ? 0 : a; }
+
+    void check_state(std::size_t s, const char* where) const {
+        if (s >= num_states())
+            throw config_error(detail::message(where, ": state index ", s, " is outside [0, ", num_states(), ")"));
+    }
+    void check_action(std::size_t a, const char* where) const {
+        if (a >= num_actions())
+            throw config_error(detail::message(where, ": action index ", a, " is outside [0, ", num_actions(), ")"));
+    }
+
+    template <class RowName, class ColName>
+    void validate_stochastic(SparseMatrix& m, std::size_t rows, std::size_t cols, const std::string& what,
+                             RowName row_name, ColName col_name) const {
+        if (static_cast<std::size_t>(m.rows()) != rows || static_cast<std::size_t>(m.cols()) != cols)
+            throw model_error(detail::message(what, " is ", m.rows(), " x ", m.cols(), ", expected ", rows, " x ",
+                                              cols));
+        m.makeCompressed();
+        for (std::size_t r = 0; r < rows; ++r) {
+            double sum = 0.0;
+            for (SparseMatrix::InnerIterator it(m, static_cast<Eigen::Index>(r)); it; ++it) {
+                const double v = it.value();
+                const auto c = static_cast<std::size_t>(it.col());
+                if (!std::isfinite(v))
+                    throw model_error(detail::message(what, ": row ", r, " (", row_name(r), "), column ", c, " (",
+                                                      col_name(c), ") is ", v, ", not a finite probability"));
+                if (v < 0.0)
+                    throw model_error(detail::message(what, ": row ", r, " (", row_name(r), "), column ", c, " (",
+                                                      col_name(c), ") is negative: ", v));
+                sum += v;
+            }
+            if (!(std::abs(sum - 1.0) <= tolerance_))
+                throw model_error(detail::message(what, ": row ", r, " (", row_name(r), ") sums to ", sum,
+                                                  ", not 1 within ", tolerance_));
+        }
+        m.prune(0.0, 0.0);  // drop explicit zeros so views list only positive entries
+        m.makeCompressed();
+    }
+
+    void validate_and_index() {
+        const std::size_t S = num_states(), A = num_actions(), O = num_observations();
+        if (!(tolerance_ >= 0.0) || !std::isfinite(tolerance_))
+            throw model_error(detail::message("validation tolerance must be finite and >= 0, got ", tolerance_));
+        if (horizon_ == 0) throw model_error("horizon must be at least 1, got 0");
+        if (transitions_.size() != A)
+            throw model_error(detail::message("got ", transitions_.size(), " transition matrices for ", A,
+                                              " actions (one S x S matrix per action is required)"));
+        for (std::size_t a = 0; a < A; ++a)
+            validate_stochastic(transitions_[a], S, S,
+                                detail::message("transition matrix P(s' | s, a) of action ", actions_.describe(a),
+                                                " (index ", a, ")"),
+                                [this](std::size_t r) { return "state " + states_.describe(r); },
+                                [this](std::size_t c) { return "state " + states_.describe(c); });
+        if (obs_.size() != 1 && obs_.size() != A)
+            throw model_error(detail::message("got ", obs_.size(), " observation matrices for ", A,
+                                              " actions (give one shared S x O matrix or one per action)"));
+        for (std::size_t k = 0; k < obs_.size(); ++k)
+            validate_stochastic(obs_[k], S, O,
+                                obs_.size() == 1 ? std::string("observation matrix Obs(o | s)")
+                                                 : detail::message("observation matrix Obs(o | s', a) of action ",
+                                                                   actions_.describe(k), " (index ", k, ")"),
+                                [this](std::size_t r) { return "state " + states_.describe(r); },
+                                [this](std::size_t c) { return "observation " + observations_.describe(c); });
+        if (static_cast<std::size_t>(initial_.size()) != S)
+            throw model_error(detail::message("initial distribution has ", initial_.size(), " entries for ", S,
+                                              " states"));
+        double sum = 0.0;
+        for (std::size_t s = 0; s < S; ++s) {
+            const double v = initial_[static_cast<Eigen::Index>(s)];
+            if (!std::isfinite(v) || v < 0.0)
+                throw model_error(detail::message("initial distribution: entry ", s, " (state ", states_.describe(s),
+                                                  ") is ", v, ", not a probability"));
+            sum += v;
+        }
+        if (!(std::abs(sum - 1.0) <= tolerance_))
+            throw model_error(detail::message("initial distribution sums to ", sum, ", not 1 within ", tolerance_));
+        obs_t_.clear();
+        for (const auto& m : obs_) {
+            SparseMatrix t = m.transpose();
+            t.makeCompressed();
+            obs_t_.push_back(std::move(t));
+        }
+        if (obs_.size() == 1) {
+            initial_obs_ = obs_[0];
+        } else {
+            Eigen::MatrixXd uniform = Eigen::MatrixXd::Constant(static_cast<Eigen::Index>(S),
+                                                                static_cast<Eigen::Index>(O), 1.0 / double(O));
+            initial_obs_ = to_sparse(uniform);
+        }
+    }
+
+    LabelSet<State> states_;
+    LabelSet<Action> actions_;
+    LabelSet<Observation> observations_;
+    std::vector<SparseMatrix> transitions_;
+    std::vector<SparseMatrix> obs_;
+    std::vector<SparseMatrix> obs_t_;
+    SparseMatrix initial_obs_;
+    Eigen::VectorXd initial_;
+    std::size_t horizon_;
+    double tolerance_;
+};
+
+}  // namespace maxent
