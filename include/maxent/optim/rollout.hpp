@@ -1,0 +1,134 @@
+// maxent/optim/rollout.hpp — one episode of interaction under a policy (Algorithm 1, line 3).
+//
+// Paper, Section 2.1 "In a POMDP, the interaction process goes as follows": s_1 ~ μ,
+// o_1 ~ Obs(· | s_1), b_1 = the updater's prior (uniform by default: the paper does not
+// condition b_1 on o_1); then for each step: act a_t ~ π(· | o_t, b_t) (accumulating the
+// score ∇_θ log π), transition s_{t+1} ~ P(· | s_t, a_t), observe o_{t+1} ~ Obs(· | s_{t+1}, a_t),
+// update the belief b_{t+1} = updater(b_t, a_t, o_{t+1}). The number of actions follows the
+// StateCounting convention (core/trajectory.hpp): T - 1 (paper) or T (authors).
+//
+// `Sampler` owns every buffer an episode needs and reuses it: after the first episode, a
+// rollout allocates nothing. Belief updates are skipped entirely when neither the policy
+// (policy_needs_belief) nor the needs ask for beliefs; the policy then sees the prior.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <utility>
+
+#include <Eigen/Core>
+
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/policy/concepts.hpp"
+
+namespace maxent {
+
+struct RolloutOptions {
+    StateCounting counting = StateCounting::paper;
+    RolloutNeeds needs{};
+};
+
+namespace detail {
+/// H(b) over the positive entries of a belief (no validation: beliefs are on the simplex).
+inline double belief_entropy(const Eigen::VectorXd& b) noexcept {
+    double h = 0.0;
+    for (Eigen::Index i = 0; i < b.size(); ++i) {
+        const double x = b[i];
+        if (x > 0.0) h -= x * std::log(x);
+    }
+    return h;
+}
+}  // namespace detail
+
+template <Pomdp M, BeliefUpdater U>
+class Sampler {
+    static_assert(require_pomdp<M>());
+    static_assert(require_belief_updater<U>());
+
+public:
+    /// The model must outlive the sampler.
+    Sampler(const M& model, U updater, RolloutOptions options = {})
+        : model_(&model), updater_(std::move(updater)), options_(options) {
+        if (updater_.num_states() != model.num_states())
+            throw config_error(detail::message("Sampler: the belief updater has ", updater_.num_states(),
+                                               " states, the model ", model.num_states()));
+        const std::size_t T = model.horizon();
+        if (T == 0) throw config_error("Sampler: horizon 0");
+        const std::size_t K = Trajectory::actions_for(options_.counting, T);
+        traj_.counting = options_.counting;
+        traj_.horizon = T;
+        traj_.num_states = model.num_states();
+        traj_.num_observations = model.num_observations();
+        traj_.states.reserve(K + 1);
+        traj_.observations.reserve(K + 1);
+        traj_.actions.reserve(K);
+        traj_.belief_entropy.reserve(K + 1);
+        traj_.believed.reserve(K + 1);
+        if (options_.needs.beliefs)
+            traj_.beliefs.resize(static_cast<Eigen::Index>(model.num_states()), static_cast<Eigen::Index>(K + 1));
+        updater_.initial(belief_);
+    }
+
+    [[nodiscard]] const Trajectory& trajectory() const noexcept { return traj_; }
+    [[nodiscard]] const RolloutOptions& options() const noexcept { return options_; }
+    [[nodiscard]] U& updater() noexcept { return updater_; }
+    [[nodiscard]] const M& model() const noexcept { return *model_; }
+
+    /// Runs one episode; `score` (shape of the policy's parameters) is set to
+    /// Σ_t ∇_θ log π(a_t | i_t). Returns the recorded trajectory (valid until the next run).
+    template <Policy P, std::uniform_random_bit_generator G>
+    const Trajectory& run(P& policy, G& g, Eigen::MatrixXd& score) {
+        const M& m = *model_;
+        const RolloutNeeds& need = options_.needs;
+        const bool track_belief =
+            policy_needs_belief<P> || need.belief_entropy || need.believed_states || need.beliefs;
+        const std::size_t K = Trajectory::actions_for(options_.counting, m.horizon());
+
+        traj_.states.clear();
+        traj_.observations.clear();
+        traj_.actions.clear();
+        traj_.belief_entropy.clear();
+        traj_.believed.clear();
+        score.setZero();
+
+        updater_.initial(belief_);
+        std::size_t s = sample_categorical(m.initial_distribution(), g);
+        std::size_t o = sample_categorical(m.initial_observation(s), g);
+        for (std::size_t k = 0;; ++k) {
+            traj_.states.push_back(s);
+            traj_.observations.push_back(o);
+            if (need.belief_entropy) traj_.belief_entropy.push_back(detail::belief_entropy(belief_));
+            if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
+            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
+            if (k == K) break;
+
+            const AgentView view{k, o, belief_};
+            const std::size_t a = policy.sample(view, g, score);
+            traj_.actions.push_back(a);
+            s = sample_categorical(m.transition(s, a), g);
+            o = sample_categorical(m.observation(a, s), g);
+            if (track_belief) {
+                try {
+                    updater_.update(belief_, a, o, g);
+                } catch (const zero_likelihood_error& e) {
+                    throw zero_likelihood_error(a, o, k + 1,
+                                                detail::message(e.what(), " [rollout: update after step ", k + 1,
+                                                                ", true state index ", s, "]"));
+                }
+            }
+        }
+        return traj_;
+    }
+
+private:
+    const M* model_;
+    U updater_;
+    RolloutOptions options_;
+    Trajectory traj_;
+    Eigen::VectorXd belief_;
+};
+
+}  // namespace maxent

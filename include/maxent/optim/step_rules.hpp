@@ -1,0 +1,111 @@
+// maxent/optim/step_rules.hpp — step rules: how a gradient estimate moves θ (ascent).
+//
+// Paper, Algorithm 1 line 6: θ_{k+1} = θ_k + α ĝ with a constant step α (α = 0.3 in the
+// figures; no normalisation). Adam (Kingma & Ba, 2015) is offered as an alternative.
+//
+// StepRule concept — required expressions, for `R r`, `Eigen::MatrixXd theta` and a
+// gradient `const Eigen::MatrixXd g` of the same shape:
+//   r.apply(theta, g)   ascent step on theta (maximisation)
+//   r.reset()           forget any state (moments), e.g. before a new run
+// Satisfied by ConstantStep and Adam.
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "maxent/core/error.hpp"
+
+namespace maxent {
+
+namespace concept_checks {
+template <class R>
+concept has_apply = requires(R& r, Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
+    r.apply(theta, g);
+    r.reset();
+};
+}  // namespace concept_checks
+
+template <class R>
+concept StepRule = concept_checks::has_apply<R>;
+
+template <class R>
+consteval bool require_step_rule() {
+    static_assert(concept_checks::has_apply<R>,
+                  "maxent::StepRule: missing `void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g)` or "
+                  "`void reset()`");
+    return true;
+}
+
+namespace detail {
+inline void check_step_shapes(const Eigen::MatrixXd& theta, const Eigen::MatrixXd& g, const char* who) {
+    if (theta.rows() != g.rows() || theta.cols() != g.cols())
+        throw config_error(detail::message(who, ": gradient is ", g.rows(), " x ", g.cols(), ", parameters are ",
+                                           theta.rows(), " x ", theta.cols()));
+}
+}  // namespace detail
+
+/// θ += α g.
+class ConstantStep {
+public:
+    explicit ConstantStep(double alpha) : alpha_(alpha) {
+        if (!(alpha > 0.0) || !std::isfinite(alpha))
+            throw config_error(detail::message("ConstantStep: alpha must be finite and > 0, got ", alpha));
+    }
+    void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) const {
+        detail::check_step_shapes(theta, g, "ConstantStep");
+        theta.noalias() += alpha_ * g;
+    }
+    void reset() noexcept {}
+    [[nodiscard]] double alpha() const noexcept { return alpha_; }
+    [[nodiscard]] static std::string name() { return "constant"; }
+
+private:
+    double alpha_;
+};
+
+/// Adam ascent: m = β1 m + (1-β1) g, v = β2 v + (1-β2) g², θ += α m̂ / (sqrt(v̂) + ε).
+class Adam {
+public:
+    explicit Adam(double alpha = 0.05, double beta1 = 0.9, double beta2 = 0.999, double epsilon = 1e-8)
+        : alpha_(alpha), beta1_(beta1), beta2_(beta2), eps_(epsilon) {
+        if (!(alpha > 0.0) || !std::isfinite(alpha))
+            throw config_error(detail::message("Adam: alpha must be finite and > 0, got ", alpha));
+        if (!(beta1 >= 0.0 && beta1 < 1.0))
+            throw config_error(detail::message("Adam: beta1 must be in [0, 1), got ", beta1));
+        if (!(beta2 >= 0.0 && beta2 < 1.0))
+            throw config_error(detail::message("Adam: beta2 must be in [0, 1), got ", beta2));
+        if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+            throw config_error(detail::message("Adam: epsilon must be finite and > 0, got ", epsilon));
+    }
+    void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
+        detail::check_step_shapes(theta, g, "Adam");
+        if (m_.rows() != g.rows() || m_.cols() != g.cols()) {
+            m_ = Eigen::MatrixXd::Zero(g.rows(), g.cols());
+            v_ = Eigen::MatrixXd::Zero(g.rows(), g.cols());
+            t_ = 0;
+        }
+        ++t_;
+        m_ = beta1_ * m_ + (1.0 - beta1_) * g;
+        v_ = beta2_ * v_ + (1.0 - beta2_) * g.cwiseProduct(g);
+        const double c1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
+        const double c2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
+        theta.array() += alpha_ * (m_.array() / c1) / ((v_.array() / c2).sqrt() + eps_);
+    }
+    void reset() noexcept {
+        m_.resize(0, 0);
+        v_.resize(0, 0);
+        t_ = 0;
+    }
+    [[nodiscard]] double alpha() const noexcept { return alpha_; }
+    [[nodiscard]] static std::string name() { return "adam"; }
+
+private:
+    double alpha_, beta1_, beta2_, eps_;
+    Eigen::MatrixXd m_, v_;
+    long t_ = 0;
+};
+
+}  // namespace maxent

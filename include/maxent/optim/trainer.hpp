@@ -1,0 +1,195 @@
+// maxent/optim/trainer.hpp — Algorithm 1 (Reg-)PG for MaxEnt POMDPs, generic over models,
+// belief updaters, policies, feedbacks, gradient estimators and step rules.
+//
+// Paper, Algorithm 1: for k = 1..K, sample N trajectories with π_θk (line 3), compute their
+// feedbacks (line 4: MSE / MOE / MBE, or Reg-MBE's H - ρ Σ_t H(b_t)) and scores (line 5),
+// and take a gradient step (line 6). Every piece is a type satisfying a concept; nothing is
+// chosen by flags. Trajectory n of iteration k draws from the stream (seed, k, n)
+// (core/random.hpp), so a run is a pure function of (model, components, config, seed).
+//
+// After each iteration the trainer reports IterationMetrics to an optional callback:
+// the batch means of the true-state entropy H(d(τ_S)) (what the paper's figures plot), of
+// the feedback and of Σ_t H(b_t), and the norm of the gradient estimate. A callback that
+// returns `false` stops training early. After the first iteration nothing is allocated.
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/policy/concepts.hpp"
+
+namespace maxent {
+
+struct TrainerConfig {
+    std::size_t iterations = 12000;  ///< K
+    std::size_t batch = 10;          ///< N trajectories per iteration
+    std::uint64_t seed = 0;          ///< the run's seed; streams are derived from it
+    StateCounting counting = StateCounting::paper;
+    bool track_belief_entropy = true;  ///< report mean Σ_t H(b_t) (costs one log per belief entry)
+
+    /// Throws config_error naming the field.
+    void validate() const {
+        if (iterations == 0) throw config_error("TrainerConfig: iterations (K) must be >= 1, got 0");
+        if (batch == 0) throw config_error("TrainerConfig: batch (N) must be >= 1, got 0");
+    }
+};
+
+struct IterationMetrics {
+    std::size_t iteration = 0;          ///< 0-based k
+    double true_entropy = 0.0;          ///< mean over the batch of H(d(τ_S))
+    double feedback = 0.0;              ///< mean over the batch of the feedback F_n
+    double belief_entropy_sum = 0.0;    ///< mean over the batch of Σ_t H(b_t) (NaN-free; 0 if untracked)
+    double gradient_norm = 0.0;         ///< Frobenius norm of the gradient estimate
+};
+
+struct TrainResult {
+    Eigen::MatrixXd parameters;             ///< θ after the last iteration run
+    std::vector<IterationMetrics> history;  ///< one entry per iteration run
+    bool stopped_early = false;             ///< a callback returned false
+};
+
+template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F, GradientEstimator E, StepRule R>
+class Trainer {
+    static_assert(require_pomdp<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(require_differentiable_policy<P>());
+    static_assert(require_feedback<F>());
+    static_assert(require_gradient_estimator<E>());
+    static_assert(require_step_rule<R>());
+
+public:
+    /// Validates everything before any work: the config, and that the policy fits the model.
+    /// The model must outlive the trainer.
+    Trainer(const M& model, U updater, P policy, F feedback, E estimator, R step, TrainerConfig config)
+        : model_(&model),
+          policy_(std::move(policy)),
+          feedback_(std::move(feedback)),
+          estimator_(std::move(estimator)),
+          step_(std::move(step)),
+          config_(config),
+          sampler_(model, std::move(updater), make_options(feedback_, config)) {
+        config_.validate();
+        policy_.check_dimensions({model.num_states(), model.num_actions(), model.num_observations()});
+        const Eigen::MatrixXd& theta = policy_.parameters();
+        scores_.assign(config_.batch, Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
+        feedbacks_.assign(config_.batch, 0.0);
+        gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+        counter_.resize(model.num_states());
+    }
+
+    /// Runs the remaining iterations (K in total across calls). `callback(metrics)` may
+    /// return void, or bool where false stops early.
+    template <class Callback>
+    TrainResult run(Callback&& callback) {
+        TrainResult result;
+        result.history.reserve(config_.iterations - next_iteration_);
+        for (; next_iteration_ < config_.iterations;) {
+            const IterationMetrics metrics = iterate();
+            result.history.push_back(metrics);
+            if constexpr (std::is_invocable_r_v<bool, Callback&, const IterationMetrics&> &&
+                          !std::is_void_v<std::invoke_result_t<Callback&, const IterationMetrics&>>) {
+                if (!callback(metrics)) {
+                    result.stopped_early = true;
+                    break;
+                }
+            } else {
+                callback(metrics);
+            }
+        }
+        result.parameters = policy_.parameters();
+        return result;
+    }
+    TrainResult run() {
+        return run([](const IterationMetrics&) {});
+    }
+
+    /// One iteration of Algorithm 1; returns its metrics.
+    IterationMetrics iterate() {
+        const std::size_t k = next_iteration_++;
+        IterationMetrics out;
+        out.iteration = k;
+        for (std::size_t n = 0; n < config_.batch; ++n) {
+            DefaultRng g = stream(config_.seed, k, n);
+            const Trajectory& t = sampler_.run(policy_, g, scores_[n]);
+            feedbacks_[n] = feedback_(t, g);
+            if (!std::isfinite(feedbacks_[n]))
+                throw config_error(detail::message("feedback of trajectory ", n, " at iteration ", k, " is ",
+                                                   feedbacks_[n]));
+            out.true_entropy += true_state_entropy(t, counter_);
+            out.feedback += feedbacks_[n];
+            if (sampler_.options().needs.belief_entropy) out.belief_entropy_sum += belief_entropy_sum(t);
+        }
+        const auto N = static_cast<double>(config_.batch);
+        out.true_entropy /= N;
+        out.feedback /= N;
+        out.belief_entropy_sum /= N;
+        estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
+                            gradient_);
+        out.gradient_norm = gradient_.norm();
+        step_.apply(policy_.parameters(), gradient_);
+        return out;
+    }
+
+    [[nodiscard]] const P& policy() const noexcept { return policy_; }
+    [[nodiscard]] P& policy() noexcept { return policy_; }
+    [[nodiscard]] const TrainerConfig& config() const noexcept { return config_; }
+    [[nodiscard]] std::size_t iterations_done() const noexcept { return next_iteration_; }
+    [[nodiscard]] const Eigen::MatrixXd& last_gradient() const noexcept { return gradient_; }
+
+private:
+    static RolloutOptions make_options(const F& feedback, const TrainerConfig& config) {
+        RolloutOptions o;
+        o.counting = config.counting;
+        o.needs = feedback.needs();
+        if (config.track_belief_entropy) o.needs.belief_entropy = true;
+        return o;
+    }
+
+    const M* model_;
+    P policy_;
+    F feedback_;
+    E estimator_;
+    R step_;
+    TrainerConfig config_;
+    Sampler<M, U> sampler_;
+    std::vector<Eigen::MatrixXd> scores_;
+    std::vector<double> feedbacks_;
+    Eigen::MatrixXd gradient_;
+    EmpiricalCounter counter_;
+    std::size_t next_iteration_ = 0;
+};
+
+/// Convenience: builds a Trainer and runs it to completion.
+template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F, GradientEstimator E, StepRule R,
+          class Callback>
+TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config,
+                  Callback&& callback) {
+    Trainer<M, U, P, F, E, R> trainer(model, std::move(updater), std::move(policy), std::move(feedback),
+                                      std::move(estimator), std::move(step), config);
+    return trainer.run(std::forward<Callback>(callback));
+}
+
+template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F, GradientEstimator E, StepRule R>
+TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config) {
+    return train(model, std::move(updater), std::move(policy), std::move(feedback), std::move(estimator),
+                 std::move(step), config, [](const IterationMetrics&) {});
+}
+
+}  // namespace maxent

@@ -1,0 +1,105 @@
+// maxent/policy/belief_averaged.hpp — the Belief-Averaged (BA) policy, logit form.
+//
+// Paper, Section 4 (the class Π̄_B, "π_θ(· | b) = ⟨θ, b⟩") as the authors' experiments
+// implement it (REFERENCE.md, "Policy classes"): θ ∈ R^{S x A}, initialised to zero,
+//     π(· | b) = softmax(θᵀ b)                     (logits averaged by the belief)
+//     ∇_θ log π(a | b) = b (e_a - π(· | b))ᵀ       (an S x A rank-one matrix).
+// The mixture reading of the paper's text, Σ_s b(s) softmax(θ_s), is BeliefMixturePolicy.
+// Only the rows of states with b(s) > 0 are touched by the score.
+#pragma once
+
+#include <cstddef>
+
+#include <Eigen/Core>
+
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/policy/concepts.hpp"
+#include "maxent/policy/softmax.hpp"
+
+namespace maxent {
+
+class BeliefAveragedPolicy {
+public:
+    /// θ = 0 (the uniform policy), S x A.
+    BeliefAveragedPolicy(std::size_t num_states, std::size_t num_actions)
+        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
+          logits_(static_cast<Eigen::Index>(num_actions)),
+          probs_(static_cast<Eigen::Index>(num_actions)) {
+        if (num_states == 0 || num_actions == 0)
+            throw config_error(detail::message("BeliefAveragedPolicy: needs at least one state and one action, got ",
+                                               num_states, " x ", num_actions));
+    }
+
+    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
+    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
+    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
+    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
+
+    void check_dimensions(const ModelDimensions& d) const {
+        if (d.states != num_states() || d.actions != num_actions())
+            throw config_error(detail::message("BeliefAveragedPolicy: parameters are ", num_states(), " x ",
+                                               num_actions(), " (states x actions) but the model has ", d.states,
+                                               " states and ", d.actions, " actions"));
+    }
+
+    void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
+        check_belief(v);
+        Eigen::VectorXd logits = theta_.transpose() * v.belief;
+        softmax_into(logits, out);
+    }
+
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
+        check_belief(v);
+        logits_.noalias() = theta_.transpose() * v.belief;
+        softmax_into(logits_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        add_score(v.belief, a, score);
+        return a;
+    }
+
+    void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
+        check_belief(v);
+        if (a >= num_actions())
+            throw config_error(detail::message("BeliefAveragedPolicy::log_gradient: action ", a, " is outside [0, ",
+                                               num_actions(), ")"));
+        Eigen::VectorXd p;
+        probabilities(v, p);
+        check_score_shape(grad);
+        for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
+            const double bs = v.belief[s];
+            if (bs == 0.0) continue;
+            grad.row(s) -= bs * p.transpose();
+            grad(s, static_cast<Eigen::Index>(a)) += bs;
+        }
+    }
+
+private:
+    void check_belief(const AgentView& v) const {
+        if (v.belief.size() != theta_.rows())
+            throw config_error(detail::message("BeliefAveragedPolicy: belief has ", v.belief.size(),
+                                               " entries, parameters have ", theta_.rows(), " rows"));
+    }
+    void check_score_shape(const Eigen::MatrixXd& score) const {
+        if (score.rows() != theta_.rows() || score.cols() != theta_.cols())
+            throw config_error(detail::message("score buffer is ", score.rows(), " x ", score.cols(), ", expected ",
+                                               theta_.rows(), " x ", theta_.cols()));
+    }
+    void add_score(const Eigen::VectorXd& b, std::size_t a, Eigen::MatrixXd& score) const {
+        check_score_shape(score);
+        const auto ai = static_cast<Eigen::Index>(a);
+        for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
+            const double bs = b[s];
+            if (bs == 0.0) continue;
+            score.row(s) -= bs * probs_.transpose();
+            score(s, ai) += bs;
+        }
+    }
+
+    Eigen::MatrixXd theta_;
+    Eigen::VectorXd logits_;
+    Eigen::VectorXd probs_;
+};
+
+}  // namespace maxent

@@ -1,0 +1,125 @@
+// maxent/policy/concepts.hpp — what the agent sees (AgentView) and the Policy /
+// DifferentiablePolicy concepts.
+//
+// Paper, Section 2.1 "Policies" and Section 4: a policy π_θ(a | i) acts on the agent's
+// information i_t (the current observation o_t and belief b_t; never the true state), and
+// Algorithm 1 needs its score ∇_θ log π_θ(a_t | i_t), accumulated over a trajectory.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+
+#include <Eigen/Core>
+
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+
+namespace maxent {
+
+/// The information available to the agent at step t (0-based): the observation o_t just
+/// received and the belief b_t (a dense vector over states; exact or approximate).
+struct AgentView {
+    std::size_t step;
+    std::size_t observation;
+    const Eigen::VectorXd& belief;
+};
+
+/// Sizes of a model, used to check that a policy's parameters fit it.
+struct ModelDimensions {
+    std::size_t states;
+    std::size_t actions;
+    std::size_t observations;
+};
+
+// ---------------------------------------------------------------------------------------
+// Policy: an action distribution over the agent's information.
+// Required expressions, for `P p`, `const P cp`, `const AgentView v`, `Eigen::VectorXd out`,
+// `Eigen::MatrixXd score`, a generator `g` (archetype DefaultRng) and `ModelDimensions d`:
+//   cp.num_actions()                 -> std::size_t
+//   cp.probabilities(v, out)         out <- π(· | v), the action distribution (marginal
+//                                    over any internal randomness, e.g. S̃'s believed state);
+//                                    out is resized if needed
+//   p.sample(v, g, score)            -> std::size_t: draws the action (and any internal
+//                                    randomness, with g only) and ADDS to `score` the
+//                                    gradient ∇_θ log of the probability of what was drawn
+//                                    (for S̃: log softmax(θ[s̃])(a)); score has the shape
+//                                    of parameters() and is owned by the caller
+//   cp.check_dimensions(d)           throws config_error naming the mismatch when the
+//                                    parameters do not fit the model
+// Satisfied by every policy in policy/ (BeliefAveragedPolicy, BeliefMixturePolicy,
+// ObservationPolicy, BelievedStatePolicy).
+//
+// DifferentiablePolicy: a Policy with parameters θ (an Eigen matrix) and the exact score
+// of its marginal action distribution (used by the exact objective/gradient and by tests):
+//   p.parameters(), cp.parameters()  -> Eigen::MatrixXd& / const Eigen::MatrixXd&
+//   cp.log_gradient(v, a, grad)      grad += ∇_θ log π(a | v) of the marginal π(· | v)
+// Optional: `static constexpr bool needs_belief = false;` lets the rollout skip belief
+// updates when neither the policy nor the feedback uses beliefs (e.g. ObservationPolicy
+// with MSE); by default a policy is assumed to read the belief.
+// ---------------------------------------------------------------------------------------
+namespace concept_checks {
+template <class P>
+concept has_num_actions_policy = requires(const P& p) { { p.num_actions() } -> std::convertible_to<std::size_t>; };
+template <class P>
+concept has_probabilities = requires(const P& p, const AgentView& v, Eigen::VectorXd& out) { p.probabilities(v, out); };
+template <class P>
+concept has_sample = requires(P& p, const AgentView& v, DefaultRng& g, Eigen::MatrixXd& score) {
+    { p.sample(v, g, score) } -> std::convertible_to<std::size_t>;
+};
+template <class P>
+concept has_check_dimensions = requires(const P& p, const ModelDimensions& d) { p.check_dimensions(d); };
+template <class P>
+concept has_parameters = requires(P& p, const P& cp) {
+    { p.parameters() } -> std::same_as<Eigen::MatrixXd&>;
+    { cp.parameters() } -> std::same_as<const Eigen::MatrixXd&>;
+};
+template <class P>
+concept has_log_gradient = requires(const P& p, const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) {
+    p.log_gradient(v, a, grad);
+};
+}  // namespace concept_checks
+
+template <class P>
+concept Policy = concept_checks::has_num_actions_policy<P> && concept_checks::has_probabilities<P> &&
+                 concept_checks::has_sample<P> && concept_checks::has_check_dimensions<P>;
+
+template <class P>
+concept DifferentiablePolicy = Policy<P> && concept_checks::has_parameters<P> && concept_checks::has_log_gradient<P>;
+
+template <class P>
+consteval bool require_policy() {
+    using namespace concept_checks;
+    static_assert(has_num_actions_policy<P>, "maxent::Policy: missing `std::size_t num_actions() const`");
+    static_assert(has_probabilities<P>,
+                  "maxent::Policy: missing `void probabilities(const AgentView&, Eigen::VectorXd& out) const`");
+    static_assert(has_sample<P>,
+                  "maxent::Policy: missing `std::size_t sample(const AgentView&, G& g, Eigen::MatrixXd& score)` "
+                  "(templated on the generator)");
+    static_assert(has_check_dimensions<P>,
+                  "maxent::Policy: missing `void check_dimensions(const ModelDimensions&) const`");
+    return true;
+}
+
+template <class P>
+consteval bool require_differentiable_policy() {
+    using namespace concept_checks;
+    static_assert(require_policy<P>());
+    static_assert(has_parameters<P>,
+                  "maxent::DifferentiablePolicy: missing `Eigen::MatrixXd& parameters()` and "
+                  "`const Eigen::MatrixXd& parameters() const`");
+    static_assert(has_log_gradient<P>,
+                  "maxent::DifferentiablePolicy: missing `void log_gradient(const AgentView&, std::size_t a, "
+                  "Eigen::MatrixXd& grad) const`");
+    return true;
+}
+
+/// Whether a policy reads the belief (see `needs_belief` above).
+template <class P>
+inline constexpr bool policy_needs_belief = [] {
+    if constexpr (requires { P::needs_belief; })
+        return static_cast<bool>(P::needs_belief);
+    else
+        return true;
+}();
+
+}  // namespace maxent
