@@ -292,8 +292,8 @@ private:
             validate_stochastic(transitions_[a], S, S,
                                 detail::message("transition matrix P(s' | s, a) of action ", actions_.describe(a),
                                                 " (index ", a, ")"),
-                                [this](std::size_t r) { return "state " + states_.describe(r); },
-                                [this](std::size_t c) { return "state " + states_.describe(c); });
+                                [this](std::size_t r) { return detail::message("state ", states_.describe(r)); },
+                                [this](std::size_t c) { return detail::message("state ", states_.describe(c)); });
         if (obs_.size() != 1 && obs_.size() != A)
             throw model_error(detail::message("got ", obs_.size(), " observation matrices for ", A,
                                               " actions (give one shared S x O matrix or one per action)"));
@@ -302,8 +302,10 @@ private:
                                 obs_.size() == 1 ? std::string("observation matrix Obs(o | s)")
                                                  : detail::message("observation matrix Obs(o | s', a) of action ",
                                                                    actions_.describe(k), " (index ", k, ")"),
-                                [this](std::size_t r) { return "state " + states_.describe(r); },
-                                [this](std::size_t c) { return "observation " + observations_.describe(c); });
+                                [this](std::size_t r) { return detail::message("state ", states_.describe(r)); },
+                                [this](std::size_t c) {
+                                    return detail::message("observation ", observations_.describe(c));
+                                });
         if (static_cast<std::size_t>(initial_.size()) != S)
             throw model_error(detail::message("initial distribution has ", initial_.size(), " entries for ", S,
                                               " states"));

@@ -49,7 +49,7 @@ std::string describe_label(const T& label, std::size_t index) {
         out << '\'' << label << '\'';
         return out.str();
     } else {
-        return "#" + std::to_string(index);
+        return detail::message("#", index);
     }
 }
 }  // namespace detail
@@ -88,10 +88,11 @@ public:
     [[nodiscard]] const std::vector<T>& labels() const noexcept { return labels_; }
     [[nodiscard]] const std::string& what() const noexcept { return what_; }
 
+    /// The label at index i; an index outside [0, size()) is a bad argument (config_error).
     [[nodiscard]] const T& operator[](std::size_t i) const {
         if (i >= labels_.size())
-            throw unknown_label_error(detail::message(what_, " index ", i, " is outside [0, ",
-                                                      labels_.size(), ")"));
+            throw config_error(detail::message(what_, " index ", i, " is outside [0, ",
+                                           labels_.size(), ")"));
         return labels_[i];
     }
 
@@ -104,7 +105,7 @@ public:
             throw unknown_label_error(detail::message("unknown ", what_, " '", out.str(), "'"));
         } else {
             throw unknown_label_error(detail::message("unknown ", what_, " (label not in the set of ",
-                                                      labels_.size(), ")"));
+                                           labels_.size(), ")"));
         }
     }
 
@@ -112,7 +113,7 @@ public:
 
     /// The label at index i for messages: "'name'" or "#i".
     [[nodiscard]] std::string describe(std::size_t i) const {
-        return i < labels_.size() ? detail::describe_label(labels_[i], i) : "#" + std::to_string(i);
+        return i < labels_.size() ? detail::describe_label(labels_[i], i) : detail::message("#", i);
     }
 
 private:

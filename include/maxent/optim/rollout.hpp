@@ -43,7 +43,7 @@ inline double belief_entropy(const Eigen::VectorXd& b) noexcept {
 }
 }  // namespace detail
 
-template <Pomdp M, BeliefUpdater U>
+template <class M, class U>  // constraints checked by the static_asserts below (readable messages)
 class Sampler {
     static_assert(require_pomdp<M>());
     static_assert(require_belief_updater<U>());
@@ -79,8 +79,9 @@ public:
 
     /// Runs one episode; `score` (shape of the policy's parameters) is set to
     /// Σ_t ∇_θ log π(a_t | i_t). Returns the recorded trajectory (valid until the next run).
-    template <Policy P, std::uniform_random_bit_generator G>
+    template <class P, std::uniform_random_bit_generator G>
     const Trajectory& run(P& policy, G& g, Eigen::MatrixXd& score) {
+        static_assert(require_policy<P>());
         const M& m = *model_;
         const RolloutNeeds& need = options_.needs;
         const bool track_belief =

@@ -65,7 +65,7 @@ struct TrainResult {
     bool stopped_early = false;             ///< a callback returned false
 };
 
-template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F, GradientEstimator E, StepRule R>
+template <class M, class U, class P, class F, class E, class R>
 class Trainer {
     static_assert(require_pomdp<M>());
     static_assert(require_belief_updater<U>());
@@ -177,7 +177,7 @@ private:
 };
 
 /// Convenience: builds a Trainer and runs it to completion.
-template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F, GradientEstimator E, StepRule R,
+template <class M, class U, class P, class F, class E, class R,
           class Callback>
 TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config,
                   Callback&& callback) {
@@ -186,7 +186,7 @@ TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, 
     return trainer.run(std::forward<Callback>(callback));
 }
 
-template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F, GradientEstimator E, StepRule R>
+template <class M, class U, class P, class F, class E, class R>
 TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config) {
     return train(model, std::move(updater), std::move(policy), std::move(feedback), std::move(estimator),
                  std::move(step), config, [](const IterationMetrics&) {});

@@ -1,0 +1,245 @@
+// maxent/belief/bayes_filter.hpp — the exact Bayes filter over a tabular POMDP.
+//
+// Paper, Section 2.1 ("Belief"): the prior is b_1 = U(S) and, after action a and
+// observation o, the posterior is
+//     b'(s) = Obs(o | s) Σ_{s'} P(s | s', a) b(s')  /  Σ_{s} Obs(o | s) Σ_{s'} P(s | s', a) b(s'),
+// the operator called b' = B^{ao}(b) in the paper (here with the library's generalisation
+// Obs(o | s, a), see core/concepts.hpp). `BayesFilter<M>` applies it in place to a dense
+// Eigen vector in O(S + nnz) per step: it scatters the transition rows of the states with
+// positive belief into a predicted belief, multiplies by the sparse likelihood column
+// Obs(o | ·, a) and normalises. It satisfies BeliefUpdater (core/concepts.hpp); the noisy
+// oracle of the paper's Section 6.3 (Assumption 5.1) decorates it (belief/noisy_belief.hpp).
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <ostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <Eigen/Core>
+
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+
+namespace maxent {
+
+/// The value of the optional trailing `step` argument of the belief updaters when the
+/// caller does not give one: the updaters count nothing themselves, so a
+/// zero_likelihood_error thrown without a step reports `step() == unknown_step` and its
+/// message omits "at step N".
+inline constexpr std::size_t unknown_step = std::numeric_limits<std::size_t>::max();
+
+namespace detail {
+
+/// "'label'" when the model's label type can be streamed, "#i" otherwise. Uses the
+/// model's LabelSet (`actions().describe(i)`, ...) when it has one.
+template <class M>
+[[nodiscard]] std::string describe_action(const M& m, std::size_t a) {
+    if constexpr (requires { { m.actions().describe(a) } -> std::convertible_to<std::string>; }) {
+        return m.actions().describe(a);
+    } else if constexpr (requires(std::ostream& os) { os << m.action_label(a); }) {
+        std::ostringstream out;
+        out << '\'' << m.action_label(a) << '\'';
+        return out.str();
+    } else {
+        std::string out(1, '#');  // not "#" + ...: GCC 12 reports a false -Wrestrict
+        return out.append(std::to_string(a));
+    }
+}
+
+template <class M>
+[[nodiscard]] std::string describe_observation(const M& m, std::size_t o) {
+    if constexpr (requires { { m.observations().describe(o) } -> std::convertible_to<std::string>; }) {
+        return m.observations().describe(o);
+    } else if constexpr (requires(std::ostream& os) { os << m.observation_label(o); }) {
+        std::ostringstream out;
+        out << '\'' << m.observation_label(o) << '\'';
+        return out.str();
+    } else {
+        std::string out(1, '#');  // not "#" + ...: GCC 12 reports a false -Wrestrict
+        return out.append(std::to_string(o));
+    }
+}
+
+template <class M>
+[[nodiscard]] std::string describe_state(const M& m, std::size_t s) {
+    if constexpr (requires { { m.states().describe(s) } -> std::convertible_to<std::string>; }) {
+        return m.states().describe(s);
+    } else if constexpr (requires(std::ostream& os) { os << m.state_label(s); }) {
+        std::ostringstream out;
+        out << '\'' << m.state_label(s) << '\'';
+        return out.str();
+    } else {
+        std::string out(1, '#');  // not "#" + ...: GCC 12 reports a false -Wrestrict
+        return out.append(std::to_string(s));
+    }
+}
+
+}  // namespace detail
+
+/// Exact Bayes filter b' = B^{ao}(b) over a TabularPomdp (paper, Section 2.1).
+///
+/// * Lifetime: the filter keeps a pointer to the model, which must outlive the filter
+///   (and every copy of it). Constructing from a temporary model is a compile error.
+/// * Prior: uniform over the states by default (the paper's b_1 = U(S), used even when μ
+///   is a point mass); any distribution over the states on request (constructor or
+///   set_prior), validated.
+/// * Cost: O(S + nnz) per update — the transition rows of the states with positive belief
+///   and one likelihood column; no allocation per call (the scratch vector is sized at
+///   construction). The scratch makes `update` non-const: use one filter per thread.
+/// * Failure: an observation with zero likelihood under the predicted belief throws
+///   zero_likelihood_error naming the action, the observation and (when given) the step;
+///   the belief is then left unchanged (strong guarantee). Bad indices or a belief of the
+///   wrong size, with a negative or non-finite entry, or with no positive entry throw
+///   config_error. The input belief need not be normalised; the output is.
+/// Satisfies BeliefUpdater.
+template <class M>  // checked by static_assert(require_tabular_pomdp<M>()) inside
+class BayesFilter {
+    static_assert(require_tabular_pomdp<M>());
+
+public:
+    using model_type = M;
+
+    /// Filter with the uniform prior b_1 = U(S).
+    explicit BayesFilter(const M& model)
+        : model_(&model),
+          prior_(Eigen::VectorXd::Constant(size_of(model), 1.0 / static_cast<double>(model.num_states()))),
+          predicted_(Eigen::VectorXd::Zero(size_of(model))) {}
+
+    /// Filter with the given prior (validated as in set_prior).
+    BayesFilter(const M& model, const Eigen::Ref<const Eigen::VectorXd>& prior)
+        : model_(&model), prior_(Eigen::VectorXd::Zero(size_of(model))), predicted_(Eigen::VectorXd::Zero(size_of(model))) {
+        set_prior(prior);
+    }
+
+    /// The model must outlive the filter: binding a temporary is rejected.
+    explicit BayesFilter(const M&& model) = delete;
+    BayesFilter(const M&& model, const Eigen::Ref<const Eigen::VectorXd>& prior) = delete;
+
+    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(prior_.size()); }
+    [[nodiscard]] const M& model() const noexcept { return *model_; }
+    [[nodiscard]] const Eigen::VectorXd& prior() const noexcept { return prior_; }
+
+    /// Replaces the prior. It must have one entry per state, every entry finite and >= 0,
+    /// and sum to 1 within 1e-9; otherwise config_error names the offending entry (or the
+    /// sum) and the prior is left unchanged. The prior is stored as given (not renormalised).
+    void set_prior(const Eigen::Ref<const Eigen::VectorXd>& prior) {
+        const std::size_t S = model_->num_states();
+        if (static_cast<std::size_t>(prior.size()) != S)
+            throw config_error(detail::message("BayesFilter: the prior has ", prior.size(), " entries for ", S,
+                                               " states"));
+        double sum = 0.0;
+        for (Eigen::Index s = 0; s < prior.size(); ++s) {
+            const double v = prior[s];
+            if (!std::isfinite(v) || v < 0.0)
+                throw config_error(detail::message("BayesFilter: prior entry ", s, " (state ",
+                                                   detail::describe_state(*model_, static_cast<std::size_t>(s)),
+                                                   ") is ", v, ", not a finite probability >= 0"));
+            sum += v;
+        }
+        if (!(std::abs(sum - 1.0) <= 1e-9))
+            throw config_error(detail::message("BayesFilter: the prior sums to ", sum, ", not 1 within 1e-9"));
+        prior_ = prior;
+    }
+
+    /// Writes the prior b_1 into b (resized only if its size differs).
+    void initial(Eigen::VectorXd& b) const {
+        if (b.size() != prior_.size()) b.resize(prior_.size());
+        b = prior_;
+    }
+
+    /// b <- B^{ao}(b). The generator is unused (the filter is exact); it is taken so that
+    /// exact and noisy updaters share the BeliefUpdater concept. `step` only labels the
+    /// error message (default unknown_step: no step in the message).
+    template <std::uniform_random_bit_generator G>
+    void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& /*g*/, std::size_t step = unknown_step) {
+        update(b, a, o, step);
+    }
+
+    /// b <- B^{ao}(b), without a generator.
+    void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, std::size_t step = unknown_step) {
+        check_indices(b.size(), a, o, "update");
+        const double z = predict_and_weigh(b, a, o, "update");
+        if (!(z > 0.0) || !std::isfinite(z)) zero_likelihood(a, o, step, z);
+        const SparseDistribution like = model_->likelihood(a, o);
+        b.setZero();
+        for (std::size_t k = 0; k < like.size(); ++k) {
+            const auto s = static_cast<Eigen::Index>(like.index[k]);
+            b[s] = predicted_[s] * like.probability[k] / z;
+        }
+    }
+
+    /// P(o | b, a) = Σ_s Obs(o | s, a) Σ_{s'} P(s | s', a) b(s') / Σ_{s'} b(s'): the
+    /// probability of observing o after action a from belief b (b need not be normalised;
+    /// same checks as update). Non-const: uses the scratch vector.
+    [[nodiscard]] double predicted_observation_probability(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a,
+                                                           std::size_t o) {
+        check_indices(b.size(), a, o, "predicted_observation_probability");
+        return predict_and_weigh(b, a, o, "predicted_observation_probability") / mass_;
+    }
+
+private:
+    static Eigen::Index size_of(const M& model) { return static_cast<Eigen::Index>(model.num_states()); }
+
+    void check_indices(Eigen::Index size, std::size_t a, std::size_t o, const char* where) const {
+        if (static_cast<std::size_t>(size) != num_states())
+            throw config_error(detail::message("BayesFilter::", where, ": the belief has ", size, " entries for ",
+                                               num_states(), " states"));
+        if (a >= model_->num_actions())
+            throw config_error(detail::message("BayesFilter::", where, ": action index ", a, " is outside [0, ",
+                                               model_->num_actions(), ")"));
+        if (o >= model_->num_observations())
+            throw config_error(detail::message("BayesFilter::", where, ": observation index ", o,
+                                               " is outside [0, ", model_->num_observations(), ")"));
+    }
+
+    /// Fills predicted_ with Σ_{s'} P(· | s', a) b(s') and mass_ with Σ b; returns the
+    /// unnormalised evidence Σ_s Obs(o | s, a) predicted_(s). Does not touch b.
+    double predict_and_weigh(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a, std::size_t o,
+                             const char* where) {
+        predicted_.setZero();
+        double mass = 0.0;
+        for (Eigen::Index sp = 0; sp < b.size(); ++sp) {
+            const double w = b[sp];
+            if (!(w >= 0.0) || !std::isfinite(w))
+                throw config_error(detail::message("BayesFilter::", where, ": belief entry ", sp, " is ", w,
+                                                   ", not a finite probability >= 0"));
+            if (w == 0.0) continue;
+            mass += w;
+            const SparseDistribution row = model_->transition(static_cast<std::size_t>(sp), a);
+            for (std::size_t k = 0; k < row.size(); ++k)
+                predicted_[static_cast<Eigen::Index>(row.index[k])] += row.probability[k] * w;
+        }
+        if (!(mass > 0.0) || !std::isfinite(mass))
+            throw config_error(detail::message("BayesFilter::", where, ": the belief has total mass ", mass,
+                                               " (it needs a positive, finite total)"));
+        mass_ = mass;
+        const SparseDistribution like = model_->likelihood(a, o);
+        double z = 0.0;
+        for (std::size_t k = 0; k < like.size(); ++k)
+            z += predicted_[static_cast<Eigen::Index>(like.index[k])] * like.probability[k];
+        return z;
+    }
+
+    [[noreturn]] void zero_likelihood(std::size_t a, std::size_t o, std::size_t step, double z) const {
+        std::string at = step == unknown_step ? std::string() : detail::message(" at step ", step);
+        throw zero_likelihood_error(
+            a, o, step,
+            detail::message("BayesFilter::update: observation ", o, " (", detail::describe_observation(*model_, o),
+                            ") has zero likelihood after action ", a, " (", detail::describe_action(*model_, a), ")",
+                            at, ": P(o | b, a) = ", z, " under the predicted belief"));
+    }
+
+    const M* model_;
+    Eigen::VectorXd prior_;
+    Eigen::VectorXd predicted_;  // scratch: the predicted belief Σ_{s'} P(· | s', a) b(s')
+    double mass_ = 1.0;          // Σ b of the last prediction
+};
+
+}  // namespace maxent

@@ -1,0 +1,210 @@
+// maxent/policy/belief_mixture.hpp — the belief-weighted mixture of per-state softmax policies.
+//
+// Paper, Section 4 (the class Π̄_B): the text's "π_θ(· | b) = ⟨θ, b⟩" read literally, as a
+// mixture over states (REFERENCE.md, "Policy classes"; the logit form the authors' code
+// runs is BeliefAveragedPolicy). θ ∈ R^{S x A}, initialised to zero (the uniform policy):
+//     π_s = softmax(θ_s)                         (one softmax policy per state)
+//     π(a | b) = Σ_s b(s) π_s(a)                 (mixed by the belief)
+//     ∇_{θ_s} log π(a | b) = w_s(a) (e_a - π_s),  w_s(a) = b(s) π_s(a) / π(a | b).
+// w(a) is the posterior over states given that a was played; it is computed in log space,
+// so an action whose marginal probability underflows to 0 (logits of magnitude ~1000) still
+// gets a finite gradient. Only the rows of states with b(s) > 0 are touched.
+// The marginal and its gradient are shared with BelievedStatePolicy (policy S̃), whose
+// action distribution, marginalised over the believed state s̃ ~ b, is this same mixture.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <random>
+
+#include <Eigen/Core>
+
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/policy/concepts.hpp"
+#include "maxent/policy/softmax.hpp"
+
+namespace maxent {
+
+namespace detail {
+
+/// Scratch for the mixture Σ_s b(s) softmax(θ_s): sized once, reused without allocating.
+struct MixtureScratch {
+    Eigen::VectorXd logits;     ///< A: one row of θ
+    Eigen::VectorXd row;        ///< A: softmax of that row
+    Eigen::MatrixXd row_probs;  ///< A x S: column s = softmax(θ_s), filled where b(s) > 0
+    Eigen::VectorXd log_norm;   ///< S: log Σ_a exp θ_sa, filled where b(s) > 0
+    Eigen::VectorXd weights;    ///< S: posterior weight w_s(a), filled where b(s) > 0
+
+    MixtureScratch(Eigen::Index states, Eigen::Index actions)
+        : logits(actions), row(actions), row_probs(actions, states), log_norm(states), weights(states) {}
+};
+
+/// Throws config_error (prefixed by `who`) unless every entry of the belief is finite and
+/// non-negative and at least one is positive.
+inline void check_belief_entries(const char* who, const Eigen::VectorXd& b) {
+    bool positive = false;
+    for (Eigen::Index s = 0; s < b.size(); ++s) {
+        const double x = b[s];
+        if (!(x >= 0.0) || !std::isfinite(x))
+            throw config_error(detail::message(who, ": belief entry ", s, " is ", x, " (must be finite and >= 0)"));
+        if (x > 0.0) positive = true;
+    }
+    if (!positive)
+        throw config_error(detail::message(who, ": the belief of size ", b.size(), " has no positive entry"));
+}
+
+/// out <- softmax(θ_s) (through the scratch `logits`), naming the row if its logits are
+/// not finite. Allocates nothing when `logits` and `out` already have θ's column count.
+inline void softmax_row(const char* who, const Eigen::MatrixXd& theta, Eigen::Index s, Eigen::VectorXd& logits,
+                        Eigen::VectorXd& out) {
+    logits = theta.row(s).transpose();
+    try {
+        softmax_into(logits, out);
+    } catch (const config_error& e) {
+        throw config_error(detail::message(who, ": parameter row ", s, ": ", e.what()));
+    }
+}
+
+/// Fills w.row_probs and w.log_norm for the states with b(s) > 0 (b already checked).
+inline void mixture_prepare(const char* who, const Eigen::MatrixXd& theta, const Eigen::VectorXd& b,
+                            MixtureScratch& w) {
+    for (Eigen::Index s = 0; s < theta.rows(); ++s) {
+        if (b[s] == 0.0) continue;
+        softmax_row(who, theta, s, w.logits, w.row);
+        Eigen::Index best = 0;
+        w.logits.maxCoeff(&best);
+        // softmax gives row[best] = 1 / Σ_a exp(θ_sa - max), exactly representable enough
+        // (>= 1/A), so log Σ_a exp θ_sa = max - log row[best].
+        w.log_norm[s] = w.logits[best] - std::log(w.row[best]);
+        w.row_probs.col(s) = w.row;
+    }
+}
+
+/// out <- Σ_s b(s) softmax(θ_s) (after mixture_prepare).
+inline void mixture_marginal(const Eigen::VectorXd& b, const MixtureScratch& w, Eigen::VectorXd& out) {
+    const Eigen::Index n = w.row_probs.rows();
+    if (out.size() != n) out.resize(n);
+    out.setZero();
+    for (Eigen::Index s = 0; s < b.size(); ++s) {
+        const double bs = b[s];
+        if (bs == 0.0) continue;
+        out += bs * w.row_probs.col(s);
+    }
+}
+
+/// grad += ∇_θ log Σ_s b(s) softmax(θ_s)(a) (after mixture_prepare; a and grad checked).
+inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const Eigen::VectorXd& b, std::size_t a,
+                                     MixtureScratch& w, Eigen::MatrixXd& grad) {
+    const auto ai = static_cast<Eigen::Index>(a);
+    // log(b(s) π_s(a)) = log b(s) + θ_sa - log Σ_a' exp θ_sa'; normalised with log-sum-exp.
+    double largest = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index s = 0; s < b.size(); ++s) {
+        if (b[s] == 0.0) continue;
+        const double l = std::log(b[s]) + theta(s, ai) - w.log_norm[s];
+        w.weights[s] = l;
+        if (l > largest) largest = l;
+    }
+    double total = 0.0;
+    for (Eigen::Index s = 0; s < b.size(); ++s) {
+        if (b[s] == 0.0) continue;
+        w.weights[s] = std::exp(w.weights[s] - largest);
+        total += w.weights[s];  // >= 1: the largest term is exp(0)
+    }
+    for (Eigen::Index s = 0; s < b.size(); ++s) {
+        if (b[s] == 0.0) continue;
+        const double ws = w.weights[s] / total;
+        grad.row(s) -= ws * w.row_probs.col(s).transpose();
+        grad(s, ai) += ws;
+    }
+}
+
+/// Throws config_error unless `m` is rows x cols (a score or gradient buffer).
+inline void check_policy_buffer(const char* who, const Eigen::MatrixXd& m, Eigen::Index rows, Eigen::Index cols) {
+    if (m.rows() != rows || m.cols() != cols)
+        throw config_error(detail::message(who, ": score buffer is ", m.rows(), " x ", m.cols(), ", expected ", rows,
+                                           " x ", cols, " (the shape of the parameters)"));
+}
+
+/// Throws config_error unless a < num_actions.
+inline void check_policy_action(const char* who, std::size_t a, std::size_t num_actions) {
+    if (a >= num_actions)
+        throw config_error(
+            detail::message(who, "::log_gradient: action ", a, " is outside [0, ", num_actions, ")"));
+}
+
+}  // namespace detail
+
+/// π(a | b) = Σ_s b(s) softmax(θ_s)(a); see the header comment. Satisfies DifferentiablePolicy.
+/// sample() draws a from the marginal directly and adds the exact ∇_θ log π(a | b).
+class BeliefMixturePolicy {
+public:
+    /// θ = 0 (the uniform policy), S x A.
+    BeliefMixturePolicy(std::size_t num_states, std::size_t num_actions)
+        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
+          scratch_(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions)),
+          probs_(static_cast<Eigen::Index>(num_actions)) {
+        if (num_states == 0 || num_actions == 0)
+            throw config_error(detail::message(name, ": needs at least one state and one action, got ", num_states,
+                                               " x ", num_actions));
+    }
+
+    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
+    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
+    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
+    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
+
+    void check_dimensions(const ModelDimensions& d) const {
+        if (d.states != num_states() || d.actions != num_actions())
+            throw config_error(detail::message(name, ": parameters are ", num_states(), " x ", num_actions(),
+                                               " (states x actions) but the model has ", d.states, " states and ",
+                                               d.actions, " actions"));
+    }
+
+    /// out <- Σ_s b(s) softmax(θ_s).
+    void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
+        check_belief(v);
+        detail::MixtureScratch w(theta_.rows(), theta_.cols());
+        detail::mixture_prepare(name, theta_, v.belief, w);
+        detail::mixture_marginal(v.belief, w, out);
+    }
+
+    /// Draws a ~ π(· | b) and adds ∇_θ log π(a | b) to `score`. Allocates nothing.
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
+        check_belief(v);
+        detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
+        detail::mixture_prepare(name, theta_, v.belief, scratch_);
+        detail::mixture_marginal(v.belief, scratch_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        detail::mixture_add_log_gradient(theta_, v.belief, a, scratch_, score);
+        return a;
+    }
+
+    /// grad += ∇_θ log π(a | b).
+    void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
+        check_belief(v);
+        detail::check_policy_action(name, a, num_actions());
+        detail::check_policy_buffer(name, grad, theta_.rows(), theta_.cols());
+        detail::MixtureScratch w(theta_.rows(), theta_.cols());
+        detail::mixture_prepare(name, theta_, v.belief, w);
+        detail::mixture_add_log_gradient(theta_, v.belief, a, w, grad);
+    }
+
+private:
+    static constexpr const char* name = "BeliefMixturePolicy";
+
+    void check_belief(const AgentView& v) const {
+        if (v.belief.size() != theta_.rows())
+            throw config_error(detail::message(name, ": belief has ", v.belief.size(), " entries, parameters have ",
+                                               theta_.rows(), " rows"));
+        detail::check_belief_entries(name, v.belief);
+    }
+
+    Eigen::MatrixXd theta_;
+    detail::MixtureScratch scratch_;
+    Eigen::VectorXd probs_;
+};
+
+}  // namespace maxent

@@ -1,0 +1,106 @@
+// maxent/policy/believed_state_policy.hpp — the policy Markovian over believed states (class S̃).
+//
+// Paper, Section 4 and Appendix D (Figure 4, class S̃; REFERENCE.md, "Policy classes"):
+// θ ∈ R^{S x A}, initialised to zero (the uniform policy). At every step the agent draws a
+// believed ("hallucinated") state s̃_t ~ b_t and acts as if it were the true state:
+//     s̃ ~ b,   a ~ softmax(θ[s̃]).
+//
+// Two scores, on purpose:
+//  * sample() adds the CONDITIONAL score ∇_θ log softmax(θ[s̃])(a) = e_s̃ (e_a - softmax(θ[s̃]))ᵀ
+//    (only row s̃ is non-zero). s̃ is part of the sampled trajectory — it is drawn with the
+//    caller's generator and does not depend on θ — so this is the score of what was drawn,
+//    and the REINFORCE estimator built from it is unbiased (as the Policy concept requires).
+//  * probabilities() and log_gradient() describe the MARGINAL over s̃,
+//        π(a | b) = Σ_s b(s) softmax(θ_s)(a)    (the same mixture as BeliefMixturePolicy),
+//    with ∇_{θ_s} log π(a | b) = b(s) π_s(a) (e_a - π_s) / π(a | b); this is what exact
+//    enumeration of trajectories (which does not enumerate s̃) needs.
+// The two differ for a given draw; the marginal score is the conditional one's expectation
+// over s̃ given (b, a) (Σ_s P(s̃ = s | a, b) e_s (e_a - π_s)ᵀ), which costs O(S·A) per step.
+#pragma once
+
+#include <cstddef>
+#include <random>
+
+#include <Eigen/Core>
+
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/policy/belief_mixture.hpp"
+#include "maxent/policy/concepts.hpp"
+#include "maxent/policy/softmax.hpp"
+
+namespace maxent {
+
+/// s̃ ~ b, a ~ softmax(θ[s̃]); see the header comment. Satisfies DifferentiablePolicy.
+class BelievedStatePolicy {
+public:
+    /// θ = 0 (the uniform policy), S x A.
+    BelievedStatePolicy(std::size_t num_states, std::size_t num_actions)
+        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
+          logits_(static_cast<Eigen::Index>(num_actions)),
+          probs_(static_cast<Eigen::Index>(num_actions)) {
+        if (num_states == 0 || num_actions == 0)
+            throw config_error(detail::message(name, ": needs at least one state and one action, got ", num_states,
+                                               " x ", num_actions));
+    }
+
+    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
+    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
+    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
+    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
+
+    void check_dimensions(const ModelDimensions& d) const {
+        if (d.states != num_states() || d.actions != num_actions())
+            throw config_error(detail::message(name, ": parameters are ", num_states(), " x ", num_actions(),
+                                               " (states x actions) but the model has ", d.states, " states and ",
+                                               d.actions, " actions"));
+    }
+
+    /// out <- the marginal Σ_s b(s) softmax(θ_s) (s̃ integrated out).
+    void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
+        check_belief(v);
+        detail::MixtureScratch w(theta_.rows(), theta_.cols());
+        detail::mixture_prepare(name, theta_, v.belief, w);
+        detail::mixture_marginal(v.belief, w, out);
+    }
+
+    /// Draws s̃ ~ b (first use of g), then a ~ softmax(θ[s̃]) (second use), and adds the
+    /// CONDITIONAL score e_a - softmax(θ[s̃]) to row s̃ of `score`. Allocates nothing.
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
+        check_belief(v);
+        detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
+        const auto believed = static_cast<Eigen::Index>(sample_categorical(v.belief, g));
+        detail::softmax_row(name, theta_, believed, logits_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        score.row(believed) -= probs_.transpose();
+        score(believed, static_cast<Eigen::Index>(a)) += 1.0;
+        return a;
+    }
+
+    /// grad += ∇_θ log of the MARGINAL π(a | b) = Σ_s b(s) softmax(θ_s)(a).
+    void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
+        check_belief(v);
+        detail::check_policy_action(name, a, num_actions());
+        detail::check_policy_buffer(name, grad, theta_.rows(), theta_.cols());
+        detail::MixtureScratch w(theta_.rows(), theta_.cols());
+        detail::mixture_prepare(name, theta_, v.belief, w);
+        detail::mixture_add_log_gradient(theta_, v.belief, a, w, grad);
+    }
+
+private:
+    static constexpr const char* name = "BelievedStatePolicy";
+
+    void check_belief(const AgentView& v) const {
+        if (v.belief.size() != theta_.rows())
+            throw config_error(detail::message(name, ": belief has ", v.belief.size(), " entries, parameters have ",
+                                               theta_.rows(), " rows"));
+        detail::check_belief_entries(name, v.belief);
+    }
+
+    Eigen::MatrixXd theta_;
+    Eigen::VectorXd logits_;
+    Eigen::VectorXd probs_;
+};
+
+}  // namespace maxent
