@@ -2,10 +2,8 @@
 // trainer (Algorithm 1) and parallel runs.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "maxent/belief/bayes_filter.hpp"
@@ -17,26 +15,6 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
-
-// ---- a counting global allocator: counts only while `counting` is set --------------------
-// (operator new is malloc-backed, so delete frees; GCC cannot see the pairing.)
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> allocations{0};
-}  // namespace
-void* operator new(std::size_t n) {
-    if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace maxent;
 
@@ -202,21 +180,7 @@ TEST_CASE("the rollout's score is the sum of the policy's log-gradients", "[opti
     CHECK((score - expected).cwiseAbs().maxCoeff() < 1e-12);
 }
 
-TEST_CASE("after the first iteration, training allocates nothing", "[optim][allocation]") {
-    auto m = single_room(5, 5, 0.0, observe::gaussian(10.0));
-    TrainerConfig cfg;
-    cfg.iterations = 50;
-    cfg.batch = 10;
-    Trainer trainer(m, BayesFilter(m), BeliefAveragedPolicy(25, 4), RegMBE(0.02), BatchMeanBaseline{},
-                    ConstantStep(0.3), cfg);
-    (void)trainer.iterate();
-    (void)trainer.iterate();
-    allocations = 0;
-    counting = true;
-    for (int i = 0; i < 20; ++i) (void)trainer.iterate();
-    counting = false;
-    CHECK(allocations.load() == 0);
-}
+// Allocation after the first iteration is audited in tests/alloc/test_no_allocation.cpp.
 
 TEST_CASE("training MSE with the BA policy learns to cover a 3x3 room", "[optim][learning]") {
     // Deterministic 3 x 3 single room, Gaussian observations k = 10, T = S = 9,

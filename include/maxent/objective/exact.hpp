@@ -1,0 +1,454 @@
+// maxent/objective/exact.hpp — the exact objective J(θ) and its exact gradient ∇J(θ) of a
+// small POMDP, by enumerating every trajectory.
+//
+// Paper, Eq. 2–4 and Section 5: every objective is J(θ) = E_{τ ~ p_θ}[F(τ)] for a feedback F
+// (MSE H(d(τ_S)), MOE H(d(τ_O)), MBE H(d(τ_S̃)) with s̃_t ~ b_t, Reg-MBE H(d(τ_S̃)) - ρ Σ_t H(b_t));
+// Theorems 4.1 and 5.1 (and the Reg-MBE gradient of Section 5): ∇J(θ) = E[F(τ) Σ_t ∇_θ log π_θ(a_t | i_t)].
+// For a model with a few states, observations and actions and a horizon of 4 or 5, both
+// sums over τ are finite and small, so they are computed EXACTLY here:
+//     J(θ) = Σ_τ p_θ(τ) F(τ),     ∇J(θ) = Σ_τ p_θ(τ) F(τ) Σ_t ∇_θ log π_θ(a_t | i_t).
+// This is the ground truth the Monte Carlo machinery (optim/rollout.hpp, optim/estimators.hpp)
+// is tested against, and a tool for studying tiny POMDPs (objective landscapes, proxy gaps).
+//
+// What is enumerated — exactly the process `Sampler` (optim/rollout.hpp) samples:
+//   s_1 ∈ supp μ, o_1 ∈ supp initial_observation(s_1), b_1 = the updater's prior (uniform
+//   for BayesFilter: the paper does not condition b_1 on o_1); then for k = 1..K
+//   (K = T - 1 actions for StateCounting::paper, T for StateCounting::authors):
+//   a_k ∈ supp π(· | o_k, b_k), s_{k+1} ∈ supp P(· | s_k, a_k), o_{k+1} ∈ supp Obs(· | s_{k+1}, a_k),
+//   b_{k+1} = updater(b_k, a_k, o_{k+1}); and, when the feedback needs believed states, every
+//   s̃_t ∈ supp b_t of the T counted steps, with weight Π_t b_t(s̃_t). Zero-probability
+//   branches are pruned. Each leaf becomes a `Trajectory` filled exactly as the Sampler
+//   records it (same fields, same sizes, same counting convention, belief entropies and
+//   belief matrices when the feedback's needs() ask for them), and the feedback is called
+//   on it — so any type satisfying Feedback (objective/feedbacks.hpp) works, not only the
+//   paper's four. As in the Sampler, beliefs are not tracked (the policy sees the prior at
+//   every step) when neither the policy (policy_needs_belief) nor the feedback uses them.
+//
+// Requirements and caveats:
+//   * The policy is used through its MARGINAL action distribution `probabilities(v, out)`
+//     and, for the gradient, `log_gradient(v, a, grad)` (DifferentiablePolicy). A policy
+//     with internal randomness (e.g. acting on a believed state) is thus exact too: the
+//     Sampler's per-draw score has the same expectation.
+//   * The belief updater must be deterministic (is_deterministic_updater below): the exact
+//     BayesFilter, or a user updater declaring `static constexpr bool deterministic = true;`.
+//     NoisyBelief draws Gaussian noise, which cannot be enumerated: it is rejected at
+//     compile time.
+//   * The feedback must be a function of the trajectory: it is given one fixed-seed
+//     generator, so a feedback that draws from it is not computed exactly (the built-in
+//     feedbacks never draw; MBE's believed states are part of the enumeration).
+//   * Believed states are enumerated for the T COUNTED steps only; under
+//     StateCounting::authors the uncounted entry s̃_1 of `Trajectory::believed` holds a
+//     placeholder (the first state in the support of b_1). Feedbacks must read the
+//     believed states through `Trajectory::counted` (as the built-in ones do).
+//   * Cost: one feedback call per leaf and one log_gradient call per action edge (the
+//     gradient is accumulated bottom-up: each action edge adds ∇ log π(a | i) times the sum
+//     of p F over the leaves below it). Before enumerating, an upper bound on the number of
+//     leaves (exact_leaf_bound) is compared with ExactOptions::max_leaves (default 5·10^7;
+//     a 3-state model enumerates about 3 (MSE) to 12 (MBE) million leaves per second on one
+//     core, so the default is seconds); above it, budget_error is thrown naming both numbers.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/policy/concepts.hpp"
+
+namespace maxent {
+
+/// Options of the exact enumeration.
+struct ExactOptions {
+    /// Which steps are counted and how many actions are taken (core/trajectory.hpp).
+    StateCounting counting = StateCounting::paper;
+    /// Largest accepted upper bound on the number of enumerated trajectories (leaves);
+    /// exact_objective throws budget_error when exact_leaf_bound exceeds it.
+    std::size_t max_leaves = 50'000'000;
+};
+
+/// What exact_objective computes.
+struct ExactResult {
+    double objective = 0.0;         ///< J(θ) = Σ_τ p(τ) F(τ)
+    Eigen::MatrixXd gradient;       ///< ∇_θ J(θ), the shape of the policy's parameters
+    std::size_t leaves = 0;         ///< trajectories with p(τ) > 0 actually enumerated
+    std::size_t leaf_bound = 0;     ///< the upper bound checked against max_leaves
+    double probability = 0.0;       ///< Σ_τ p(τ) over the leaves: 1 up to rounding (a sanity check)
+};
+
+// ---------------------------------------------------------------------------------------
+// Deterministic belief updaters: updaters whose update(b, a, o, g) never draws from g, so
+// that b_{t+1} is a function of (b_t, a_t, o_{t+1}) and can be enumerated.
+// `is_deterministic_updater<U>::value` is true for BayesFilter<M> and for any U declaring
+// `static constexpr bool deterministic = true;`; false otherwise (e.g. NoisyBelief).
+// ---------------------------------------------------------------------------------------
+namespace detail {
+template <class U>
+consteval bool declares_deterministic() {
+    if constexpr (requires { U::deterministic; })
+        return static_cast<bool>(U::deterministic);
+    else
+        return false;
+}
+}  // namespace detail
+
+template <class U>
+struct is_deterministic_updater : std::bool_constant<detail::declares_deterministic<U>()> {};
+template <TabularPomdp M>
+struct is_deterministic_updater<BayesFilter<M>> : std::true_type {};
+
+namespace detail {
+/// a * b, saturating at the largest std::size_t.
+[[nodiscard]] constexpr std::size_t saturating_product(std::size_t a, std::size_t b) noexcept {
+    constexpr std::size_t top = std::numeric_limits<std::size_t>::max();
+    if (a == 0 || b == 0) return 0;
+    return a > top / b ? top : a * b;
+}
+[[nodiscard]] inline std::size_t positive_entries(const SparseDistribution& d) noexcept {
+    std::size_t n = 0;
+    for (const double p : d.probability) n += p > 0.0 ? 1 : 0;
+    return n;
+}
+}  // namespace detail
+
+/// An upper bound on the number of trajectories exact_objective enumerates for this model,
+/// with a feedback needing `needs` and the `counting` convention (K actions, T counted steps):
+///   |supp μ| · max_{s ∈ supp μ} |supp initial_observation(s)|
+///     · (A · max_{s,a} |supp P(· | s, a)| · max_{a,s'} |supp Obs(· | s', a)|)^K
+///     · S^T  (only when needs.believed_states: one believed state per counted step).
+/// Saturates at the largest std::size_t. Cost O(S · A) support scans.
+template <Pomdp M>
+[[nodiscard]] std::size_t exact_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
+    static_assert(require_pomdp<M>());
+    const std::size_t S = model.num_states();
+    const std::size_t A = model.num_actions();
+    const std::size_t T = model.horizon();
+    const std::size_t K = Trajectory::actions_for(counting, T);
+    const Eigen::VectorXd& mu = model.initial_distribution();
+    std::size_t starts = 0;
+    std::size_t first_obs = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+        if (!(mu[static_cast<Eigen::Index>(s)] > 0.0)) continue;
+        ++starts;
+        first_obs = std::max(first_obs, detail::positive_entries(model.initial_observation(s)));
+    }
+    std::size_t max_next = 0;
+    std::size_t max_obs = 0;
+    for (std::size_t a = 0; a < A; ++a)
+        for (std::size_t s = 0; s < S; ++s) {
+            max_next = std::max(max_next, detail::positive_entries(model.transition(s, a)));
+            max_obs = std::max(max_obs, detail::positive_entries(model.observation(a, s)));
+        }
+    std::size_t bound = detail::saturating_product(starts, first_obs);
+    const std::size_t per_step = detail::saturating_product(detail::saturating_product(A, max_next), max_obs);
+    for (std::size_t k = 0; k < K; ++k) bound = detail::saturating_product(bound, per_step);
+    if (needs.believed_states)
+        for (std::size_t t = 0; t < T; ++t) bound = detail::saturating_product(bound, S);
+    return bound;
+}
+
+namespace detail {
+
+/// The depth-first enumeration behind exact_objective / exact_objective_value. Holds the
+/// trajectory being built and one scratch buffer per depth; nothing is allocated per node
+/// (beyond what the policy's own probabilities/log_gradient allocate).
+template <Pomdp M, BeliefUpdater U, Policy P, Feedback F>
+class ExactEnumerator {
+public:
+    ExactEnumerator(const M& model, U& updater, const P& policy, const F& feedback, StateCounting counting)
+        : model_(model), updater_(updater), policy_(policy), feedback_(feedback), need_(feedback.needs()) {
+        const std::size_t S = model.num_states();
+        const std::size_t A = model.num_actions();
+        const std::size_t O = model.num_observations();
+        const std::size_t T = model.horizon();
+        if (T == 0) throw config_error("exact_objective: horizon 0");
+        if (updater.num_states() != S)
+            throw config_error(detail::message("exact_objective: the belief updater has ", updater.num_states(),
+                                               " states, the model ", S));
+        policy.check_dimensions({S, A, O});
+        if (policy.num_actions() != A)
+            throw config_error(detail::message("exact_objective: the policy has ", policy.num_actions(),
+                                               " actions, the model ", A));
+        K_ = Trajectory::actions_for(counting, T);
+        track_ = policy_needs_belief<P> || need_.belief_entropy || need_.believed_states || need_.beliefs;
+
+        traj_.counting = counting;
+        traj_.horizon = T;
+        traj_.num_states = S;
+        traj_.num_observations = O;
+        traj_.states.assign(K_ + 1, 0);
+        traj_.observations.assign(K_ + 1, 0);
+        traj_.actions.assign(K_, 0);
+        if (need_.belief_entropy) traj_.belief_entropy.assign(K_ + 1, 0.0);
+        if (need_.believed_states) traj_.believed.assign(K_ + 1, 0);
+        if (need_.beliefs) traj_.beliefs.resize(static_cast<Eigen::Index>(S), static_cast<Eigen::Index>(K_ + 1));
+        counted_begin_ = traj_.counted_begin();
+        counted_end_ = counted_begin_ + T;
+
+        updater_.initial(prior_);
+        if (static_cast<std::size_t>(prior_.size()) != S)
+            throw config_error(detail::message("exact_objective: the updater's prior has ", prior_.size(),
+                                               " entries for ", S, " states"));
+        // Placeholder for the uncounted believed state s̃_1 (StateCounting::authors).
+        if (need_.believed_states && counted_begin_ > 0)
+            for (Eigen::Index s = 0; s < prior_.size(); ++s)
+                if (prior_[s] > 0.0) {
+                    traj_.believed[0] = static_cast<std::size_t>(s);
+                    break;
+                }
+
+        probs_.assign(K_ + 1, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(A)));
+        belief_at_.assign(K_ + 1, &prior_);
+        if (track_) {
+            next_.assign((K_ + 1) * O, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(S)));
+            ready_.assign((K_ + 1) * O, 0);
+        }
+    }
+
+    /// Runs the enumeration; adds ∇J into *gradient when it is not null (which needs a
+    /// DifferentiablePolicy). Returns J.
+    double run(Eigen::MatrixXd* gradient) {
+        gradient_ = gradient;
+        if (gradient_ != nullptr) {
+            if constexpr (DifferentiablePolicy<P>) {
+                const Eigen::MatrixXd& theta = policy_.parameters();
+                gradient_->setZero(theta.rows(), theta.cols());
+                score_.setZero(theta.rows(), theta.cols());
+            }
+        }
+        leaves_ = 0;
+        mass_ = 0.0;
+        const Eigen::VectorXd& mu = model_.initial_distribution();
+        double total = 0.0;
+        for (std::size_t s = 0; s < model_.num_states(); ++s) {
+            const double ps = mu[static_cast<Eigen::Index>(s)];
+            if (!(ps > 0.0)) continue;
+            const SparseDistribution first = model_.initial_observation(s);
+            for (std::size_t i = 0; i < first.size(); ++i) {
+                const double po = first.probability[i];
+                if (!(po > 0.0)) continue;
+                belief_at_[0] = &prior_;
+                total += node(0, s, static_cast<std::size_t>(first.index[i]), ps * po);
+            }
+        }
+        return total;
+    }
+
+    [[nodiscard]] std::size_t leaves() const noexcept { return leaves_; }
+    [[nodiscard]] double probability() const noexcept { return mass_; }
+
+private:
+    /// Step k (0-based) with true state s, observation o, belief *belief_at_[k] and path
+    /// probability w: records the step, then branches on the action (unless k == K).
+    /// Returns Σ p(τ) F(τ) over the leaves below.
+    double node(std::size_t k, std::size_t s, std::size_t o, double w) {
+        const Eigen::VectorXd& b = *belief_at_[k];
+        traj_.states[k] = s;
+        traj_.observations[k] = o;
+        if (need_.belief_entropy) traj_.belief_entropy[k] = entropy(b);
+        if (need_.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
+        if (k == K_) return believed(counted_begin_, w);
+
+        const AgentView view{k, o, b};
+        Eigen::VectorXd& pi = probs_[k];
+        policy_.probabilities(view, pi);
+        const std::size_t A = model_.num_actions();
+        if (static_cast<std::size_t>(pi.size()) != A)
+            throw config_error(detail::message("exact_objective: the policy returned ", pi.size(),
+                                               " action probabilities at step ", k, ", the model has ", A,
+                                               " actions"));
+        const std::size_t O = model_.num_observations();
+        double total = 0.0;
+        for (std::size_t a = 0; a < A; ++a) {
+            const double pa = pi[static_cast<Eigen::Index>(a)];
+            if (!std::isfinite(pa) || pa < 0.0)
+                throw config_error(detail::message("exact_objective: the policy gives action ", a, " probability ",
+                                                   pa, " at step ", k));
+            if (pa == 0.0) continue;
+            traj_.actions[k] = a;
+            if (track_)
+                for (std::size_t j = 0; j < O; ++j) ready_[(k + 1) * O + j] = 0;  // no next belief computed yet
+            double sub = 0.0;
+            const SparseDistribution next = model_.transition(s, a);
+            for (std::size_t i = 0; i < next.size(); ++i) {
+                const double pt = next.probability[i];
+                if (!(pt > 0.0)) continue;
+                const auto s2 = static_cast<std::size_t>(next.index[i]);
+                const SparseDistribution emit = model_.observation(a, s2);
+                for (std::size_t j = 0; j < emit.size(); ++j) {
+                    const double po = emit.probability[j];
+                    if (!(po > 0.0)) continue;
+                    const auto o2 = static_cast<std::size_t>(emit.index[j]);
+                    belief_at_[k + 1] = track_ ? &next_belief(k, b, a, o2, s2) : &prior_;
+                    sub += node(k + 1, s2, o2, w * pa * pt * po);
+                }
+            }
+            total += sub;
+            if constexpr (DifferentiablePolicy<P>) {
+                if (gradient_ != nullptr && sub != 0.0) {
+                    score_.setZero();
+                    policy_.log_gradient(view, a, score_);
+                    gradient_->noalias() += sub * score_;
+                }
+            }
+        }
+        return total;
+    }
+
+    /// b_{k+1} = updater(b_k, a, o2), computed once per (action edge, observation).
+    const Eigen::VectorXd& next_belief(std::size_t k, const Eigen::VectorXd& b, std::size_t a, std::size_t o2,
+                                       std::size_t s2) {
+        const std::size_t slot = (k + 1) * model_.num_observations() + o2;
+        Eigen::VectorXd& out = next_[slot];
+        if (ready_[slot] == 0) {
+            out = b;
+            try {
+                updater_.update(out, a, o2, rng_);
+            } catch (const zero_likelihood_error& e) {
+                throw zero_likelihood_error(a, o2, k + 1,
+                                            detail::message(e.what(), " [exact enumeration: update after step ", k + 1,
+                                                            ", true state index ", s2, "]"));
+            }
+            ready_[slot] = 1;
+        }
+        return out;
+    }
+
+    /// Enumerates the believed states of the counted steps k..counted_end-1 (when the
+    /// feedback needs them), then evaluates the feedback on the finished trajectory.
+    double believed(std::size_t k, double w) {
+        if (!need_.believed_states || k == counted_end_) {
+            const double f = feedback_(traj_, rng_);
+            if (!std::isfinite(f))
+                throw config_error(detail::message("exact_objective: the feedback is ", f,
+                                                   " on a trajectory of probability ", w));
+            ++leaves_;
+            mass_ += w;
+            return w * f;
+        }
+        const Eigen::VectorXd& b = *belief_at_[k];
+        double sum = 0.0;
+        for (Eigen::Index s = 0; s < b.size(); ++s) {
+            const double ps = b[s];
+            if (!(ps > 0.0)) continue;
+            traj_.believed[k] = static_cast<std::size_t>(s);
+            sum += believed(k + 1, w * ps);
+        }
+        return sum;
+    }
+
+    const M& model_;
+    U& updater_;
+    const P& policy_;
+    const F& feedback_;
+    RolloutNeeds need_;
+    std::size_t K_ = 0;
+    bool track_ = false;
+    std::size_t counted_begin_ = 0;
+    std::size_t counted_end_ = 0;
+    Trajectory traj_;
+    Eigen::VectorXd prior_;
+    std::vector<Eigen::VectorXd> probs_;               // π(· | i_k) per depth
+    std::vector<const Eigen::VectorXd*> belief_at_;   // b_k per depth (prior_ or a slot of next_)
+    std::vector<Eigen::VectorXd> next_;                // (K+1) x O candidate next beliefs
+    std::vector<unsigned char> ready_;                 // which of next_ are computed for the current edge
+    Eigen::MatrixXd score_;                            // ∇ log π(a | i) of one edge
+    Eigen::MatrixXd* gradient_ = nullptr;
+    DefaultRng rng_{0};  // handed to the updater and the feedback; deterministic ones ignore it
+    std::size_t leaves_ = 0;
+    double mass_ = 0.0;
+};
+
+template <Pomdp M, Feedback F>
+std::size_t checked_leaf_bound(const M& model, const F& feedback, const ExactOptions& options) {
+    const RolloutNeeds needs = feedback.needs();
+    const std::size_t bound = exact_leaf_bound(model, needs, options.counting);
+    if (bound > options.max_leaves) {
+        const bool saturated = bound == std::numeric_limits<std::size_t>::max();
+        throw budget_error(detail::message(
+            "exact_objective: up to ", saturated ? "more than " : "", bound,
+            " trajectories (leaves) to enumerate, above the limit ExactOptions::max_leaves = ", options.max_leaves,
+            " (S = ", model.num_states(), ", A = ", model.num_actions(), ", O = ", model.num_observations(),
+            ", T = ", model.horizon(), ", K = ", Trajectory::actions_for(options.counting, model.horizon()),
+            " actions", needs.believed_states ? ", one believed state per counted step" : "",
+            "); raise max_leaves or use a smaller model or horizon"));
+    }
+    return bound;
+}
+
+template <class U>
+consteval bool require_deterministic_updater() {
+    static_assert(is_deterministic_updater<U>::value,
+                  "maxent::exact_objective: the belief updater must be deterministic (its update must not draw "
+                  "from the generator) so that beliefs can be enumerated; NoisyBelief cannot be. A user updater "
+                  "that ignores the generator declares `static constexpr bool deterministic = true;`");
+    return true;
+}
+
+}  // namespace detail
+
+/// J(θ) and ∇J(θ) exactly, with the given deterministic belief updater (copied; its prior
+/// is b_1). Throws budget_error when exact_leaf_bound exceeds options.max_leaves,
+/// config_error when the policy or updater does not fit the model or the feedback is not
+/// finite, zero_likelihood_error when the updater cannot explain a possible observation
+/// (as the Sampler would).
+template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F>
+[[nodiscard]] ExactResult exact_objective(const M& model, U updater, const P& policy, const F& feedback,
+                                          const ExactOptions& options = {}) {
+    static_assert(require_pomdp<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(detail::require_deterministic_updater<U>());
+    static_assert(require_differentiable_policy<P>());
+    static_assert(require_feedback<F>());
+    ExactResult result;
+    result.leaf_bound = detail::checked_leaf_bound(model, feedback, options);
+    detail::ExactEnumerator<M, U, P, F> enumerate(model, updater, policy, feedback, options.counting);
+    result.objective = enumerate.run(&result.gradient);
+    result.leaves = enumerate.leaves();
+    result.probability = enumerate.probability();
+    return result;
+}
+
+/// J(θ) and ∇J(θ) exactly, with the exact BayesFilter and its uniform prior b_1 = U(S).
+template <TabularPomdp M, DifferentiablePolicy P, Feedback F>
+[[nodiscard]] ExactResult exact_objective(const M& model, const P& policy, const F& feedback,
+                                          const ExactOptions& options = {}) {
+    static_assert(require_tabular_pomdp<M>());
+    return exact_objective(model, BayesFilter<M>(model), policy, feedback, options);
+}
+
+/// J(θ) only (no log_gradient calls; any Policy), e.g. for finite differences. Same
+/// checks and exceptions as exact_objective.
+template <Pomdp M, BeliefUpdater U, Policy P, Feedback F>
+[[nodiscard]] double exact_objective_value(const M& model, U updater, const P& policy, const F& feedback,
+                                           const ExactOptions& options = {}) {
+    static_assert(require_pomdp<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(detail::require_deterministic_updater<U>());
+    static_assert(require_policy<P>());
+    static_assert(require_feedback<F>());
+    (void)detail::checked_leaf_bound(model, feedback, options);
+    detail::ExactEnumerator<M, U, P, F> enumerate(model, updater, policy, feedback, options.counting);
+    return enumerate.run(nullptr);
+}
+
+/// J(θ) only, with the exact BayesFilter and its uniform prior.
+template <TabularPomdp M, Policy P, Feedback F>
+[[nodiscard]] double exact_objective_value(const M& model, const P& policy, const F& feedback,
+                                           const ExactOptions& options = {}) {
+    static_assert(require_tabular_pomdp<M>());
+    return exact_objective_value(model, BayesFilter<M>(model), policy, feedback, options);
+}
+
+}  // namespace maxent
