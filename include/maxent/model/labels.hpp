@@ -105,7 +105,7 @@ public:
             throw unknown_label_error(detail::message("unknown ", what_, " '", out.str(), "'"));
         } else {
             throw unknown_label_error(detail::message("unknown ", what_, " (label not in the set of ",
-                                           labels_.size(), ")"));
+                                                      labels_.size(), ")"));
         }
     }
 

@@ -1,0 +1,537 @@
+// examples/paper/output.hpp — the files of one experiment: runs.csv, summary.csv,
+// config.json, curves.gp and curves.png, each written atomically.
+//
+// Paper, Section 6 / Appendix D: every figure shows, per curve and iteration, the mean and
+// the 95% confidence interval over the seeds of the true-state entropy (Figures 2f and 2h:
+// of the regulariser Σ_t H(b_t)). In the experiment's folder (e.g. out/fig2a/):
+//   runs.csv     objective,seed,iteration,true_entropy,feedback,belief_entropy_sum
+//                one row per (curve, seed, iteration) of every COMPLETE run, in curve order,
+//                then seed order (as given), then iteration (0-based k); doubles as %.17g,
+//                so the file is exact and byte-identical for any number of threads.
+//                The `objective` column is the curve label ("mse", "mbe@0.01", "mse/BA").
+//   summary.csv  objective,iteration,mean,ci_low,ci_high,n — across the complete runs of a
+//                curve, of the plotted quantity; Student-t bounds with n - 1 degrees of
+//                freedom (stats.hpp); with n = 1 the bounds equal the mean.
+//   config.json  every setting, the seed list, the curves, the maxent version.
+//   curves.gp    the gnuplot script, with the plotted data inline (re-run it inside the
+//                folder: `gnuplot curves.gp && mv curves.png.tmp curves.png`).
+//   curves.png   the learning curves with shaded 95% bands and the line log S (Σ_t H(b_t)
+//                plots show T log S instead), drawn by gnuplot when it is installed. For
+//                K > 400 each plotted point is the mean over a bin of ceil(K / 400)
+//                iterations (of the mean and of both bounds; said in the title).
+// Every file is written to "<name>.tmp" and renamed over the final name, so an interrupted
+// or failed write never leaves a torn file.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "experiments.hpp"
+#include "runner.hpp"
+#include "stats.hpp"
+
+namespace maxent::paper {
+
+/// An error writing an output file; the message names the path.
+class output_error : public maxent::error {
+public:
+    using maxent::error::error;
+};
+
+// ---------------------------------------------------------------------------------------
+// Atomic files
+// ---------------------------------------------------------------------------------------
+
+/// Writes `path` through `write(FILE*)` into "<path>.tmp", then renames it over `path`
+/// (atomic on POSIX file systems). Throws output_error naming the path on any failure
+/// (and removes the temporary file).
+inline void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::FILE*)>& write) {
+    const std::filesystem::path tmp = path.string() + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (f == nullptr) throw output_error(cat("cannot open ", tmp.string(), " for writing"));
+    static thread_local std::vector<char> buffer(1 << 20);
+    std::setvbuf(f, buffer.data(), _IOFBF, buffer.size());
+    try {
+        write(f);
+    } catch (...) {
+        std::fclose(f);
+        std::remove(tmp.c_str());
+        throw;
+    }
+    bool ok = std::ferror(f) == 0;
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok) {
+        std::remove(tmp.c_str());
+        throw output_error(cat("error while writing ", tmp.string()));
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw output_error(cat("cannot rename ", tmp.string(), " to ", path.string()));
+    }
+}
+
+inline void write_string_atomically(const std::filesystem::path& path, const std::string& text) {
+    write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+}
+
+// ---------------------------------------------------------------------------------------
+// runs.csv
+// ---------------------------------------------------------------------------------------
+
+inline constexpr std::string_view runs_csv_header = "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum";
+
+namespace detail {
+/// Appends x as printf("%.17g") would (std::to_chars with a precision is specified that way,
+/// and is much faster than printf).
+inline void append_g17(std::string& out, double x) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 17);
+    out.append(buf, r.ptr);
+}
+inline void append_uint(std::string& out, std::uint64_t x) {
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    out.append(buf, r.ptr);
+}
+/// Writes `chunk` to f and clears it once it holds more than 1 MiB (or when `force`).
+inline void flush_chunk(std::FILE* f, std::string& chunk, bool force = false) {
+    if (!force && chunk.size() < (1u << 20)) return;
+    std::fwrite(chunk.data(), 1, chunk.size(), f);
+    chunk.clear();
+}
+}  // namespace detail
+
+/// Writes the rows of every complete run of `r` to `f` (header first).
+inline void write_runs_csv(std::FILE* f, const ExperimentResult& r) {
+    std::string chunk;
+    chunk.reserve((1u << 20) + 256);
+    chunk.append(runs_csv_header).append("\n");
+    for (const CurveRuns& c : r.curves)
+        for (const SeedRun& run : c.runs) {
+            if (!run.complete) continue;
+            for (std::size_t k = 0; k < run.records.size(); ++k) {
+                const IterationRecord& x = run.records[k];
+                chunk.append(c.curve.label).append(",");
+                detail::append_uint(chunk, run.seed);
+                chunk.append(",");
+                detail::append_uint(chunk, k);
+                chunk.append(",");
+                detail::append_g17(chunk, x.true_entropy);
+                chunk.append(",");
+                detail::append_g17(chunk, x.feedback);
+                chunk.append(",");
+                detail::append_g17(chunk, x.belief_entropy_sum);
+                chunk.append("\n");
+                detail::flush_chunk(f, chunk);
+            }
+        }
+    detail::flush_chunk(f, chunk, true);
+}
+
+// ---------------------------------------------------------------------------------------
+// summary.csv
+// ---------------------------------------------------------------------------------------
+
+struct SummaryRow {
+    std::size_t iteration = 0;
+    ConfidenceInterval ci;
+};
+
+/// Per-curve summaries of the plotted quantity: one row per iteration, across the complete
+/// runs of the curve (no rows for a curve without complete runs).
+struct CurveSummary {
+    std::string label;
+    std::vector<SummaryRow> rows;
+};
+
+[[nodiscard]] inline double plotted_value(const IterationRecord& x, Plotted p) {
+    return p == Plotted::true_entropy ? x.true_entropy : x.belief_entropy_sum;
+}
+
+[[nodiscard]] inline std::vector<CurveSummary> summarize(const ExperimentResult& r, Plotted plotted) {
+    std::vector<CurveSummary> out;
+    std::vector<double> values;
+    std::map<std::size_t, double> t975;  // t_{0.975, n-1} by n: one quantile per seed count
+    auto quantile = [&](std::size_t n) {
+        auto it = t975.find(n);
+        if (it == t975.end()) it = t975.emplace(n, student_t_quantile(0.975, static_cast<double>(n - 1))).first;
+        return it->second;
+    };
+    for (const CurveRuns& c : r.curves) {
+        CurveSummary s{c.curve.label, {}};
+        std::vector<const SeedRun*> done;
+        for (const SeedRun& run : c.runs)
+            if (run.complete) done.push_back(&run);
+        if (!done.empty()) {
+            const std::size_t K = done.front()->records.size();
+            s.rows.reserve(K);
+            for (std::size_t k = 0; k < K; ++k) {
+                values.clear();
+                for (const SeedRun* run : done) values.push_back(plotted_value(run->records.at(k), plotted));
+                s.rows.push_back({k, values.size() > 1 ? mean_confidence_interval_t(values, quantile(values.size()))
+                                                       : mean_confidence_interval(values, 0.95)});
+            }
+        }
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+inline constexpr std::string_view summary_csv_header = "objective,iteration,mean,ci_low,ci_high,n";
+
+inline void write_summary_csv(std::FILE* f, const std::vector<CurveSummary>& summary) {
+    std::string chunk;
+    chunk.reserve((1u << 20) + 256);
+    chunk.append(summary_csv_header).append("\n");
+    for (const CurveSummary& c : summary)
+        for (const SummaryRow& row : c.rows) {
+            chunk.append(c.label).append(",");
+            detail::append_uint(chunk, row.iteration);
+            for (const double x : {row.ci.mean, row.ci.low, row.ci.high}) {
+                chunk.append(",");
+                detail::append_g17(chunk, x);
+            }
+            chunk.append(",");
+            detail::append_uint(chunk, row.ci.n);
+            chunk.append("\n");
+            detail::flush_chunk(f, chunk);
+        }
+    detail::flush_chunk(f, chunk, true);
+}
+
+// ---------------------------------------------------------------------------------------
+// config.json
+// ---------------------------------------------------------------------------------------
+
+[[nodiscard]] inline std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (ch) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+/// How the experiment was run (not a setting of the algorithm).
+struct RunInfo {
+    std::string version = "unknown";  ///< the maxent version (MAXENT_VERSION)
+    std::size_t threads = 1;
+    std::string command_line;
+};
+
+[[nodiscard]] inline std::string config_json(const ExperimentResult& r, const RunInfo& info) {
+    const Experiment& e = *r.experiment;
+    const Settings& s = r.settings;
+    const GridPomdp model = e.env.build();
+    std::string j = "{\n";
+    auto field = [&](std::string_view name, const std::string& value, bool last = false) {
+        j += cat("  ", json_string(name), ": ", value, last ? "\n" : ",\n");
+    };
+    auto num = [](double x) { return format_number(x); };
+    auto str = [](std::string_view x) { return json_string(x); };
+    field("experiment", str(e.name));
+    field("paper_figure", str(e.figure));
+    field("description", str(e.what));
+    field("maxent_version", str(info.version));
+    std::string env = "{";
+    env += cat("\"name\": ", str(e.env.describe()));
+    env += cat(", \"layout\": ",
+               str(e.env.layout == EnvironmentSpec::Layout::single_room ? "single_room" : "four_rooms"));
+    env += cat(", \"width\": ", std::to_string(e.env.width), ", \"height\": ", std::to_string(e.env.height));
+    env += cat(", \"states\": ", std::to_string(model.num_states()), ", \"actions\": ",
+               std::to_string(model.num_actions()), ", \"observations\": ", std::to_string(model.num_observations()));
+    env += cat(", \"slip\": ", num(e.env.slip));
+    switch (e.env.observation) {
+        case EnvironmentSpec::Observation::gaussian:
+            env += cat(", \"observation_model\": \"gaussian\", \"observation_variance\": ", num(e.env.variance),
+                       ", \"observation_precision_k\": ", num(1.0 / e.env.variance));
+            break;
+        case EnvironmentSpec::Observation::room_id: env += ", \"observation_model\": \"room_id\""; break;
+        case EnvironmentSpec::Observation::side: env += ", \"observation_model\": \"side\""; break;
+    }
+    env += cat(", \"horizon\": ", std::to_string(model.horizon()), ", \"start\": [0, 0]");
+    env += ", \"initial_belief\": \"uniform\"}";
+    field("environment", env);
+    std::string curves = "[";
+    for (std::size_t i = 0; i < r.curves.size(); ++i) {
+        const Curve& c = r.curves[i].curve;
+        if (i) curves += ", ";
+        curves += cat("{\"label\": ", str(c.label), ", \"objective\": ", str(name_of(c.objective)),
+                      ", \"policy_class\": ", str(name_of(c.policy)), ", \"belief_noise_sigma\": ", num(c.noise),
+                      ", \"complete_runs\": ", std::to_string(r.curves[i].complete_runs()), "}");
+    }
+    field("curves", cat(curves, "]"));
+    std::string seeds = "[";
+    for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
+    field("seeds", cat(seeds, "]"));
+    field("iterations", std::to_string(s.iterations));
+    field("batch", std::to_string(s.batch));
+    field("alpha", num(s.effective_alpha()));
+    field("step", str(name_of(s.step)));
+    field("estimator", str(name_of(s.estimator)));
+    field("rho", num(s.rho));
+    field("counting", str(name_of(s.counting)));
+    field("horizon", std::to_string(model.horizon()));
+    field("initial_parameters", str("zero"));
+    field("belief_noise", str("standard deviation sigma of the Gaussian noise added to every belief entry after "
+                              "each exact update (the paper's s^2 labels; the authors' code uses them as sigma)"));
+    field("plotted", str(name_of(e.plotted)));
+    field("confidence", str("95% Student t across seeds, n - 1 degrees of freedom; n = 1: bounds = mean"));
+    field("threads", std::to_string(info.threads));
+    field("complete_runs", std::to_string(r.complete_runs()));
+    field("total_runs", std::to_string(r.total_runs()));
+    field("interrupted", r.interrupted ? "true" : "false");
+    field("command_line", str(info.command_line));
+    field("note", str(e.note), true);
+    return j + "}\n";
+}
+
+// ---------------------------------------------------------------------------------------
+// Plot
+// ---------------------------------------------------------------------------------------
+
+/// The settings of a run for titles: "BA policy; α = 0.3 (constant), N = 10, K = 12000,
+/// ρ = 0.02, 16 seeds" and, after `separator`, "batch-mean baseline, paper counting".
+[[nodiscard]] inline std::string settings_line(const ExperimentResult& r, std::string_view separator = ", ") {
+    const Settings& s = r.settings;
+    std::string classes;
+    std::vector<PolicyClass> seen;
+    for (const CurveRuns& c : r.curves) {
+        bool dup = false;
+        for (const PolicyClass p : seen) dup = dup || p == c.curve.policy;
+        if (dup) continue;
+        seen.push_back(c.curve.policy);
+        classes += cat(classes.empty() ? "" : "/", name_of(c.curve.policy));
+    }
+    const std::string seeds = cat(std::to_string(s.seeds.size()), s.seeds.size() == 1 ? " seed" : " seeds");
+    return cat(classes, " policy; α = ", format_number(s.effective_alpha()), " (", name_of(s.step),
+               " step), N = ", std::to_string(s.batch), ", K = ", std::to_string(s.iterations), ", ρ = ",
+               format_number(s.rho), ", ", seeds, separator, name_of(s.estimator), " baseline, ", name_of(s.counting),
+               " state counting");
+}
+
+/// Iterations per plotted point: the plot draws the means over consecutive bins of this
+/// many iterations (of the mean and of both bounds), so that at most about 400 points per
+/// curve are drawn; 1 (every iteration) for K <= 400. summary.csv keeps every iteration.
+[[nodiscard]] inline std::size_t plot_bin_width(std::size_t iterations) {
+    return iterations <= 400 ? 1 : (iterations + 399) / 400;
+}
+
+/// The gnuplot script that draws the curves (run it inside the experiment's folder). The
+/// binned data are inline datablocks, so the script is self-contained. It writes
+/// "curves.png.tmp"; write_plot renames it. Empty when no curve has a complete run.
+[[nodiscard]] inline std::string gnuplot_script(const ExperimentResult& r, const std::vector<CurveSummary>& summary) {
+    const Experiment& e = *r.experiment;
+    const std::size_t S = e.env.num_states();
+    auto quote = [](std::string_view s) {  // a gnuplot double-quoted string
+        std::string out = "\"";
+        for (const char c : s) {
+            if (c == '\n') {
+                out += "\\n";
+                continue;
+            }
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        return out + "\"";
+    };
+    // Colour: the hue is the objective (mse blue, moe red, mbe green, reg-mbe orange); curves
+    // of one objective that differ in noise σ or policy class get shades (dark to light) of
+    // that hue and dash types, in curve order.
+    static constexpr const char* shades[4][4] = {{"#08306b", "#2171b5", "#6baed6", "#9ecae1"},
+                                                 {"#67000d", "#cb181d", "#fb6a4a", "#fcae91"},
+                                                 {"#00441b", "#238b45", "#74c476", "#a1d99b"},
+                                                 {"#7f2704", "#d94801", "#fd8d3c", "#fdae6b"}};
+    std::size_t per_objective = 0;  // curves per objective (noise levels x policy classes)
+    for (const CurveRuns& c : r.curves)
+        if (c.curve.objective == r.curves.front().curve.objective) ++per_objective;
+    auto shade_of = [&](std::size_t secondary) -> std::size_t {
+        return per_objective == 2 ? (secondary == 0 ? 0 : 2) : secondary % 4;
+    };
+    const char* band_alpha = r.curves.size() > 4 ? "0.12" : "0.2";
+
+    std::string data, plots;
+    std::size_t drawn = 0, bin = 1;
+    for (std::size_t i = 0; i < summary.size(); ++i) {
+        const CurveSummary& c = summary[i];
+        if (c.rows.empty()) continue;
+        bin = plot_bin_width(c.rows.size());
+        const std::string block = cat("$curve", std::to_string(i));
+        data += cat(block, " << EOD\n");
+        for (std::size_t b = 0; b < c.rows.size(); b += bin) {
+            const std::size_t end = std::min(c.rows.size(), b + bin);
+            double x = 0, y = 0, lo = 0, hi = 0;
+            for (std::size_t k = b; k < end; ++k) {
+                x += static_cast<double>(c.rows[k].iteration);
+                y += c.rows[k].ci.mean;
+                lo += c.rows[k].ci.low;
+                hi += c.rows[k].ci.high;
+            }
+            const auto n = static_cast<double>(end - b);
+            char line[128];
+            std::snprintf(line, sizeof line, "%.10g %.10g %.10g %.10g\n", x / n, y / n, lo / n, hi / n);
+            data += line;
+        }
+        data += "EOD\n";
+        const std::size_t hue = static_cast<std::size_t>(r.curves[i].curve.objective) % 4;
+        const std::size_t secondary = per_objective == 0 ? 0 : i % per_objective;
+        static constexpr const char* distinct[4] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"};
+        const char* rgb = per_objective == 1 ? distinct[hue] : shades[hue][shade_of(secondary)];
+        const std::string color = cat("rgb \"", rgb, "\"");
+        const std::string dash = cat(" dt ", std::to_string(1 + secondary % 5));
+        plots += cat(drawn ? ", \\\n     " : "plot ", block, " using 1:3:4 with filledcurves lc ", color, " notitle");
+        plots += cat(", \\\n     ", block, " using 1:2 with lines lw 1.8 lc ", color, dash, " title ",
+                     quote(cat(c.label, "  (n = ", std::to_string(c.rows.front().ci.n), ")")));
+        ++drawn;
+    }
+    if (drawn == 0) return {};
+
+    const double logS = std::log(static_cast<double>(S));
+    std::string ref_value, ref_title;
+    char buf[96];
+    if (e.plotted == Plotted::true_entropy) {
+        ref_value = format_number(logS);
+        std::snprintf(buf, sizeof buf, "log S = log %zu = %.3f", S, logS);
+    } else {
+        const double T = static_cast<double>(S);  // horizon T = S
+        ref_value = format_number(T * logS);
+        std::snprintf(buf, sizeof buf, "T log S = %zu log %zu = %.1f", S, S, T * logS);
+    }
+    ref_title = buf;
+    plots += cat(", \\\n     ", ref_value, " with lines dt 2 lw 1.5 lc rgb \"black\" title ", quote(ref_title));
+
+    std::string g;
+    g += cat("# Generated by maxent-paper: ", e.name, ". Run inside this folder: gnuplot curves.gp\n");
+    g += "# Data: per curve, bins of iterations: mean iteration, mean, ci_low, ci_high (means over the bin)\n";
+    g += data;
+    g += "set encoding utf8\n";
+    g += "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n"
+         "  set terminal pngcairo size 1200,760 enhanced font \"Sans,11\"\n"
+         "} else {\n"
+         "  set terminal png size 1200,760 enhanced\n"
+         "}\n";
+    g += "set output \"curves.png.tmp\"\n";
+    const std::string binning =
+        bin == 1 ? std::string("every iteration")
+                 : cat("each point the mean of ", std::to_string(bin), " iterations (all in summary.csv)");
+    const std::string title = cat(e.name, " (", e.figure, "): ", e.env.describe(), "\n", settings_line(r, ",\n"),
+                                  "; mean and 95% CI over seeds; ", binning);
+    g += cat("set title ", quote(title), " noenhanced\n");
+    g += "set xlabel \"iteration k\"\n";
+    g += e.plotted == Plotted::true_entropy ? "set ylabel \"true-state entropy\"\n" : "set ylabel \"Σ_t H(b_t)\"\n";
+    g += "set grid\n";
+    g += "set key outside right top vertical noenhanced\n";
+    g += cat("set style fill transparent solid ", band_alpha, " noborder\n");
+    g += cat("set xrange [0:", std::to_string(r.settings.iterations > 1 ? r.settings.iterations - 1 : 1), "]\n");
+    g += cat(plots, "\n");
+    g += "set output\n";
+    return g;
+}
+
+/// What happened to the plot.
+struct PlotOutcome {
+    bool drawn = false;
+    std::string message;  ///< for the user: where the PNG is, or why there is none and how to get it
+};
+
+/// Whether `gnuplot` can be run (found on PATH).
+[[nodiscard]] inline bool gnuplot_available() {
+    return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/// '...' for a POSIX shell.
+[[nodiscard]] inline std::string shell_quote(const std::string& s) {
+    std::string out = "'";
+    for (const char c : s) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    return out + "'";
+}
+
+/// Writes curves.gp and, when gnuplot is installed, renders curves.png (atomically).
+inline PlotOutcome write_plot(const std::filesystem::path& dir, const ExperimentResult& r,
+                              const std::vector<CurveSummary>& summary, bool render) {
+    const std::string script = gnuplot_script(r, summary);
+    if (script.empty()) return {false, "no complete run: nothing to plot"};
+    write_string_atomically(dir / "curves.gp", script);
+    const std::filesystem::path png = dir / "curves.png";
+    const std::string how = cat("cd ", shell_quote(dir.string()), " && gnuplot curves.gp && mv curves.png.tmp curves.png");
+    if (!render) return {false, cat("plot skipped (--no-plot); draw it with: ", how)};
+    if (!gnuplot_available())
+        return {false, cat("gnuplot not found, so no curves.png (the CSV files are written). Install it with "
+                           "`apt-get install gnuplot-nox`, then run: ",
+                           how)};
+    const std::string cmd = cat("cd ", shell_quote(dir.string()), " && gnuplot curves.gp 2>gnuplot.log");
+    const int status = std::system(cmd.c_str());
+    const std::filesystem::path tmp = dir / "curves.png.tmp";
+    std::error_code ec;
+    if (status != 0 || !std::filesystem::exists(tmp, ec)) {
+        std::filesystem::remove(tmp, ec);
+        return {false, cat("gnuplot failed (exit status ", std::to_string(status), "); see ",
+                           (dir / "gnuplot.log").string())};
+    }
+    std::filesystem::rename(tmp, png, ec);
+    if (ec) return {false, cat("cannot rename ", tmp.string(), " to ", png.string(), ": ", ec.message())};
+    const std::filesystem::path log = dir / "gnuplot.log";
+    if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) std::filesystem::remove(log, ec);
+    return {true, png.string()};
+}
+
+// ---------------------------------------------------------------------------------------
+// Everything
+// ---------------------------------------------------------------------------------------
+
+struct WrittenFiles {
+    std::filesystem::path dir;
+    bool wrote = false;  ///< false when no run completed (nothing was written)
+    PlotOutcome plot;
+};
+
+/// Writes the experiment's folder `out/<name>/`: config.json, runs.csv, summary.csv and the
+/// plot (when `plot`), keeping only complete runs. Writes nothing when no run completed.
+inline WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
+                                     const RunInfo& info, bool plot) {
+    WrittenFiles w;
+    w.dir = out / r.experiment->name;
+    if (r.complete_runs() == 0) return w;
+    std::error_code ec;
+    std::filesystem::create_directories(w.dir, ec);
+    if (ec) throw output_error(cat("cannot create directory ", w.dir.string(), ": ", ec.message()));
+    const std::vector<CurveSummary> summary = summarize(r, r.experiment->plotted);
+    write_file_atomically(w.dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
+    write_file_atomically(w.dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
+    write_string_atomically(w.dir / "config.json", config_json(r, info));
+    w.plot = write_plot(w.dir, r, summary, plot);
+    w.wrote = true;
+    return w;
+}
+
+}  // namespace maxent::paper

@@ -1,0 +1,392 @@
+// tests/unit/test_paper_runner.cpp — the maxent-paper experiment runner (examples/paper/):
+// Student-t quantiles against published values, the confidence-bound arithmetic against
+// hand computations, the command line, the registry's curves, and a scaled-down fig2a end
+// to end (files, columns, row counts, byte-identical output for 1 and 2 threads, only
+// complete runs kept after an interruption).
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "../../examples/paper/cli.hpp"
+#include "../../examples/paper/experiments.hpp"
+#include "../../examples/paper/output.hpp"
+#include "../../examples/paper/runner.hpp"
+#include "../../examples/paper/stats.hpp"
+
+namespace mp = maxent::paper;
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char c : s) {
+        if (c == sep) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return out;
+}
+
+/// A fresh scratch directory, removed at scope exit.
+struct ScratchDir {
+    std::filesystem::path path;
+    explicit ScratchDir(const std::string& tag) {
+        path = std::filesystem::temp_directory_path() /
+               ("maxent_paper_test_" + tag + "_" + std::to_string(static_cast<long>(getpid())));
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~ScratchDir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
+
+/// fig2a scaled down: 3 seeds, 12 iterations, batch 5 (fast also under ASan at -O0).
+mp::Settings tiny_settings() {
+    mp::Settings s;
+    s.seeds = {0, 1, 2};
+    s.iterations = 12;
+    s.batch = 5;
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("Student t quantiles match published values", "[paper]") {
+    CHECK(mp::student_t_quantile(0.975, 1) == Approx(12.7062047).epsilon(1e-8));
+    CHECK(mp::student_t_quantile(0.975, 15) == Approx(2.131449546).epsilon(1e-9));
+    CHECK(mp::student_t_quantile(0.975, 30) == Approx(2.042272456).epsilon(1e-9));
+    // df = 1 is the Cauchy distribution: t_p = tan(π (p - 1/2)) exactly.
+    CHECK(mp::student_t_quantile(0.975, 1) == Approx(std::tan(std::numbers::pi * 0.475)).epsilon(1e-13));
+    // df = 2 has the closed form t_p = (2p - 1) / sqrt(2 p (1 - p)).
+    for (const double p : {0.6, 0.9, 0.975, 0.999}) {
+        const double exact = (2 * p - 1) / std::sqrt(2 * p * (1 - p));
+        CHECK(mp::student_t_quantile(p, 2) == Approx(exact).epsilon(1e-12));
+    }
+    // Symmetry and the median.
+    CHECK(mp::student_t_quantile(0.025, 15) == Approx(-2.131449546).epsilon(1e-9));
+    CHECK(mp::student_t_quantile(0.5, 7) == 0.0);
+    // Large df approaches the normal quantile 1.959963985.
+    CHECK(mp::student_t_quantile(0.975, 1e6) == Approx(1.959963985).epsilon(1e-5));
+    CHECK_THROWS_AS(mp::student_t_quantile(1.0, 3), maxent::config_error);
+    CHECK_THROWS_AS(mp::student_t_quantile(0.9, 0), maxent::config_error);
+}
+
+TEST_CASE("mean_confidence_interval matches a hand computation", "[paper]") {
+    // {1, 2, 4}: mean 7/3, s² = (16/9 + 1/9 + 25/9) / 2 = 7/3, t_{0.975,2} = 4.302652729749464.
+    const std::vector<double> v{1.0, 2.0, 4.0};
+    const mp::ConfidenceInterval ci = mp::mean_confidence_interval(v);
+    const double half = 4.302652729749464 * std::sqrt(7.0 / 3.0) / std::sqrt(3.0);
+    CHECK(ci.n == 3);
+    CHECK(ci.mean == Approx(7.0 / 3.0).epsilon(1e-15));
+    CHECK(ci.low == Approx(7.0 / 3.0 - half).epsilon(1e-12));
+    CHECK(ci.high == Approx(7.0 / 3.0 + half).epsilon(1e-12));
+    CHECK(half == Approx(3.7945).epsilon(1e-4));
+    // n = 1: the bounds are the mean (documented choice).
+    const std::vector<double> one{2.5};
+    const mp::ConfidenceInterval c1 = mp::mean_confidence_interval(one);
+    CHECK(c1.low == 2.5);
+    CHECK(c1.high == 2.5);
+    CHECK(c1.n == 1);
+    // Identical values: zero width.
+    const std::vector<double> same{3.0, 3.0, 3.0};
+    CHECK(mp::mean_confidence_interval(same).high == 3.0);
+    CHECK_THROWS_AS(mp::mean_confidence_interval(std::vector<double>{}), maxent::config_error);
+    CHECK_THROWS_AS(mp::mean_confidence_interval(std::vector<double>{1.0, std::nan("")}), maxent::config_error);
+}
+
+TEST_CASE("summarize: per-iteration bounds across complete seeds only", "[paper]") {
+    const mp::Experiment* e = mp::find_experiment("fig2f");  // plots belief_entropy_sum
+    REQUIRE(e != nullptr);
+    mp::ExperimentResult r;
+    r.experiment = e;
+    r.settings.seeds = {0, 1, 2, 3};
+    r.settings.iterations = 2;
+    mp::CurveRuns c;
+    c.curve = {mp::Objective::mbe, 0.0, mp::PolicyClass::belief_averaged, "mbe"};
+    // belief_entropy_sum per seed: iteration 0 -> {1, 2, 4}, iteration 1 -> {10, 10, 13}.
+    c.runs.push_back({0, {{0.5, 0.0, 1.0}, {0.1, 0.0, 10.0}}, true});
+    c.runs.push_back({1, {{0.5, 0.0, 2.0}, {0.1, 0.0, 10.0}}, true});
+    c.runs.push_back({2, {{0.5, 0.0, 4.0}, {0.1, 0.0, 13.0}}, true});
+    c.runs.push_back({3, {{9.9, 9.9, 99.0}}, false});  // interrupted: excluded
+    r.curves.push_back(c);
+    const std::vector<mp::CurveSummary> s = mp::summarize(r, e->plotted);
+    REQUIRE(s.size() == 1);
+    REQUIRE(s[0].rows.size() == 2);
+    const double t2 = 4.302652729749464;
+    CHECK(s[0].rows[0].ci.n == 3);
+    CHECK(s[0].rows[0].ci.mean == Approx(7.0 / 3.0));
+    CHECK(s[0].rows[0].ci.high - s[0].rows[0].ci.mean == Approx(t2 * std::sqrt(7.0 / 3.0) / std::sqrt(3.0)));
+    // iteration 1: mean 11, s² = (1 + 1 + 4) / 2 = 3.
+    CHECK(s[0].rows[1].ci.mean == Approx(11.0));
+    CHECK(s[0].rows[1].ci.low == Approx(11.0 - t2 * std::sqrt(3.0) / std::sqrt(3.0)));
+    // The true-entropy column would give a zero-width band at iteration 0.
+    const std::vector<mp::CurveSummary> t = mp::summarize(r, mp::Plotted::true_entropy);
+    CHECK(t[0].rows[0].ci.low == Approx(0.5));
+    CHECK(t[0].rows[0].ci.high == Approx(0.5));
+}
+
+TEST_CASE("the registry names every panel and labels curves", "[paper]") {
+    for (const char* name : {"fig2a", "fig2b", "fig2c", "fig2d", "fig2e", "fig2f", "fig2g", "fig2h", "fig3a", "fig3b",
+                             "fig3c", "fig3d", "fig4a", "fig4b", "fig4c", "fig4d", "fig4e", "fig4f", "fig5a", "fig5b"})
+        CHECK(mp::find_experiment(name) != nullptr);
+    CHECK(mp::find_experiment("fig2i") == nullptr);
+    CHECK(mp::expand_experiment_name("fig2").size() == 8);
+    CHECK(mp::expand_experiment_name("fig4").size() == 6);
+    CHECK(mp::expand_experiment_name("all").size() == mp::experiments().size());
+    CHECK(mp::expand_experiment_name("nope").empty());
+
+    const mp::Settings defaults;
+    std::vector<std::string> labels;
+    for (const mp::Curve& c : mp::make_curves(*mp::find_experiment("fig2a"), defaults)) labels.push_back(c.label);
+    CHECK(labels == std::vector<std::string>{"mse", "moe", "mbe", "reg-mbe"});
+    labels.clear();
+    for (const mp::Curve& c : mp::make_curves(*mp::find_experiment("fig3a"), defaults)) labels.push_back(c.label);
+    CHECK(labels == std::vector<std::string>{"mbe@0", "mbe@0.01", "mbe@0.03", "mbe@0.04", "reg-mbe@0",
+                                             "reg-mbe@0.01", "reg-mbe@0.03", "reg-mbe@0.04"});
+    const std::vector<mp::Curve> fig4 = mp::make_curves(*mp::find_experiment("fig4c"), defaults);
+    REQUIRE(fig4.size() == 12);
+    CHECK(fig4[0].label == "mse/O");
+    CHECK(fig4[1].label == "mse/BA");
+    CHECK(fig4[2].label == "mse/S");
+    CHECK(fig4[11].label == "reg-mbe/S");
+    // Paper defaults and environments.
+    CHECK(defaults.seeds.size() == 16);
+    CHECK(defaults.iterations == 12000);
+    CHECK(defaults.batch == 10);
+    CHECK(defaults.effective_alpha() == 0.3);
+    CHECK(defaults.rho == 0.02);
+    const mp::EnvironmentSpec& b = mp::find_experiment("fig2b")->env;
+    CHECK(b.build().num_states() == 25);
+    CHECK(b.variance == 10.0);
+    CHECK(mp::find_experiment("fig2d")->env.build().num_observations() == 4);
+    CHECK(mp::find_experiment("fig2g")->env.build().num_observations() == 2);
+    CHECK(mp::find_experiment("fig2e")->env.slip == 0.1);
+    CHECK(mp::find_experiment("fig5b")->env.build().num_states() == 16);
+}
+
+TEST_CASE("the command line overrides settings and rejects bad values", "[paper]") {
+    const mp::Options o = mp::parse_command_line({"fig3a", "--seeds", "0-3,8", "--iterations=50", "--batch", "4",
+                                                  "--objectives", "mbe,reg-mbe", "--noise", "0,0.02", "--rho",
+                                                  "0.05", "--threads", "2", "--out", "x", "--estimator", "optimal",
+                                                  "--step", "adam", "--counting", "authors", "--quiet"});
+    CHECK(o.experiments == std::vector<std::string>{"fig3a"});
+    CHECK(o.settings.seeds == std::vector<std::uint64_t>{0, 1, 2, 3, 8});
+    CHECK(o.settings.iterations == 50);
+    CHECK(o.settings.batch == 4);
+    REQUIRE(o.settings.objectives.has_value());
+    CHECK(o.settings.objectives->size() == 2);
+    REQUIRE(o.settings.noises.has_value());
+    CHECK((*o.settings.noises)[1] == 0.02);
+    CHECK(o.settings.rho == 0.05);
+    CHECK(o.threads == 2);
+    CHECK(o.out == "x");
+    CHECK(o.settings.estimator == mp::EstimatorKind::optimal);
+    CHECK(o.settings.step == mp::StepKind::adam);
+    CHECK(o.settings.effective_alpha() == 0.05);
+    CHECK(o.settings.counting == maxent::StateCounting::authors);
+    CHECK(o.progress == mp::Options::ProgressMode::quiet);
+
+    auto message_of = [](std::vector<std::string> args) -> std::string {
+        try {
+            (void)mp::parse_command_line(args);
+        } catch (const mp::usage_error& e) {
+            return e.what();
+        }
+        return "(no error)";
+    };
+    const std::string m1 = message_of({"--iterations", "abc"});
+    CHECK(m1.find("--iterations") != std::string::npos);
+    CHECK(m1.find("abc") != std::string::npos);
+    CHECK(message_of({"--seeds", "5-2"}).find("5-2") != std::string::npos);
+    CHECK(message_of({"--seeds", "1,1"}).find("twice") != std::string::npos);
+    CHECK(message_of({"--objectives", "mse,foo"}).find("foo") != std::string::npos);
+    CHECK(message_of({"--frobnicate"}).find("--frobnicate") != std::string::npos);
+    CHECK(message_of({"--rho", "-1"}).find("-1") != std::string::npos);
+    CHECK(message_of({"--alpha", "0"}).find("--alpha") != std::string::npos);
+    CHECK(message_of({"--batch"}).find("missing value") != std::string::npos);
+    CHECK(message_of({"fig9"}).find("fig9") != std::string::npos);
+    CHECK(message_of({"--step", "sgd"}).find("sgd") != std::string::npos);
+    CHECK(message_of({"--list=1"}).find("--list") != std::string::npos);
+    CHECK(mp::parse_command_line({"--help"}).help);
+    CHECK(mp::parse_command_line({}).experiments.empty());
+}
+
+TEST_CASE("a scaled-down fig2a end to end: files, columns, bounds, thread independence", "[paper]") {
+    const mp::Experiment& e = *mp::find_experiment("fig2a");
+    const mp::Settings s = tiny_settings();
+    const mp::ExperimentResult r1 = mp::run_experiment(e, s, 1);
+    const mp::ExperimentResult r2 = mp::run_experiment(e, s, 2);
+    REQUIRE(r1.complete_runs() == 12);
+    CHECK_FALSE(r1.interrupted);
+
+    ScratchDir d1("t1"), d2("t2");
+    mp::RunInfo info;
+    info.version = "test";
+    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r1, info, /*plot=*/false);
+    info.threads = 2;
+    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r2, info, /*plot=*/false);
+    REQUIRE(w1.wrote);
+    REQUIRE(w2.wrote);
+    for (const char* f : {"runs.csv", "summary.csv", "config.json", "curves.gp"})
+        CHECK(std::filesystem::exists(w1.dir / f));
+    CHECK_FALSE(std::filesystem::exists(w1.dir / "runs.csv.tmp"));
+
+    const std::string runs1 = read_file(w1.dir / "runs.csv"), runs2 = read_file(w2.dir / "runs.csv");
+    const std::string sum1 = read_file(w1.dir / "summary.csv"), sum2 = read_file(w2.dir / "summary.csv");
+    CHECK(runs1 == runs2);  // byte-identical for 1 and 2 threads
+    CHECK(sum1 == sum2);
+
+    const std::vector<std::string> rows = lines_of(runs1);
+    REQUIRE(rows.size() == 1 + 4 * 3 * 12);
+    CHECK(rows[0] == "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum");
+    CHECK(rows[1].rfind("mse,0,0,", 0) == 0);
+    CHECK(rows.back().rfind("reg-mbe,2,11,", 0) == 0);
+    for (std::size_t i = 1; i < rows.size(); ++i) REQUIRE(split(rows[i], ',').size() == 6);
+    // MSE: the feedback is the true-state entropy itself.
+    const std::vector<std::string> first = split(rows[1], ',');
+    CHECK(first[3] == first[4]);
+    // Entropies lie in [0, log S]; Σ_t H(b_t) in [0, T log S].
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const std::vector<std::string> f = split(rows[i], ',');
+        const double h = std::stod(f[3]), b = std::stod(f[5]);
+        REQUIRE(h >= 0.0);
+        REQUIRE(h <= std::log(25.0) + 1e-12);
+        REQUIRE(b >= 0.0);
+        REQUIRE(b <= 25 * std::log(25.0) + 1e-9);
+    }
+
+    // summary.csv: header, 4 curves x 12 iterations, and the bounds of "mbe" at iteration 7
+    // recomputed by hand from the three runs.csv rows (%.17g round-trips exactly).
+    const std::vector<std::string> srows = lines_of(sum1);
+    REQUIRE(srows.size() == 1 + 4 * 12);
+    CHECK(srows[0] == "objective,iteration,mean,ci_low,ci_high,n");
+    std::vector<double> x;
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        const std::vector<std::string> f = split(rows[i], ',');
+        if (f[0] == "mbe" && f[2] == "7") x.push_back(std::stod(f[3]));
+    }
+    REQUIRE(x.size() == 3);
+    const double mean = (x[0] + x[1] + x[2]) / 3.0;
+    const double var = ((x[0] - mean) * (x[0] - mean) + (x[1] - mean) * (x[1] - mean) + (x[2] - mean) * (x[2] - mean)) / 2.0;
+    const double half = 4.302652729749464 * std::sqrt(var / 3.0);
+    const std::vector<std::string> srow = split(srows[1 + 2 * 12 + 7], ',');
+    REQUIRE(srow.size() == 6);
+    CHECK(srow[0] == "mbe");
+    CHECK(srow[1] == "7");
+    CHECK(std::stod(srow[2]) == Approx(mean).epsilon(1e-14));
+    CHECK(std::stod(srow[3]) == Approx(mean - half).epsilon(1e-12));
+    CHECK(std::stod(srow[4]) == Approx(mean + half).epsilon(1e-12));
+    CHECK(srow[5] == "3");
+
+    const std::string config = read_file(w1.dir / "config.json");
+    CHECK(config.find("\"seeds\": [0, 1, 2]") != std::string::npos);
+    CHECK(config.find("\"iterations\": 12") != std::string::npos);
+    CHECK(config.find("\"batch\": 5") != std::string::npos);
+    CHECK(config.find("\"maxent_version\": \"test\"") != std::string::npos);
+    CHECK(config.find("\"observation_variance\": 0.1") != std::string::npos);
+}
+
+TEST_CASE("an interrupted experiment keeps only complete runs", "[paper]") {
+    const mp::Experiment& e = *mp::find_experiment("fig2a");
+    mp::Settings s = tiny_settings();
+    s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
+    std::atomic<bool> stop{true};
+    ScratchDir d("stop");
+
+    // Stopped before any iteration: nothing complete, nothing written.
+    const mp::ExperimentResult none = mp::run_experiment(e, s, 2, &stop);
+    CHECK(none.interrupted);
+    CHECK(none.complete_runs() == 0);
+    CHECK_FALSE(mp::write_experiment(d.path, none, {}, false).wrote);
+    CHECK_FALSE(std::filesystem::exists(d.path / "fig2a"));
+
+    // Seed 1 finished earlier (shared through the cache), seeds 0 and 2 interrupted.
+    mp::RunCache cache;
+    mp::Settings one = s;
+    one.seeds = {1};
+    const mp::ExperimentResult done = mp::run_experiment(e, one, 1, nullptr, nullptr, &cache);
+    REQUIRE(cache.size() == 1);
+    const mp::ExperimentResult partial = mp::run_experiment(e, s, 2, &stop, nullptr, &cache);
+    CHECK(partial.interrupted);
+    CHECK(partial.complete_runs() == 1);
+    const mp::WrittenFiles w = mp::write_experiment(d.path, partial, {}, false);
+    REQUIRE(w.wrote);
+    const std::vector<std::string> rows = lines_of(read_file(w.dir / "runs.csv"));
+    REQUIRE(rows.size() == 1 + 12);
+    CHECK(rows[1].rfind("mse,1,0,", 0) == 0);
+    // The cached run is the same run: identical numbers.
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", done.curves[0].runs[0].records[0].true_entropy);
+    CHECK(split(rows[1], ',')[3] == buf);
+    // n = 1: the bounds equal the mean.
+    const std::vector<std::string> srow = split(lines_of(read_file(w.dir / "summary.csv"))[1], ',');
+    CHECK(srow[2] == srow[3]);
+    CHECK(srow[2] == srow[4]);
+    CHECK(srow[5] == "1");
+}
+
+TEST_CASE("files are replaced atomically", "[paper]") {
+    ScratchDir d("atomic");
+    const std::filesystem::path p = d.path / "f.csv";
+    mp::write_string_atomically(p, "old\n");
+    CHECK_THROWS(mp::write_file_atomically(p, [](std::FILE* f) {
+        std::fputs("partial", f);
+        throw std::runtime_error("writer failed");
+    }));
+    CHECK(read_file(p) == "old\n");
+    CHECK_FALSE(std::filesystem::exists(d.path / "f.csv.tmp"));
+    mp::write_string_atomically(p, "new\n");
+    CHECK(read_file(p) == "new\n");
+}
+
+TEST_CASE("fig2f shares the runs of fig2e and plots the regulariser", "[paper]") {
+    mp::Settings s;
+    s.seeds = {4};
+    s.iterations = 3;
+    s.objectives = std::vector<mp::Objective>{mp::Objective::reg_mbe};
+    mp::RunCache cache;
+    const mp::ExperimentResult e = mp::run_experiment(*mp::find_experiment("fig2e"), s, 1, nullptr, nullptr, &cache);
+    CHECK(mp::pending_runs(*mp::find_experiment("fig2f"), s, &cache) == 0);
+    const mp::ExperimentResult f = mp::run_experiment(*mp::find_experiment("fig2f"), s, 1, nullptr, nullptr, &cache);
+    CHECK(f.iterations_run == 0);
+    REQUIRE(f.complete_runs() == 1);
+    const std::vector<mp::CurveSummary> sf = mp::summarize(f, f.experiment->plotted);
+    CHECK(sf[0].rows[2].ci.mean == e.curves[0].runs[0].records[2].belief_entropy_sum);
+    const std::string script = mp::gnuplot_script(f, sf);
+    CHECK(script.find("Σ_t H(b_t)") != std::string::npos);
+    CHECK(script.find("T log S") != std::string::npos);
+    const std::string script_e = mp::gnuplot_script(e, mp::summarize(e, e.experiment->plotted));
+    CHECK(script_e.find("true-state entropy") != std::string::npos);
+    CHECK(script_e.find("log S = log 25") != std::string::npos);
+}
