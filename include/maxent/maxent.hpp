@@ -1,0 +1,26 @@
+// maxent/maxent.hpp — convenience header: the whole library in one include.
+//
+// The library's own tests, examples and benchmarks include the narrow headers; users may
+// prefer this one. See docs/architecture.md for the layers.
+#pragma once
+
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/model/finite_pomdp.hpp"
+#include "maxent/model/grid_world.hpp"
+#include "maxent/model/labels.hpp"
+#include "maxent/model/pomdp_file.hpp"
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/noisy_belief.hpp"
+#include "maxent/policy/policies.hpp"
+#include "maxent/objective/exact.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/parallel.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"

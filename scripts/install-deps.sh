@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh — installs the build and test dependencies of maxent with apt-get
+# (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot.
+# Runs apt-get directly as root, through sudo otherwise. Idempotent.
+#
+#   bash scripts/install-deps.sh              # apt-get update && apt-get install
+#   bash scripts/install-deps.sh --if-missing # the same, but only when a package is missing
+set -euo pipefail
+
+packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox)
+
+is_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
+
+if [[ "${1:-}" == "--if-missing" ]]; then
+    if ! command -v dpkg-query >/dev/null 2>&1; then
+        echo "install-deps: dpkg not found; not a Debian system, assuming the dependencies are installed" >&2
+        exit 0
+    fi
+    missing=()
+    for p in "${packages[@]}"; do
+        is_installed "$p" || missing+=("$p")
+    done
+    if [[ ${#missing[@]} -eq 0 ]]; then
+        exit 0
+    fi
+    echo "install-deps: missing ${missing[*]}"
+elif [[ $# -gt 0 ]]; then
+    echo "usage: $0 [--if-missing]" >&2
+    exit 2
+fi
+
+sudo=()
+if [[ "$(id -u)" -ne 0 ]]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+        echo "install-deps: not root and sudo is not available; install as root: ${packages[*]}" >&2
+        exit 1
+    fi
+    sudo=(sudo)
+fi
+
+apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get)
+echo "install-deps: apt-get install ${packages[*]}"
+"${apt[@]}" update -qq </dev/null
+"${apt[@]}" install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 "${packages[@]}" </dev/null >/dev/null
+echo "install-deps: done"

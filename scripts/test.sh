@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# scripts/test.sh — builds and runs the whole test suite twice:
+#   1. Release                                              in build-release/
+#   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/
+# Installs the dependencies first if any is missing (scripts/install-deps.sh). Build
+# directories are reused between runs. Exits non-zero if anything fails, and ends with
+# one line summing both runs:  tests: <passed> passed, <failed> failed
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash scripts/install-deps.sh --if-missing
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+generator="Unix Makefiles"
+if command -v ninja >/dev/null 2>&1; then
+    generator="Ninja"
+fi
+
+# Sanitizers: stop at the first error, with a stack trace.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:print_stacktrace=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+
+total_passed=0
+total_failed=0
+status=0
+
+# run_suite <name> <build dir> <cmake arguments...>
+run_suite() {
+    local name="$1" dir="$2"
+    shift 2
+    local start=$SECONDS
+    echo "=== ${name}: configure and build in ${dir}/"
+
+    # A build directory configured with another generator cannot be reused.
+    if [[ -f "${dir}/CMakeCache.txt" ]] &&
+        ! grep -qx "CMAKE_GENERATOR:INTERNAL=${generator}" "${dir}/CMakeCache.txt"; then
+        rm -rf "${dir}"
+    fi
+    if ! cmake -S . -B "${dir}" -G "${generator}" "$@" ||
+        ! cmake --build "${dir}" -j "${jobs}"; then
+        echo "=== ${name}: BUILD FAILED ($((SECONDS - start)) s)"
+        total_failed=$((total_failed + 1))
+        status=1
+        return
+    fi
+
+    echo "=== ${name}: ctest"
+    local log="${dir}/ctest-output.log" rc=0
+    ctest --test-dir "${dir}" --output-on-failure -j "${jobs}" --timeout 300 2>&1 | tee "${log}" || rc=$?
+
+    local summary passed failed
+    summary="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "${log}" | tail -n 1 || true)"
+    if [[ -z "${summary}" ]]; then
+        echo "=== ${name}: no ctest summary (no tests found, or ctest crashed)"
+        total_failed=$((total_failed + 1))
+        status=1
+        return
+    fi
+    failed="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"${summary}")"
+    passed="$(( $(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"${summary}") - failed ))"
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+    if [[ ${rc} -ne 0 || ${failed} -ne 0 ]]; then
+        status=1
+    fi
+    echo "=== ${name}: ${passed} passed, ${failed} failed ($((SECONDS - start)) s)"
+}
+
+run_suite "Release" build-release \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=ON
+
+run_suite "Debug + ASan/UBSan" build-asan \
+    -DCMAKE_BUILD_TYPE=Debug \
+    "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=OFF -DMAXENT_BUILD_BENCHMARKS=OFF
+
+echo "tests: ${total_passed} passed, ${total_failed} failed"
+exit "${status}"
