@@ -19,18 +19,27 @@
 
 namespace maxent {
 
+/// H(p) over the positive entries of p, without validation: for vectors known to be on the
+/// simplex, such as beliefs in the rollout's per-step loop (no checks, no allocation).
+[[nodiscard]] inline double entropy_unchecked(const Eigen::Ref<const Eigen::VectorXd>& p) noexcept {
+    double h = 0.0;
+    for (Eigen::Index i = 0; i < p.size(); ++i) {
+        const double x = p[i];
+        if (x > 0.0) h -= x * std::log(x);
+    }
+    return h;
+}
+
 /// H(p) = -Σ p_i log p_i over the positive entries of p (0 · log 0 = 0). The vector is
 /// used as given (no renormalisation); a negative or non-finite entry throws config_error.
 [[nodiscard]] inline double entropy(const Eigen::Ref<const Eigen::VectorXd>& p) {
-    double h = 0.0;
     for (Eigen::Index i = 0; i < p.size(); ++i) {
         const double x = p[i];
         if (!(x >= 0.0) || !std::isfinite(x))
             throw config_error(detail::message("entropy: entry ", i, " is ", x,
                                                " (probabilities must be finite and >= 0)"));
-        if (x > 0.0) h -= x * std::log(x);
     }
-    return h;
+    return entropy_unchecked(p);
 }
 
 /// Entropy of the empirical distribution given by non-negative counts: with n = Σ c_i,

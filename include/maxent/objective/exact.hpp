@@ -256,7 +256,7 @@ private:
         const Eigen::VectorXd& b = *belief_at_[k];
         traj_.states[k] = s;
         traj_.observations[k] = o;
-        if (need_.belief_entropy) traj_.belief_entropy[k] = entropy(b);
+        if (need_.belief_entropy) traj_.belief_entropy[k] = entropy_unchecked(b);
         if (need_.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
         if (k == K_) return believed(counted_begin_, w);
 

@@ -20,6 +20,7 @@
 
 #include "maxent/core/concepts.hpp"
 #include "maxent/core/distribution.hpp"
+#include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/policy/concepts.hpp"
@@ -31,17 +32,6 @@ struct RolloutOptions {
     RolloutNeeds needs{};
 };
 
-namespace detail {
-/// H(b) over the positive entries of a belief (no validation: beliefs are on the simplex).
-inline double belief_entropy(const Eigen::VectorXd& b) noexcept {
-    double h = 0.0;
-    for (Eigen::Index i = 0; i < b.size(); ++i) {
-        const double x = b[i];
-        if (x > 0.0) h -= x * std::log(x);
-    }
-    return h;
-}
-}  // namespace detail
 
 template <class M, class U>  // constraints checked by the static_asserts below (readable messages)
 class Sampler {
@@ -101,7 +91,7 @@ public:
         for (std::size_t k = 0;; ++k) {
             traj_.states.push_back(s);
             traj_.observations.push_back(o);
-            if (need.belief_entropy) traj_.belief_entropy.push_back(detail::belief_entropy(belief_));
+            if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_unchecked(belief_));
             if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
             if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
             if (k == K) break;
