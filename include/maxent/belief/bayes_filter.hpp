@@ -169,9 +169,12 @@ public:
         if (!(z > 0.0) || !std::isfinite(z)) zero_likelihood(a, o, step, z);
         const SparseDistribution like = model_->likelihood(a, o);
         b.setZero();
+        const double inv_z = 1.0 / z;
+        double* out = b.data();
+        const double* pred = predicted_.data();
         for (std::size_t k = 0; k < like.size(); ++k) {
-            const auto s = static_cast<Eigen::Index>(like.index[k]);
-            b[s] = predicted_[s] * like.probability[k] / z;
+            const auto s = like.index[k];
+            out[s] = pred[s] * like.probability[k] * inv_z;
         }
     }
 
@@ -203,28 +206,68 @@ private:
     /// unnormalised evidence Σ_s Obs(o | s, a) predicted_(s). Does not touch b.
     double predict_and_weigh(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a, std::size_t o,
                              const char* where) {
-        predicted_.setZero();
-        double mass = 0.0;
-        for (Eigen::Index sp = 0; sp < b.size(); ++sp) {
-            const double w = b[sp];
-            if (!(w >= 0.0) || !std::isfinite(w))
-                throw config_error(detail::message("BayesFilter::", where, ": belief entry ", sp, " is ", w,
-                                                   ", not a finite probability >= 0"));
-            if (w == 0.0) continue;
-            mass += w;
-            const SparseDistribution row = model_->transition(static_cast<std::size_t>(sp), a);
-            for (std::size_t k = 0; k < row.size(); ++k)
-                predicted_[static_cast<Eigen::Index>(row.index[k])] += row.probability[k] * w;
-        }
-        if (!(mass > 0.0) || !std::isfinite(mass))
-            throw config_error(detail::message("BayesFilter::", where, ": the belief has total mass ", mass,
-                                               " (it needs a positive, finite total)"));
+        // Validation and the total mass are vectorised reductions (cheap next to the scatter);
+        // the scatter then needs no per-entry checks.
+        // A NaN or infinite entry makes the sum non-finite; with a finite sum, the minimum
+        // is well defined and catches negative entries.
+        const double mass = b.sum();
+        if (!std::isfinite(mass) || !(b.minCoeff() >= 0.0)) bad_entry(where, b);
+        if (!(mass > 0.0)) bad_mass(where, mass);
         mass_ = mass;
+
+        predicted_.setZero();
+        const Eigen::Index n = b.size();
+        const double* bp = b.data();
+        double* pred = predicted_.data();
+        if constexpr (requires { model_->transition_matrix(a).outerIndexPtr(); }) {
+            // Models that expose their CSR transition matrices: no view per row.
+            const auto& P = model_->transition_matrix(a);
+            const auto* outer = P.outerIndexPtr();
+            const auto* inner = P.innerIndexPtr();
+            const double* value = P.valuePtr();
+            for (Eigen::Index sp = 0; sp < n; ++sp) {
+                const double w = bp[sp];
+                if (w == 0.0) continue;
+                for (auto k = outer[sp]; k < outer[sp + 1]; ++k) pred[inner[k]] += value[k] * w;
+            }
+        } else {
+            for (Eigen::Index sp = 0; sp < n; ++sp) {
+                const double w = bp[sp];
+                if (w == 0.0) continue;
+                const SparseDistribution row = model_->transition(static_cast<std::size_t>(sp), a);
+                for (std::size_t k = 0; k < row.size(); ++k) pred[row.index[k]] += row.probability[k] * w;
+            }
+        }
+        // Evidence Σ_s Obs(o | s, a) predicted(s), with four partial sums (no long add chain).
         const SparseDistribution like = model_->likelihood(a, o);
-        double z = 0.0;
-        for (std::size_t k = 0; k < like.size(); ++k)
-            z += predicted_[static_cast<Eigen::Index>(like.index[k])] * like.probability[k];
-        return z;
+        const std::size_t m = like.size();
+        const sparse_index* idx = like.index.data();
+        const double* pr = like.probability.data();
+        double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
+        std::size_t k = 0;
+        for (; k + 4 <= m; k += 4) {
+            z0 += pred[idx[k]] * pr[k];
+            z1 += pred[idx[k + 1]] * pr[k + 1];
+            z2 += pred[idx[k + 2]] * pr[k + 2];
+            z3 += pred[idx[k + 3]] * pr[k + 3];
+        }
+        for (; k < m; ++k) z0 += pred[idx[k]] * pr[k];
+        return (z0 + z1) + (z2 + z3);
+    }
+
+    [[noreturn]] [[gnu::noinline]] [[gnu::cold]] static void bad_entry(const char* where,
+                                                                      const Eigen::Ref<const Eigen::VectorXd>& b) {
+        for (Eigen::Index sp = 0; sp < b.size(); ++sp)
+            if (!(b[sp] >= 0.0) || !std::isfinite(b[sp]))
+                throw config_error(detail::message("BayesFilter::", where, ": belief entry ", sp, " is ", b[sp],
+                                                   ", not a finite probability >= 0"));
+        throw config_error(detail::message("BayesFilter::", where, ": the belief entries sum to ", b.sum(),
+                                           " (it needs a positive, finite total)"));
+    }
+
+    [[noreturn]] [[gnu::noinline]] [[gnu::cold]] static void bad_mass(const char* where, double mass) {
+        throw config_error(detail::message("BayesFilter::", where, ": the belief has total mass ", mass,
+                                           " (it needs a positive, finite total)"));
     }
 
     [[noreturn]] void zero_likelihood(std::size_t a, std::size_t o, std::size_t step, double z) const {

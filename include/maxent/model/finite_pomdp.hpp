@@ -243,13 +243,18 @@ private:
 
     [[nodiscard]] std::size_t obs_slot(std::size_t a) const noexcept { return obs_.size() == 1 ? 0 : a; }
 
+    // Inline range checks with the message built out of line (they sit on the rollout's hot path).
     void check_state(std::size_t s, const char* where) const {
-        if (s >= num_states())
-            throw config_error(detail::message(where, ": state index ", s, " is outside [0, ", num_states(), ")"));
+        if (s >= num_states()) [[unlikely]]
+            out_of_range(where, "state", s, num_states());
     }
     void check_action(std::size_t a, const char* where) const {
-        if (a >= num_actions())
-            throw config_error(detail::message(where, ": action index ", a, " is outside [0, ", num_actions(), ")"));
+        if (a >= num_actions()) [[unlikely]]
+            out_of_range(where, "action", a, num_actions());
+    }
+    [[noreturn]] [[gnu::noinline]] [[gnu::cold]] static void out_of_range(const char* where, const char* what,
+                                                                         std::size_t i, std::size_t n) {
+        throw config_error(detail::message(where, ": ", what, " index ", i, " is outside [0, ", n, ")"));
     }
 
     template <class RowName, class ColName>

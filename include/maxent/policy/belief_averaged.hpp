@@ -5,7 +5,6 @@
 //     π(· | b) = softmax(θᵀ b)                     (logits averaged by the belief)
 //     ∇_θ log π(a | b) = b (e_a - π(· | b))ᵀ       (an S x A rank-one matrix).
 // The mixture reading of the paper's text, Σ_s b(s) softmax(θ_s), is BeliefMixturePolicy.
-// Only the rows of states with b(s) > 0 are touched by the score.
 #pragma once
 
 #include <cstddef>
@@ -45,14 +44,16 @@ public:
 
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
         check_belief(v);
-        Eigen::VectorXd logits = theta_.transpose() * v.belief;
+        Eigen::VectorXd logits(theta_.cols());
+        for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits[a] = theta_.col(a).dot(v.belief);
         softmax_into(logits, out);
     }
 
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
-        logits_.noalias() = theta_.transpose() * v.belief;
+        check_score_shape(score);
+        compute_logits(v.belief);
         softmax_into(logits_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
         add_score(v.belief, a, score);
@@ -86,14 +87,17 @@ private:
             throw config_error(detail::message("score buffer is ", score.rows(), " x ", score.cols(), ", expected ",
                                                theta_.rows(), " x ", theta_.cols()));
     }
+    /// logits_ <- θᵀ b, one contiguous dot product per action (θ is column-major), which
+    /// for the small A of the paper is faster than a general matrix-vector product.
+    void compute_logits(const Eigen::VectorXd& b) {
+        for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits_[a] = theta_.col(a).dot(b);
+    }
+    /// score += b (e_a - π)ᵀ, one contiguous axpy per action column (the shape is checked by the caller).
     void add_score(const Eigen::VectorXd& b, std::size_t a, Eigen::MatrixXd& score) const {
-        check_score_shape(score);
         const auto ai = static_cast<Eigen::Index>(a);
-        for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
-            const double bs = b[s];
-            if (bs == 0.0) continue;
-            score.row(s) -= bs * probs_.transpose();
-            score(s, ai) += bs;
+        for (Eigen::Index c = 0; c < theta_.cols(); ++c) {
+            const double coefficient = (c == ai ? 1.0 : 0.0) - probs_[c];
+            score.col(c) += coefficient * b;
         }
     }
 

@@ -20,20 +20,26 @@ namespace maxent {
 inline void softmax_into(const Eigen::Ref<const Eigen::VectorXd>& logits, Eigen::VectorXd& out) {
     const Eigen::Index n = logits.size();
     if (out.size() != n) out.resize(n);
-    double m = -std::numeric_limits<double>::infinity();
+    if (n == 0) return;
+    double m = logits[0];
+    bool finite = true;
     for (Eigen::Index i = 0; i < n; ++i) {
         const double x = logits[i];
-        if (!std::isfinite(x))
-            throw config_error(detail::message("softmax: logit ", i, " is ", x,
-                                               " (policy parameters are no longer finite)"));
-        if (x > m) m = x;
+        finite = finite && (x - x == 0.0);  // false for ±inf and NaN
+        m = x > m ? x : m;
+    }
+    if (!finite) {
+        for (Eigen::Index i = 0; i < n; ++i)
+            if (!std::isfinite(logits[i]))
+                throw config_error(detail::message("softmax: logit ", i, " is ", logits[i],
+                                                   " (policy parameters are no longer finite)"));
     }
     double z = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
         out[i] = std::exp(logits[i] - m);
         z += out[i];
     }
-    out /= z;  // z >= 1 because the maximum contributes exp(0)
+    out *= 1.0 / z;  // z >= 1: the maximum contributes exp(0)
 }
 
 }  // namespace maxent
