@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# scripts/figures.sh — regenerates the reproduced figures shown in the README.
+#
+# Builds maxent-paper (Release, in build/, like scripts/main.sh), runs every experiment of
+# the paper at its full settings (16 seeds 0..15, K = 12000, N = 10, alpha = 0.3, rho = 0.02,
+# T = S, batch-mean baseline), one experiment at a time, and writes
+#   docs/figures/<experiment>.png    the learning curves (copied from out-figures/<experiment>/)
+#   docs/figures/results.csv         per curve: the mean true-state entropy (or, for fig2f/fig2h,
+#                                    the regulariser) at the last iteration, its 95% Student-t
+#                                    bounds across seeds and the number of seeds
+#   docs/figures/timings.csv         per experiment: wall time and CPU time (user + system) in
+#                                    seconds, threads, the machine's core count, the commit
+# The raw outputs (runs.csv, summary.csv, config.json) stay in out-figures/ (not committed).
+#
+# Usage: bash scripts/figures.sh [EXPERIMENT...] [-- EXTRA maxent-paper OPTIONS]
+#   no experiment: all of them (about 25 minutes of wall time on 2 idle cores)
+#   e.g. bash scripts/figures.sh fig2a fig2c
+#        bash scripts/figures.sh fig2a -- --seeds 0-3 --iterations 1000   (a quick look;
+#        the PNGs and tables are then NOT the paper's settings: do not commit them)
+# fig2f and fig2h plot runs of fig2e and fig2g: they are run together with them.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+experiments=()
+extra=()
+while [[ $# -gt 0 ]]; do
+    if [[ "$1" == "--" ]]; then
+        shift
+        extra=("$@")
+        break
+    fi
+    experiments+=("$1")
+    shift
+done
+if [[ ${#experiments[@]} -eq 0 ]]; then
+    experiments=(fig2a fig2b fig2c fig2d fig2e fig2g fig3a fig3b fig3c fig3d
+                 fig4a fig4b fig4c fig4d fig4e fig4f fig5a fig5b)
+fi
+
+bash scripts/install-deps.sh --if-missing
+generator="Unix Makefiles"
+if command -v ninja >/dev/null 2>&1; then
+    generator="Ninja"
+fi
+if [[ -f build/CMakeCache.txt ]] && ! grep -qx "CMAKE_GENERATOR:INTERNAL=${generator}" build/CMakeCache.txt; then
+    rm -rf build
+fi
+cmake -S . -B build -G "${generator}" -DCMAKE_BUILD_TYPE=Release \
+    -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_TESTS=OFF -DMAXENT_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build -j "$(nproc 2>/dev/null || echo 2)" --target maxent-paper
+exe="build/examples/maxent-paper"
+
+out="out-figures"
+figs="docs/figures"
+mkdir -p "${out}" "${figs}"
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+cores="$(nproc 2>/dev/null || echo '?')"
+timings="${figs}/timings.csv"
+results="${figs}/results.csv"
+[[ -f "${timings}" ]] || echo "experiment,wall_s,cpu_s,threads,cores,commit" >"${timings}"
+[[ -f "${results}" ]] || echo "experiment,curve,plotted,iteration,mean,ci_low,ci_high,n" >"${results}"
+
+# upsert <file> <key prefix> <new lines...>: drops the lines of the file starting with the
+# key prefix and appends the new ones (so re-running one experiment updates its rows).
+upsert() {
+    local file="$1" key="$2"
+    shift 2
+    local tmp="${file}.tmp"
+    grep -v "^${key}," "${file}" >"${tmp}" || true
+    printf '%s\n' "$@" >>"${tmp}"
+    mv "${tmp}" "${file}"
+}
+
+# CPU seconds (user + system) used so far by this shell's finished children (bash `times`).
+children_cpu() {
+    times | tail -n 1 | awk '{
+        t = 0
+        for (i = 1; i <= 2; ++i) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+        printf "%.3f", t }'
+}
+
+for e in "${experiments[@]}"; do
+    names=("${e}")
+    case "${e}" in
+        fig2e) names=(fig2e fig2f) ;;
+        fig2g) names=(fig2g fig2h) ;;
+        fig2f | fig2h) echo "figures: ${e} is drawn from the runs of $([[ ${e} == fig2f ]] && echo fig2e || echo fig2g); run that" >&2; continue ;;
+    esac
+    echo "=== ${names[*]}"
+    cpu_before="$(children_cpu)"
+    start="${EPOCHREALTIME}"
+    "${exe}" "${names[@]}" --out "${out}" ${extra[@]+"${extra[@]}"}
+    wall="$(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN { printf "%.1f", b - a }')"
+    cpu="$(awk -v a="${cpu_before}" -v b="$(children_cpu)" 'BEGIN { printf "%.1f", b - a }')"
+    threads="$(sed -n 's/.*"threads": *\([0-9]*\).*/\1/p' "${out}/${e}/config.json" | head -n 1)"
+    upsert "${timings}" "${e}" "${e},${wall},${cpu},${threads:-?},${cores},${commit}"
+    echo "    wall ${wall} s, CPU ${cpu} s"
+    for n in "${names[@]}"; do
+        cp "${out}/${n}/curves.png" "${figs}/${n}.png" 2>/dev/null ||
+            echo "figures: no ${out}/${n}/curves.png (is gnuplot installed?)" >&2
+        # The last iteration of every curve in summary.csv (objective,iteration,mean,ci_low,ci_high,n).
+        plotted="true_entropy"
+        [[ ${n} == fig2f || ${n} == fig2h ]] && plotted="belief_entropy_sum"
+        mapfile -t rows < <(awk -F, -v e="${n}" -v p="${plotted}" '
+            NR > 1 { if (!($1 in last) || $2 + 0 >= it[$1]) { it[$1] = $2 + 0; last[$1] = $0 } }
+            END { for (c in last) { split(last[c], f, ","); print e "," f[1] "," p "," f[2] "," f[3] "," f[4] "," f[5] "," f[6] } }' \
+            "${out}/${n}/summary.csv" | sort)
+        upsert "${results}" "${n}" "${rows[@]}"
+    done
+done
+echo "figures: PNGs in ${figs}/, end values in ${results}, times in ${timings}"
