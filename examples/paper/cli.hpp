@@ -4,7 +4,7 @@
 //
 //     maxent-paper [EXPERIMENT...] [--seeds 0-15] [--iterations 12000] [--batch 10]
 //                  [--objectives mse,moe,mbe,reg-mbe] [--rho 0.02] [--noise 0,0.01]
-//                  [--policies O,BA,S] [--estimator batch-mean] [--step constant] [--alpha 0.3]
+//                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--list] [--help] [--version]
 // Flags take their value as the next argument or after '=' (--seeds=0-3). A bad flag or
@@ -214,7 +214,7 @@ std::vector<T> parse_list(std::string_view flag, std::string_view v, std::string
         } else if (flag == "--objectives") {
             s.objectives = detail::parse_list<Objective>(flag, value(), "mse, moe, mbe, reg-mbe", parse_objective);
         } else if (flag == "--policies") {
-            s.policies = detail::parse_list<PolicyClass>(flag, value(), "O, BA, S, BM", parse_policy_class);
+            s.policies = detail::parse_list<PolicyClass>(flag, value(), "O, BA, S, BM, B", parse_policy_class);
         } else if (flag == "--estimator") {
             const std::string_view v = value();
             const auto e = parse_estimator(v);
@@ -252,7 +252,7 @@ std::vector<T> parse_list(std::string_view flag, std::string_view v, std::string
         out += cat("  ", e.name, "  ", e.what, "\n         curves: ", curves, "\n");
     }
     out +=
-        "Note: fig5a/fig5b run the BA curves only; the paper's belief-state class B is not available yet.\n"
+        "fig5a/fig5b compare BA with the belief-state class B (lazy table, one row per distinct belief).\n"
         "fig2f/fig2h plot the regulariser of the runs of fig2e/fig2g (run together, the runs are shared).\n";
     return out;
 }
@@ -286,8 +286,9 @@ std::vector<T> parse_list(std::string_view flag, std::string_view v, std::string
         "                       every belief entry after each update (default 0; fig3: 0,0.01,0.03,0.04 —\n"
         "                       the paper calls these values a variance s^2, the authors' code uses them\n"
         "                       as sigma, and so does maxent-paper). More than one value: one curve each.\n"
-        "  --policies LIST      policy classes O, BA, S (believed state S~), BM (BA mixture form)\n"
-        "                       (default BA; fig4: O,BA,S)\n"
+        "  --policies LIST      policy classes O, BA, S (believed state S~), BM (BA mixture form),\n"
+        "                       B (belief-state table: one row per distinct belief)\n"
+        "                       (default BA; fig4: O,BA,S; fig5: BA,B)\n"
         "  --estimator E        reinforce, batch-mean (default), leave-one-out, optimal\n"
         "  --step S             constant (default) or adam\n"
         "  --alpha X            step size (default 0.3 for constant, 0.05 for adam)\n"

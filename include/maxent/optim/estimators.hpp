@@ -18,6 +18,10 @@
 // N score matrices `s` (all of one shape) and a matrix `out`:
 //   e.estimate(f, s, out)     out <- ĝ (resized to the score shape if needed)
 // Satisfied by the four estimators here. Estimators may keep scratch buffers.
+// Optional: `static constexpr bool entrywise = true;` declares that the estimate at each
+// parameter depends only on the feedbacks and that parameter's N scores, and is 0 where
+// they are all 0 (true of the four here). The trainer requires it for row-sparse policies
+// (policy/row_score.hpp), whose scores it passes restricted to the rows they touch.
 #pragma once
 
 #include <cmath>
@@ -49,6 +53,15 @@ consteval bool require_gradient_estimator() {
     return true;
 }
 
+/// Whether an estimator declares itself entry-wise (see above).
+template <class E>
+inline constexpr bool estimator_is_entrywise = [] {
+    if constexpr (requires { E::entrywise; })
+        return static_cast<bool>(E::entrywise);
+    else
+        return false;
+}();
+
 namespace detail {
 inline void check_batch(std::span<const double> f, std::span<const Eigen::MatrixXd> s, const char* who) {
     if (f.empty()) throw config_error(detail::message(who, ": empty batch (N = 0)"));
@@ -77,6 +90,7 @@ struct Reinforce {
         out /= static_cast<double>(f.size());
     }
     [[nodiscard]] static std::string name() { return "reinforce"; }
+    static constexpr bool entrywise = true;
 };
 
 /// ĝ = (1/N) Σ (F_n - F̄) g_n (the authors' choice; E[ĝ] = (N-1)/N ∇J).
@@ -92,6 +106,7 @@ struct BatchMeanBaseline {
         out /= static_cast<double>(f.size());
     }
     [[nodiscard]] static std::string name() { return "batch-mean"; }
+    static constexpr bool entrywise = true;
 };
 
 /// ĝ = (1/N) Σ (F_n - F̄_{-n}) g_n (unbiased).
@@ -110,6 +125,7 @@ struct LeaveOneOutBaseline {
         out /= N;
     }
     [[nodiscard]] static std::string name() { return "leave-one-out"; }
+    static constexpr bool entrywise = true;
 };
 
 /// Per-parameter variance-minimising baseline, leave-one-out (unbiased).
@@ -145,6 +161,7 @@ public:
         out /= static_cast<double>(f.size());
     }
     [[nodiscard]] static std::string name() { return "optimal"; }
+    static constexpr bool entrywise = true;
 
 private:
     Eigen::MatrixXd sum_sq_;

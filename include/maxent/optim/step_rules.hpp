@@ -8,10 +8,23 @@
 //   r.apply(theta, g)   ascent step on theta (maximisation)
 //   r.reset()           forget any state (moments), e.g. before a new run
 // Satisfied by ConstantStep and Adam.
+//
+// Row-sparse steps (for RowSparsePolicy, policy/row_score.hpp). Optional expression, for
+// `std::span<const Eigen::Index> rows` and a compact gradient `c` whose row i is the
+// gradient of parameter row rows[i] (every other row's gradient is zero):
+//   r.apply_rows(theta, rows, c)   the same step as r.apply(theta, dense gradient), in
+//                                  O(rows.size()) (ConstantStep has it)
+// `apply_step_rows(r, theta, rows, c, scratch)` uses it when present; otherwise it
+// scatters c into a dense gradient (`scratch`) and calls r.apply: rules with
+// per-parameter state (Adam's moments decay at every parameter) must see every parameter,
+// which costs O(parameters) per step by definition. Parameters may grow between steps
+// (new rows appended): Adam pads its moments with zeros for the new rows.
 #pragma once
 
 #include <cmath>
 #include <concepts>
+#include <cstddef>
+#include <span>
 #include <string>
 
 #include <Eigen/Core>
@@ -45,6 +58,16 @@ inline void check_step_shapes(const Eigen::MatrixXd& theta, const Eigen::MatrixX
         throw config_error(detail::message(who, ": gradient is ", g.rows(), " x ", g.cols(), ", parameters are ",
                                            theta.rows(), " x ", theta.cols()));
 }
+inline void check_step_rows(const Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows,
+                            const Eigen::MatrixXd& c, const char* who) {
+    if (c.cols() != theta.cols() || static_cast<std::size_t>(c.rows()) < rows.size())
+        throw config_error(detail::message(who, ": compact gradient is ", c.rows(), " x ", c.cols(), " for ",
+                                           rows.size(), " rows of parameters ", theta.rows(), " x ", theta.cols()));
+    for (const Eigen::Index r : rows)
+        if (r < 0 || r >= theta.rows())
+            throw config_error(detail::message(who, ": gradient row ", r, " is outside the parameters' ",
+                                               theta.rows(), " rows"));
+}
 }  // namespace detail
 
 /// θ += α g.
@@ -57,6 +80,12 @@ public:
     void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) const {
         detail::check_step_shapes(theta, g, "ConstantStep");
         theta.noalias() += alpha_ * g;
+    }
+    /// θ.row(rows[i]) += α c.row(i) for i < rows.size() (rows of c beyond are ignored).
+    void apply_rows(Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) const {
+        detail::check_step_rows(theta, rows, c, "ConstantStep");
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            theta.row(rows[i]).noalias() += alpha_ * c.row(static_cast<Eigen::Index>(i));
     }
     void reset() noexcept {}
     [[nodiscard]] double alpha() const noexcept { return alpha_; }
@@ -82,7 +111,15 @@ public:
     }
     void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
         detail::check_step_shapes(theta, g, "Adam");
-        if (m_.rows() != g.rows() || m_.cols() != g.cols()) {
+        if (m_.cols() == g.cols() && m_.rows() > 0 && m_.rows() < g.rows()) {
+            // The parameters grew (new rows, e.g. a tabular policy's new beliefs): the new
+            // rows start with zero moments; the step count is kept.
+            const Eigen::Index old_rows = m_.rows();
+            m_.conservativeResize(g.rows(), Eigen::NoChange);
+            v_.conservativeResize(g.rows(), Eigen::NoChange);
+            m_.bottomRows(g.rows() - old_rows).setZero();
+            v_.bottomRows(g.rows() - old_rows).setZero();
+        } else if (m_.rows() != g.rows() || m_.cols() != g.cols()) {
             m_ = Eigen::MatrixXd::Zero(g.rows(), g.cols());
             v_ = Eigen::MatrixXd::Zero(g.rows(), g.cols());
             t_ = 0;
@@ -107,5 +144,21 @@ private:
     Eigen::MatrixXd m_, v_;
     long t_ = 0;
 };
+
+/// A row-sparse step (see the header comment): r.apply_rows when the rule has it, else the
+/// dense step with `scratch` (resized to θ's shape) holding the scattered gradient.
+template <class R>
+void apply_step_rows(R& r, Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c,
+                     Eigen::MatrixXd& scratch) {
+    if constexpr (requires { r.apply_rows(theta, rows, c); }) {
+        r.apply_rows(theta, rows, c);
+    } else {
+        detail::check_step_rows(theta, rows, c, "apply_step_rows");
+        if (scratch.rows() != theta.rows() || scratch.cols() != theta.cols()) scratch.resize(theta.rows(), theta.cols());
+        scratch.setZero();
+        for (std::size_t i = 0; i < rows.size(); ++i) scratch.row(rows[i]) = c.row(static_cast<Eigen::Index>(i));
+        r.apply(theta, scratch);
+    }
+}
 
 }  // namespace maxent

@@ -11,6 +11,17 @@
 // the batch means of the true-state entropy H(d(τ_S)) (what the paper's figures plot), of
 // the feedback and of Σ_t H(b_t), and the norm of the gradient estimate. A callback that
 // returns `false` stops training early. After the first iteration nothing is allocated.
+//
+// Row-sparse policies (RowSparsePolicy, policy/row_score.hpp: e.g. the tabular belief-state
+// policy with one row per belief) take a second path, chosen at compile time: each
+// trajectory's score is a RowScore over the rows it touched, the N scores are combined on
+// the union of their rows (optim/row_sparse_batch.hpp; the estimator must be entry-wise)
+// and the step is applied to those rows (apply_step_rows), so an iteration costs
+// O(N · K · A) plus the policy's own work, independent of the number of rows of θ (except
+// with step rules that must see every parameter, like Adam). θ may grow during an
+// iteration; nothing parameter-shaped is kept by the trainer on this path. last_gradient()
+// is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
+// Every other policy takes the dense path, unchanged.
 #pragma once
 
 #include <cmath>
@@ -32,8 +43,10 @@
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/rollout.hpp"
+#include "maxent/optim/row_sparse_batch.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/row_score.hpp"
 
 namespace maxent {
 
@@ -73,6 +86,12 @@ class Trainer {
     static_assert(require_feedback<F>());
     static_assert(require_gradient_estimator<E>());
     static_assert(require_step_rule<R>());
+    static constexpr bool row_sparse = RowSparsePolicy<P>;
+    static_assert(!row_sparse || estimator_is_entrywise<E>,
+                  "maxent::Trainer: the policy is row-sparse (it has sample_rows), so the gradient estimator is "
+                  "called on the rows the batch touched only; the estimator must declare "
+                  "`static constexpr bool entrywise = true;` (its estimate at a parameter depends only on that "
+                  "parameter's scores and is 0 where they are all 0)");
 
 public:
     /// Validates everything before any work: the config, and that the policy fits the model.
@@ -88,9 +107,19 @@ public:
         config_.validate();
         policy_.check_dimensions({model.num_states(), model.num_actions(), model.num_observations()});
         const Eigen::MatrixXd& theta = policy_.parameters();
-        scores_.assign(config_.batch, Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
+        if constexpr (row_sparse) {
+            // Dense scores stay 0 x 0 (the Sampler's setZero is then free); see the header.
+            const std::size_t height =
+                config_.batch * Trajectory::actions_for(config_.counting, model.horizon());
+            scores_.assign(config_.batch, Eigen::MatrixXd());
+            row_scores_.assign(config_.batch, RowScore(static_cast<std::size_t>(theta.cols())));
+            batch_ = RowSparseBatch(config_.batch, height, static_cast<std::size_t>(theta.cols()));
+            gradient_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(height), theta.cols());
+        } else {
+            scores_.assign(config_.batch, Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
+            gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+        }
         feedbacks_.assign(config_.batch, 0.0);
-        gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
         counter_.resize(model.num_states());
     }
 
@@ -127,7 +156,7 @@ public:
         out.iteration = k;
         for (std::size_t n = 0; n < config_.batch; ++n) {
             DefaultRng g = stream(config_.seed, k, n);
-            const Trajectory& t = sampler_.run(policy_, g, scores_[n]);
+            const Trajectory& t = run_one(n, g);
             feedbacks_[n] = feedback_(t, g);
             if (!std::isfinite(feedbacks_[n]))
                 throw config_error(detail::message("feedback of trajectory ", n, " at iteration ", k, " is ",
@@ -140,10 +169,17 @@ public:
         out.true_entropy /= N;
         out.feedback /= N;
         out.belief_entropy_sum /= N;
-        estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
-                            gradient_);
-        out.gradient_norm = gradient_.norm();
-        step_.apply(policy_.parameters(), gradient_);
+        if constexpr (row_sparse) {
+            batch_.gather(std::span<const RowScore>(row_scores_));
+            estimator_.estimate(std::span<const double>(feedbacks_), batch_.compact(), gradient_);
+            out.gradient_norm = gradient_.norm();
+            apply_step_rows(step_, policy_.parameters(), batch_.rows(), gradient_, dense_scratch_);
+        } else {
+            estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
+                                gradient_);
+            out.gradient_norm = gradient_.norm();
+            step_.apply(policy_.parameters(), gradient_);
+        }
         return out;
     }
 
@@ -151,9 +187,23 @@ public:
     [[nodiscard]] P& policy() noexcept { return policy_; }
     [[nodiscard]] const TrainerConfig& config() const noexcept { return config_; }
     [[nodiscard]] std::size_t iterations_done() const noexcept { return next_iteration_; }
+    /// The last gradient estimate: parameter-shaped (dense path), or compact (row-sparse
+    /// path: row i is parameter row last_gradient_rows()[i]; rows beyond are zero).
     [[nodiscard]] const Eigen::MatrixXd& last_gradient() const noexcept { return gradient_; }
+    /// Row-sparse path: the parameter rows of last_gradient(); dense path: empty.
+    [[nodiscard]] std::span<const Eigen::Index> last_gradient_rows() const noexcept { return batch_.rows(); }
 
 private:
+    template <class G>
+    const Trajectory& run_one(std::size_t n, G& g) {
+        if constexpr (row_sparse) {
+            RowScoringView<P> view(policy_, row_scores_[n]);
+            return sampler_.run(view, g, scores_[n]);
+        } else {
+            return sampler_.run(policy_, g, scores_[n]);
+        }
+    }
+
     static RolloutOptions make_options(const F& feedback, const TrainerConfig& config) {
         RolloutOptions o;
         o.counting = config.counting;
@@ -172,6 +222,9 @@ private:
     std::vector<Eigen::MatrixXd> scores_;
     std::vector<double> feedbacks_;
     Eigen::MatrixXd gradient_;
+    std::vector<RowScore> row_scores_;  // row-sparse path only
+    RowSparseBatch batch_;              // row-sparse path only
+    Eigen::MatrixXd dense_scratch_;     // row-sparse path with a dense-only step rule (Adam)
     EmpiricalCounter counter_;
     std::size_t next_iteration_ = 0;
 };

@@ -13,3 +13,4 @@
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/observation_policy.hpp"
 #include "maxent/policy/softmax.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
