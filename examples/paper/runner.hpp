@@ -19,16 +19,24 @@
 // wrappers that satisfy the library's Feedback, GradientEstimator and StepRule concepts
 // (they are called once per trajectory or iteration, so dispatch costs nothing measurable);
 // the policy class, called at every step, is a template parameter.
+//
+// The belief-state class B (TabularBeliefPolicy) is row-sparse: the trainer combines the
+// scores on the rows a batch touched only (the wrappers below declare `entrywise` and
+// `apply_rows` for that), and each run records the size of its table (rows, bytes), which
+// run_experiment reports on stderr and output.hpp writes to config.json.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -37,6 +45,7 @@
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/noisy_belief.hpp"
+#include "maxent/core/concepts.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -45,6 +54,7 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/policies.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
 
 #include "experiments.hpp"
 
@@ -91,6 +101,10 @@ public:
     void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, Eigen::MatrixXd& out) {
         std::visit([&](auto& e) { e.estimate(f, s, out); }, e_);
     }
+    /// All four alternatives are entry-wise (optim/estimators.hpp).
+    static constexpr bool entrywise = estimator_is_entrywise<Reinforce> && estimator_is_entrywise<BatchMeanBaseline> &&
+                                      estimator_is_entrywise<LeaveOneOutBaseline> &&
+                                      estimator_is_entrywise<OptimalBaseline>;
 
 private:
     std::variant<Reinforce, BatchMeanBaseline, LeaveOneOutBaseline, OptimalBaseline> e_;
@@ -103,6 +117,10 @@ public:
     void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
         std::visit([&](auto& r) { r.apply(theta, g); }, r_);
     }
+    /// Row-sparse step (optim/step_rules.hpp): ConstantStep's own, Adam's through a dense scratch.
+    void apply_rows(Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) {
+        std::visit([&](auto& r) { apply_step_rows(r, theta, rows, c, scratch_); }, r_);
+    }
     void reset() {
         std::visit([](auto& r) { r.reset(); }, r_);
     }
@@ -113,6 +131,7 @@ private:
         return ConstantStep(alpha);
     }
     std::variant<ConstantStep, Adam> r_;
+    Eigen::MatrixXd scratch_;
 };
 
 static_assert(require_feedback<AnyFeedback>());
@@ -135,6 +154,8 @@ struct SeedRun {
     std::uint64_t seed = 0;
     std::vector<IterationRecord> records;  ///< one per iteration run
     bool complete = false;                 ///< all K iterations ran (not interrupted)
+    std::size_t table_rows = 0;            ///< class B: distinct beliefs with a row at the end (else 0)
+    std::size_t table_bytes = 0;           ///< class B: bytes of its table (θ capacity + belief index)
 };
 
 /// The runs of one curve, in the order of Settings::seeds.
@@ -171,6 +192,31 @@ struct ProgressCounters {
     std::atomic<std::uint64_t> iterations{0};          ///< iterations trained so far
     std::vector<std::atomic<std::size_t>> runs_done;   ///< per curve, runs finished (or cached)
 };
+
+/// Table sizes of a class-B curve over its complete runs.
+struct TableStats {
+    std::size_t runs = 0;
+    double mean_rows = 0.0;
+    std::size_t max_rows = 0;
+    double mean_bytes = 0.0;
+    std::size_t max_bytes = 0;
+};
+[[nodiscard]] inline TableStats table_stats(const CurveRuns& c) {
+    TableStats t;
+    for (const SeedRun& r : c.runs) {
+        if (!r.complete) continue;
+        ++t.runs;
+        t.mean_rows += static_cast<double>(r.table_rows);
+        t.mean_bytes += static_cast<double>(r.table_bytes);
+        t.max_rows = std::max(t.max_rows, r.table_rows);
+        t.max_bytes = std::max(t.max_bytes, r.table_bytes);
+    }
+    if (t.runs > 0) {
+        t.mean_rows /= static_cast<double>(t.runs);
+        t.mean_bytes /= static_cast<double>(t.runs);
+    }
+    return t;
+}
 
 /// Complete runs keyed by everything that determines them, shared between experiments.
 class RunCache {
@@ -210,18 +256,18 @@ private:
 
 namespace detail {
 
-template <class P>
-SeedRun train_seed(const GridPomdp& model, std::size_t policy_rows, const Curve& c, const Settings& s,
+template <class P, class M>
+SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, const Settings& s,
                    std::uint64_t seed, const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    using Updater = NoisyBelief<BayesFilter<GridPomdp>>;
+    using Updater = NoisyBelief<BayesFilter<M>>;
     TrainerConfig config;
     config.iterations = s.iterations;
     config.batch = s.batch;
     config.seed = seed;
     config.counting = s.counting;
     config.track_belief_entropy = true;
-    Trainer<GridPomdp, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
-        model, Updater(BayesFilter<GridPomdp>(model), c.noise), P(policy_rows, model.num_actions()),
+    Trainer<M, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
+        model, Updater(BayesFilter<M>(model), c.noise), P(policy_rows, model.num_actions()),
         AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator), AnyStep(s.step, s.effective_alpha()), config);
     SeedRun run;
     run.seed = seed;
@@ -233,16 +279,25 @@ SeedRun train_seed(const GridPomdp& model, std::size_t policy_rows, const Curve&
         if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
     }
     run.complete = true;
+    if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
+        const TableMemory mem = trainer.policy().memory();
+        run.table_rows = mem.rows;
+        run.table_bytes = mem.bytes();
+    }
     return run;
 }
 
 }  // namespace detail
 
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
-/// adds one to `iterations` (may be null) after every iteration.
-[[nodiscard]] inline SeedRun run_curve_seed(const GridPomdp& model, const Curve& c, const Settings& s,
-                                            std::uint64_t seed, const std::atomic<bool>* stop = nullptr,
-                                            std::atomic<std::uint64_t>* iterations = nullptr) {
+/// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of
+/// the paper or any other tabular POMDP with its horizon set (maxent-explore trains on a
+/// model file's FinitePomdp<std::string, std::string, std::string>).
+template <class M>
+[[nodiscard]] SeedRun run_curve_seed(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
+                                     const std::atomic<bool>* stop = nullptr,
+                                     std::atomic<std::uint64_t>* iterations = nullptr) {
+    static_assert(require_tabular_pomdp<M>());
     switch (c.policy) {
         case PolicyClass::observation:
             return detail::train_seed<ObservationPolicy>(model, model.num_observations(), c, s, seed, stop,
@@ -253,6 +308,8 @@ SeedRun train_seed(const GridPomdp& model, std::size_t policy_rows, const Curve&
             return detail::train_seed<BelievedStatePolicy>(model, model.num_states(), c, s, seed, stop, iterations);
         case PolicyClass::belief_mixture:
             return detail::train_seed<BeliefMixturePolicy>(model, model.num_states(), c, s, seed, stop, iterations);
+        case PolicyClass::belief_state:
+            return detail::train_seed<TabularBeliefPolicy>(model, model.num_states(), c, s, seed, stop, iterations);
     }
     throw config_error("run_curve_seed: unknown policy class");
 }
@@ -320,6 +377,16 @@ SeedRun train_seed(const GridPomdp& model, std::size_t policy_rows, const Curve&
     for (const CurveRuns& c : result.curves)
         for (const SeedRun& r : c.runs)
             if (!r.complete) result.interrupted = true;
+    for (const CurveRuns& c : result.curves)
+        if (c.curve.policy == PolicyClass::belief_state) {
+            const TableStats t = table_stats(c);
+            if (t.runs > 0)
+                std::fprintf(stderr,
+                             "%s: %s: class B table per run: %.0f rows on average (max %zu), max %.2f MiB "
+                             "(%zu runs)\n",
+                             e.name.c_str(), c.curve.label.c_str(), t.mean_rows, t.max_rows,
+                             static_cast<double>(t.max_bytes) / (1024.0 * 1024.0), t.runs);
+        }
     return result;
 }
 

@@ -1,0 +1,350 @@
+// examples/explore/explore.hpp — maxent-explore's work on a model file: Algorithm 1 for every
+// (objective, policy class, seed), the uniformly random policy as the baseline, the printed
+// table and the output files.
+//
+// Paper, Algorithm 1 (Section 4) run on a model read by model/pomdp_file.hpp, with the
+// true-state entropy H(d(τ_S)) of Section 2.1 as the measure of exploration (what the
+// paper's figures plot). Training reuses maxent-paper's runner (paper/runner.hpp:
+// run_curve_seed, one job per (curve, seed) through run_parallel, so results do not depend
+// on the thread count) and its files (paper/output.hpp: runs.csv, summary.csv with 95%
+// Student-t bands, curves.gp / curves.png); config.json is this program's own (it describes
+// a model file instead of a grid world).
+//
+// The two numbers compared, per seed, then as mean and 95% Student-t interval over the seeds
+// (paper/stats.hpp, n - 1 degrees of freedom; one seed: the interval is the mean):
+//   learned  the mean of the batch means of the last final_window(K) = max(1, ceil(K / 10))
+//            iterations (each batch mean is over N episodes);
+//   uniform  the mean of H(d(τ_S)) over M episodes of the uniformly random policy
+//            π(a | i) = 1 / A (what every softmax class is at θ = 0), M = final_window(K) · N
+//            by default, drawn from the streams (derive_seed(seed, uniform_stream_run), 0, n),
+//            disjoint from the training's streams (seed, k, n). It does not depend on the
+//            objective or the policy class, so it is computed once per seed.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/model/pomdp_file.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/parallel.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/policy/concepts.hpp"
+
+#include "../paper/experiments.hpp"
+#include "../paper/output.hpp"
+#include "../paper/runner.hpp"
+#include "../paper/stats.hpp"
+#include "cli.hpp"
+
+namespace maxent::explore {
+
+using Model = PomdpFile::Model;
+
+// ---------------------------------------------------------------------------------------
+// The model
+// ---------------------------------------------------------------------------------------
+
+/// A model file as read, with the name its outputs are filed under.
+struct LoadedModel {
+    std::filesystem::path path;
+    std::string name;  ///< the file name without its last extension ("tiger.95")
+    PomdpFile file;
+};
+
+/// Reads `path` with horizon T (0 = S) and the empty-row policy. Throws parse_error.
+[[nodiscard]] inline LoadedModel load_model(const std::filesystem::path& path, std::size_t horizon,
+                                            EmptyRows empty_rows) {
+    ReadOptions o;
+    o.horizon = horizon;
+    o.empty_transition_rows = empty_rows;
+    LoadedModel m{path, path.stem().string(), read_pomdp_file(path, o)};
+    if (m.name.empty()) m.name = "model";
+    return m;
+}
+
+/// "S = 2 states, A = 3 actions, O = 2 observations, T = 2".
+[[nodiscard]] inline std::string describe(const Model& m) {
+    using paper::cat;
+    return cat("S = ", std::to_string(m.num_states()), " states, A = ", std::to_string(m.num_actions()),
+               " actions, O = ", std::to_string(m.num_observations()), " observations, T = ",
+               std::to_string(m.horizon()));
+}
+
+// ---------------------------------------------------------------------------------------
+// The uniformly random policy and its true-state entropy
+// ---------------------------------------------------------------------------------------
+
+/// π(a | i) = 1 / A for every information i. A Policy (policy/concepts.hpp) without
+/// parameters: it adds nothing to the score and never reads the belief.
+class UniformPolicy {
+public:
+    static constexpr bool needs_belief = false;
+
+    explicit UniformPolicy(std::size_t num_actions) : actions_(num_actions) {
+        if (num_actions == 0) throw config_error("UniformPolicy: needs at least one action, got 0");
+    }
+    [[nodiscard]] std::size_t num_actions() const noexcept { return actions_; }
+    void probabilities(const AgentView&, Eigen::VectorXd& out) const {
+        out.setConstant(static_cast<Eigen::Index>(actions_), 1.0 / static_cast<double>(actions_));
+    }
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample(const AgentView&, G& g, Eigen::MatrixXd&) {
+        return static_cast<std::size_t>(uniform_index(g, actions_));
+    }
+    void check_dimensions(const ModelDimensions& d) const {
+        if (d.actions != actions_)
+            throw config_error(maxent::detail::message("UniformPolicy: built for ", actions_,
+                                                       " actions but the model has ", d.actions));
+    }
+
+private:
+    std::size_t actions_;
+};
+static_assert(require_policy<UniformPolicy>());
+
+/// The `run` of the uniform baseline's streams (see the header comment).
+inline constexpr std::uint64_t uniform_stream_run = 0x756e69666f726dULL;  // "uniform"
+
+/// Mean H(d(τ_S)) of `episodes` episodes of the uniform policy for seed `seed`.
+[[nodiscard]] inline double uniform_entropy(const Model& m, StateCounting counting, std::uint64_t seed,
+                                            std::size_t episodes) {
+    RolloutOptions options;
+    options.counting = counting;
+    Sampler<Model, BayesFilter<Model>> sampler(m, BayesFilter<Model>(m), options);
+    UniformPolicy policy(m.num_actions());
+    Eigen::MatrixXd score;  // the uniform policy has no parameters: stays 0 x 0
+    EmpiricalCounter counter(m.num_states());
+    const std::uint64_t base = derive_seed(seed, uniform_stream_run);
+    double sum = 0.0;
+    for (std::size_t n = 0; n < episodes; ++n) {
+        DefaultRng g = stream(base, 0, n);
+        sum += true_state_entropy(sampler.run(policy, g, score), counter);
+    }
+    return sum / static_cast<double>(episodes);
+}
+
+// ---------------------------------------------------------------------------------------
+// Training and results
+// ---------------------------------------------------------------------------------------
+
+/// The curves: one per (objective, policy class), labelled as maxent-paper labels them
+/// ("mse" for BA alone, "mse/S" when another class or several are run).
+[[nodiscard]] inline std::vector<paper::Curve> make_curves(const paper::Settings& s) {
+    const paper::Experiment defaults{};  // no forced labels, no noise; s overrides the lists
+    return paper::make_curves(defaults, s);
+}
+
+struct Result {
+    paper::ExperimentResult runs;  ///< runs.experiment is null (there is no paper experiment)
+    std::size_t window = 1;        ///< final_window(K)
+    std::vector<paper::ConfidenceInterval> learned;  ///< per curve, over the seeds
+    std::vector<double> uniform_per_seed;            ///< in the order of the seeds
+    paper::ConfidenceInterval uniform;
+    std::size_t uniform_episodes = 0;  ///< per seed
+    double uniform_seconds = 0.0;
+};
+
+/// Trains every curve on every seed and estimates the uniform baseline. `progress` may be null.
+[[nodiscard]] inline Result run(const Model& m, const paper::Settings& s, std::size_t uniform_episodes,
+                                std::size_t threads, paper::ProgressCounters* progress = nullptr) {
+    Result out;
+    paper::ExperimentResult& r = out.runs;
+    r.settings = s;
+    const std::vector<paper::Curve> curves = make_curves(s);
+    const std::size_t seeds = s.seeds.size();
+    r.curves.resize(curves.size());
+    for (std::size_t c = 0; c < curves.size(); ++c) r.curves[c].curve = curves[c];
+
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<paper::SeedRun> fresh = run_parallel(curves.size() * seeds, threads, [&](std::size_t j) {
+        const std::size_t c = j / seeds;
+        paper::SeedRun run = paper::run_curve_seed(m, curves[c], s, s.seeds[j % seeds], nullptr,
+                                                   progress ? &progress->iterations : nullptr);
+        if (progress) progress->runs_done[c].fetch_add(1);
+        return run;
+    });
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t j = 0; j < fresh.size(); ++j) {
+        r.iterations_run += fresh[j].records.size();
+        r.curves[j / seeds].runs.push_back(std::move(fresh[j]));
+    }
+
+    out.window = final_window(s.iterations);
+    std::vector<double> values;
+    for (const paper::CurveRuns& c : r.curves) {
+        values.clear();
+        for (const paper::SeedRun& run : c.runs) {
+            double sum = 0.0;
+            for (std::size_t k = run.records.size() - out.window; k < run.records.size(); ++k)
+                sum += run.records[k].true_entropy;
+            values.push_back(sum / static_cast<double>(out.window));
+        }
+        out.learned.push_back(paper::mean_confidence_interval(values, 0.95));
+    }
+
+    out.uniform_episodes = uniform_episodes;
+    const auto ustart = std::chrono::steady_clock::now();
+    out.uniform_per_seed = run_parallel(seeds, threads, [&](std::size_t i) {
+        return uniform_entropy(m, s.counting, s.seeds[i], uniform_episodes);
+    });
+    out.uniform_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ustart).count();
+    out.uniform = paper::mean_confidence_interval(out.uniform_per_seed, 0.95);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The printed table
+// ---------------------------------------------------------------------------------------
+
+/// The table of learned vs uniform vs log S (see the header comment for what is averaged).
+[[nodiscard]] inline std::string table(const Model& m, const Result& x) {
+    using paper::cat;
+    const std::size_t seeds = x.runs.settings.seeds.size();
+    const std::size_t S = m.num_states();
+    const double logS = std::log(static_cast<double>(S));
+    char buf[256];
+    std::string t = cat("True-state entropy H(d(tau_S)) in nats: mean and 95% Student-t interval over ",
+                        std::to_string(seeds), seeds == 1 ? " seed (one seed: no interval)\n" : " seeds\n");
+    std::snprintf(buf, sizeof buf, "  %-22s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ log S");
+    t += buf;
+    auto row = [&](const std::string& name, const paper::ConfidenceInterval& ci) {
+        char interval[64];
+        std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", ci.low, ci.high);
+        std::snprintf(buf, sizeof buf, "  %-22s %8.4f   %-20s %7.1f%%\n", name.c_str(), ci.mean, interval,
+                      logS > 0.0 ? 100.0 * ci.mean / logS : 0.0);
+        t += buf;
+    };
+    row("uniform random", x.uniform);
+    for (std::size_t c = 0; c < x.runs.curves.size(); ++c)
+        row(cat(x.runs.curves[c].curve.label, " (learned)"), x.learned[c]);
+    std::snprintf(buf, sizeof buf, "  %-22s %8.4f\n", cat("log S = log ", std::to_string(S)).c_str(), logS);
+    t += buf;
+    const std::size_t N = x.runs.settings.batch;
+    t += cat("learned = per seed, the mean of the batch means of the last ", std::to_string(x.window),
+             x.window == 1 ? " iteration (" : " iterations (", std::to_string(x.window * N), " episodes);\n",
+             "uniform = per seed, the mean over ", std::to_string(x.uniform_episodes),
+             " episodes of the uniformly random policy pi(a | i) = 1/A.\n");
+    if (m.horizon() < S)
+        t += cat("note: T = ", std::to_string(m.horizon()), " < S, so at most log T = ",
+                 paper::format_number(std::log(static_cast<double>(m.horizon()))), " is reachable\n");
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------------------
+
+/// config.json: the model, every setting, the seeds, the curves with their final values and
+/// the uniform baseline.
+[[nodiscard]] inline std::string config_json(const LoadedModel& lm, const Result& x, const paper::RunInfo& info,
+                                             EmptyRows empty_rows) {
+    using paper::cat;
+    const Model& m = lm.file.model;
+    const paper::Settings& s = x.runs.settings;
+    auto num = [](double v) { return paper::format_number(v); };
+    auto str = [](std::string_view v) { return paper::json_string(v); };
+    auto ci = [&](const paper::ConfidenceInterval& c) {
+        return cat("\"mean\": ", num(c.mean), ", \"ci_low\": ", num(c.low), ", \"ci_high\": ", num(c.high),
+                   ", \"n\": ", std::to_string(c.n));
+    };
+    std::string j = "{\n";
+    auto field = [&](std::string_view name, const std::string& value, bool last = false) {
+        j += cat("  ", str(name), ": ", value, last ? "\n" : ",\n");
+    };
+    field("program", str("maxent-explore"));
+    field("maxent_version", str(info.version));
+    std::string model = cat("{\"file\": ", str(lm.path.string()), ", \"name\": ", str(lm.name));
+    model += cat(", \"states\": ", std::to_string(m.num_states()), ", \"actions\": ", std::to_string(m.num_actions()),
+                 ", \"observations\": ", std::to_string(m.num_observations()));
+    model += cat(", \"horizon\": ", std::to_string(m.horizon()), ", \"start\": \"the file's start (uniform if absent)\"");
+    model += cat(", \"discount_ignored\": ", lm.file.discount ? num(*lm.file.discount) : std::string("null"));
+    model += cat(", \"empty_rows\": ", str(empty_rows == EmptyRows::self_loop ? "self-loop" : "error"),
+                 ", \"absorbing_rows_added\": ", std::to_string(lm.file.absorbing_rows.size()));
+    model += ", \"initial_belief\": \"uniform\"}";
+    field("model", model);
+    std::string curves = "[";
+    for (std::size_t i = 0; i < x.runs.curves.size(); ++i) {
+        const paper::Curve& c = x.runs.curves[i].curve;
+        curves += cat(i ? ", " : "", "{\"label\": ", str(c.label), ", \"objective\": ", str(paper::name_of(c.objective)),
+                      ", \"policy_class\": ", str(paper::name_of(c.policy)), ", \"complete_runs\": ",
+                      std::to_string(x.runs.curves[i].complete_runs()), ", \"final_true_entropy\": {", ci(x.learned[i]),
+                      "}");
+        if (c.policy == paper::PolicyClass::belief_state) {  // the lazy table's size per run, as maxent-paper
+            const paper::TableStats t = paper::table_stats(x.runs.curves[i]);
+            curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",
+                          std::to_string(t.max_rows), ", \"table_bytes_mean\": ", num(t.mean_bytes),
+                          ", \"table_bytes_max\": ", std::to_string(t.max_bytes));
+        }
+        curves += "}";
+    }
+    field("curves", cat(curves, "]"));
+    field("final_window_iterations", std::to_string(x.window));
+    field("uniform_policy", cat("{\"episodes_per_seed\": ", std::to_string(x.uniform_episodes),
+                                ", \"true_entropy\": {", ci(x.uniform), "}}"));
+    field("log_S", num(std::log(static_cast<double>(m.num_states()))));
+    std::string seeds = "[";
+    for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
+    field("seeds", cat(seeds, "]"));
+    field("iterations", std::to_string(s.iterations));
+    field("batch", std::to_string(s.batch));
+    field("alpha", num(s.effective_alpha()));
+    field("step", str(paper::name_of(s.step)));
+    field("estimator", str(paper::name_of(s.estimator)));
+    field("rho", num(s.rho));
+    field("counting", str(paper::name_of(s.counting)));
+    field("horizon", std::to_string(m.horizon()));
+    field("initial_parameters", str("zero"));
+    field("plotted", str("true_entropy"));
+    field("confidence", str("95% Student t across seeds, n - 1 degrees of freedom; n = 1: bounds = mean"));
+    field("threads", std::to_string(info.threads));
+    field("command_line", str(info.command_line), true);
+    return j + "}\n";
+}
+
+/// Writes OUT/<model name>/: config.json, runs.csv, summary.csv, curves.gp and (gnuplot)
+/// curves.png, each atomically.
+inline paper::WrittenFiles write_outputs(const std::filesystem::path& out, const LoadedModel& lm, const Result& x,
+                                         const paper::RunInfo& info, EmptyRows empty_rows, bool plot) {
+    using paper::cat;
+    paper::WrittenFiles w;
+    w.dir = out / lm.name;
+    std::error_code ec;
+    std::filesystem::create_directories(w.dir, ec);
+    if (ec) throw paper::output_error(cat("cannot create directory ", w.dir.string(), ": ", ec.message()));
+    const std::vector<paper::CurveSummary> summary = paper::summarize(x.runs, paper::Plotted::true_entropy);
+    paper::write_file_atomically(w.dir / "runs.csv", [&](std::FILE* f) { paper::write_runs_csv(f, x.runs); });
+    paper::write_file_atomically(w.dir / "summary.csv", [&](std::FILE* f) { paper::write_summary_csv(f, summary); });
+    paper::write_string_atomically(w.dir / "config.json", config_json(lm, x, info, empty_rows));
+
+    const Model& m = lm.file.model;
+    paper::PlotSpec p;
+    p.generator = cat("maxent-explore: ", lm.name);
+    p.subject = cat(lm.name, ": ", describe(m));
+    p.states = m.num_states();
+    p.horizon = m.horizon();
+    p.plotted = paper::Plotted::true_entropy;
+    char title[96];
+    std::snprintf(title, sizeof title, "uniform random policy = %.3f", x.uniform.mean);
+    p.extra_lines.push_back({x.uniform.mean, title});
+    w.plot = paper::write_plot_script(w.dir, paper::gnuplot_script(p, x.runs, summary), plot);
+    w.wrote = true;
+    return w;
+}
+
+}  // namespace maxent::explore

@@ -1,0 +1,125 @@
+# examples/explore/smoke_test.cmake — end-to-end test of maxent-explore (cmake -P).
+# Trains on tiger (3 seeds, 20 iterations, the default objectives mse and mbe) and checks the
+# files, their headers and row counts and the printed table; then that bad flags exit with
+# status 2 naming the flag's value and write nothing, and that mini-hall2 (a state without
+# T: entries) fails with a hint by default and runs with --empty-rows self-loop.
+# Variables: EXE (the maxent-explore binary), OUT (a scratch directory), POMDP_DIR (the
+# classic model files). Prints "SKIPPED" (ctest SKIP_REGULAR_EXPRESSION) when POMDP_DIR
+# does not hold tiger.95.POMDP.
+cmake_minimum_required(VERSION 3.20)
+if(NOT EXE OR NOT OUT OR NOT DEFINED POMDP_DIR)
+  message(FATAL_ERROR "smoke_test.cmake needs -DEXE=... -DOUT=... -DPOMDP_DIR=...")
+endif()
+set(tiger "${POMDP_DIR}/tiger.95.POMDP")
+if(NOT EXISTS "${tiger}")
+  message(STATUS "maxent-explore smoke test SKIPPED: no ${tiger}")
+  return()
+endif()
+file(REMOVE_RECURSE "${OUT}")
+
+execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0-2 --iterations 20 --threads 2 --out "${OUT}" --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "maxent-explore failed (${rc}):\n${out}\n${err}")
+endif()
+foreach(text "uniform random " "mse \\(learned\\) " "mbe \\(learned\\) " "log S = log 2 +0\\.6931"
+             "tiger\\.95 .*S = 2 states, A = 3 actions, O = 2 observations, T = 2")
+  if(NOT out MATCHES "${text}")
+    message(FATAL_ERROR "the printed output does not match '${text}':\n${out}")
+  endif()
+endforeach()
+
+set(dir "${OUT}/tiger.95")
+foreach(f config.json runs.csv summary.csv curves.gp)
+  if(NOT EXISTS "${dir}/${f}")
+    message(FATAL_ERROR "missing ${dir}/${f}")
+  endif()
+endforeach()
+
+file(STRINGS "${dir}/runs.csv" runs)
+list(LENGTH runs n)
+list(GET runs 0 header)
+if(NOT header STREQUAL "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum")
+  message(FATAL_ERROR "runs.csv header is '${header}'")
+endif()
+# 2 objectives x 3 seeds x 20 iterations + header
+if(NOT n EQUAL 121)
+  message(FATAL_ERROR "runs.csv has ${n} lines, expected 121")
+endif()
+
+file(STRINGS "${dir}/summary.csv" summary)
+list(LENGTH summary n)
+list(GET summary 0 header)
+if(NOT header STREQUAL "objective,iteration,mean,ci_low,ci_high,n")
+  message(FATAL_ERROR "summary.csv header is '${header}'")
+endif()
+if(NOT n EQUAL 41)
+  message(FATAL_ERROR "summary.csv has ${n} lines, expected 41")
+endif()
+list(GET summary 1 first)
+if(NOT first MATCHES "^mse,0,[^,]+,[^,]+,[^,]+,3$")
+  message(FATAL_ERROR "unexpected first summary row '${first}'")
+endif()
+
+file(READ "${dir}/config.json" config)
+foreach(key "\"seeds\": \\[0, 1, 2\\]" "\"iterations\": 20" "\"maxent_version\": \"[0-9]" "\"alpha\": 0.3"
+            "\"states\": 2, \"actions\": 3, \"observations\": 2" "\"episodes_per_seed\": 20")
+  if(NOT config MATCHES "${key}")
+    message(FATAL_ERROR "config.json does not match ${key}:\n${config}")
+  endif()
+endforeach()
+
+find_program(GNUPLOT gnuplot)
+if(GNUPLOT AND NOT EXISTS "${dir}/curves.png")
+  message(FATAL_ERROR "gnuplot is installed but ${dir}/curves.png is missing:\n${out}")
+endif()
+
+# Bad flags and values: exit status 2, a message naming them, nothing written.
+foreach(case "--iterations;abc;abc" "--seeds;3-1;3-1" "--objectives;mse,foo;foo" "--policy;XY;XY"
+             "--bogus;;--bogus" "--estimator;best;best" "--empty-rows;maybe;maybe" "--horizon;0;0"
+             "--alpha;-1;-1" "--step;fast;fast" "--counting;both;both" "--threads;x;x")
+  list(GET case 0 flag)
+  list(GET case 1 value)
+  list(GET case 2 named)
+  if(value STREQUAL "")
+    set(cmd "${EXE}" "${tiger}" "${flag}")
+  else()
+    set(cmd "${EXE}" "${tiger}" "${flag}" "${value}")
+  endif()
+  execute_process(COMMAND ${cmd} --out "${OUT}/bad" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "'${flag} ${value}' exited with ${rc}, expected 2")
+  endif()
+  string(FIND "${err}" "'${named}'" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "'${flag} ${value}': the message does not name '${named}':\n${err}")
+  endif()
+endforeach()
+# No model file, a missing one, two of them.
+foreach(args "--iterations;3" "${POMDP_DIR}/no-such-model.POMDP" "${tiger};${tiger}")
+  execute_process(COMMAND "${EXE}" ${args} --out "${OUT}/bad" RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2 OR NOT err MATCHES "model file")
+    message(FATAL_ERROR "'${args}' exited with ${rc}, expected 2 and a message about the model file:\n${err}")
+  endif()
+endforeach()
+if(EXISTS "${OUT}/bad")
+  message(FATAL_ERROR "a rejected command line wrote ${OUT}/bad")
+endif()
+
+# mini-hall2 leaves its goal state without T: entries.
+set(mini "${POMDP_DIR}/mini-hall2.pomdp")
+if(EXISTS "${mini}")
+  execute_process(COMMAND "${EXE}" "${mini}" --seeds 0 --iterations 2 --out "${OUT}" --quiet --no-plot
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "--empty-rows self-loop")
+    message(FATAL_ERROR "mini-hall2 without --empty-rows: exit ${rc}, expected 1 and a hint:\n${err}")
+  endif()
+  execute_process(COMMAND "${EXE}" "${mini}" --empty-rows self-loop --seeds 0 --iterations 2 --out "${OUT}"
+                          --quiet --no-plot
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT EXISTS "${OUT}/mini-hall2/runs.csv")
+    message(FATAL_ERROR "mini-hall2 with --empty-rows self-loop failed (${rc}):\n${out}\n${err}")
+  endif()
+endif()
+message(STATUS "maxent-explore smoke test passed")
