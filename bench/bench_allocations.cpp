@@ -1,0 +1,188 @@
+// Benchmark: heap allocations per training iteration after warm-up (issue 5: "no heap
+// allocation inside an iteration after the first, counted, not assumed").
+//
+// This executable counts allocations the way the allocation audit test does
+// (tests/alloc/test_no_allocation.cpp), in its own process:
+//   * every replaceable form of the global operator new is replaced by a counting one
+//     (std::vector, std::string, Eigen's sparse storage, ...);
+//   * Eigen's dense storage bypasses operator new (it calls malloc), so EIGEN_RUNTIME_NO_MALLOC
+//     is defined and eigen_assert is redefined to count failed checks instead of aborting:
+//     every Eigen heap allocation made while malloc is "not allowed" is counted.
+// Side effect: with eigen_assert defined, all of Eigen's assertions are evaluated, so the
+// times of this executable are NOT the library's speed (see maxent_bench_iteration); only
+// its counters matter.
+//
+// Each benchmark builds a Trainer, runs 2 warm-up iterations (the first allocates the
+// trajectory buffers and estimator scratch), then counts over 200 iterations (50 in quick
+// mode). Counters: new_per_iteration, eigen_malloc_per_iteration (both averaged over the
+// counted iterations; the target is 0), counted_iterations. Problems: the 5 x 5 room
+// (k = 10) and the 6 x 6 four rooms (k = 0.1) of maxent_bench_iteration with each feedback
+// (track_belief_entropy on, the superset), the other estimators and Adam on the 5 x 5 room,
+// and the size-sweep problem with side 80 (S = 6400, T = 100).
+#include <atomic>
+#include <cstddef>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace alloc_bench {
+inline std::atomic<long> eigen_violations{0};
+}  // namespace alloc_bench
+
+#define EIGEN_RUNTIME_NO_MALLOC
+#define eigen_assert(x)                                                                  \
+    do {                                                                                 \
+        if (!(x)) alloc_bench::eigen_violations.fetch_add(1, std::memory_order_relaxed); \
+    } while (false)
+
+#include <benchmark/benchmark.h>
+
+#include "common.hpp"
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/belief_averaged.hpp"
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc-backed new, free-backed delete
+#endif
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> news{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
+    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
+    return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void* operator new(std::size_t n, std::align_val_t al) {
+    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
+    const auto a = static_cast<std::size_t>(al);
+    const std::size_t rounded = (n + a - 1) / a * a;
+    if (void* p = std::aligned_alloc(a, rounded == 0 ? a : rounded)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t n, std::align_val_t al) { return operator new(n, al); }
+void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
+    try {
+        return operator new(n, al);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t& t) noexcept {
+    return operator new(n, al, t);
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+
+namespace {
+
+constexpr int warmup = 2;
+
+template <class E, class R, class F>
+void allocation_benchmark(benchmark::State& state, const maxent::GridPomdp& m, F feedback, E estimator, R step) {
+    maxent::TrainerConfig config;
+    config.iterations = 1'000'000;
+    config.batch = 10;
+    config.seed = 0;
+    config.track_belief_entropy = true;
+    maxent::Trainer trainer(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(m.num_states(), m.num_actions()),
+                            std::move(feedback), std::move(estimator), std::move(step), config);
+    for (int i = 0; i < warmup; ++i) (void)trainer.iterate();
+    news = 0;
+    alloc_bench::eigen_violations = 0;
+    Eigen::internal::set_is_malloc_allowed(false);
+    counting = true;
+    for (auto _ : state) {
+        const maxent::IterationMetrics metrics = trainer.iterate();
+        benchmark::DoNotOptimize(metrics);
+    }
+    counting = false;
+    Eigen::internal::set_is_malloc_allowed(true);
+    const auto n = static_cast<double>(state.iterations());
+    state.counters["new_per_iteration"] = static_cast<double>(news.load()) / n;
+    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(alloc_bench::eigen_violations.load()) / n;
+    state.counters["counted_iterations"] = n;
+    state.SetLabel(maxent_bench::describe(m) + " N=10 warm-up=2 (times include Eigen assertions: not for speed)");
+}
+
+/// The counters themselves: one std::vector and one Eigen::VectorXd per iteration must
+/// count 1 operator new and 1 Eigen malloc per iteration (a counter that cannot fail is no audit).
+void BM_self_check(benchmark::State& state) {
+    news = 0;
+    alloc_bench::eigen_violations = 0;
+    Eigen::internal::set_is_malloc_allowed(false);
+    counting = true;
+    std::size_t n = 100;
+    for (auto _ : state) {
+        Eigen::VectorXd v(static_cast<Eigen::Index>(n));
+        v.setZero();
+        std::vector<double> w(n + static_cast<std::size_t>(state.iterations() % 2));
+        w[0] = v[0];
+        benchmark::DoNotOptimize(w.data());
+        benchmark::DoNotOptimize(v.data());
+    }
+    counting = false;
+    Eigen::internal::set_is_malloc_allowed(true);
+    const auto iterations = static_cast<double>(state.iterations());
+    state.counters["new_per_iteration"] = static_cast<double>(news.load()) / iterations;
+    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(alloc_bench::eigen_violations.load()) / iterations;
+    state.counters["counted_iterations"] = iterations;
+    state.SetLabel("expected: 1 new and 1 Eigen malloc per iteration");
+}
+
+template <class F, class E = maxent::BatchMeanBaseline, class R = maxent::ConstantStep>
+void add(const std::string& name, const maxent::GridPomdp& m, F feedback, E estimator = {},
+         R step = maxent::ConstantStep(0.3)) {
+    benchmark::RegisterBenchmark(("allocations/" + name).c_str(),
+                                 [&m, feedback, estimator, step](benchmark::State& state) {
+                                     allocation_benchmark(state, m, feedback, estimator, step);
+                                 })
+        ->Iterations(maxent_bench::quick_mode() ? 50 : 200)
+        ->Unit(benchmark::kMicrosecond);
+}
+
+const bool registered = [] {
+    benchmark::RegisterBenchmark("allocations/self_check", BM_self_check)->Iterations(100);
+    static const maxent::GridPomdp room = maxent_bench::single_room_5x5(10.0);
+    static const maxent::GridPomdp rooms = maxent_bench::four_rooms_6x6(0.1);
+    static const maxent::GridPomdp large = maxent_bench::square_room(80, 10.0, 100);
+    for (const auto& [problem, model] : {std::pair<std::string, const maxent::GridPomdp*>{"room5x5_k10", &room},
+                                         std::pair<std::string, const maxent::GridPomdp*>{"rooms6x6_k0.1", &rooms}}) {
+        add(problem + "/mse", *model, maxent::MSE{});
+        add(problem + "/moe", *model, maxent::MOE{});
+        add(problem + "/mbe", *model, maxent::MBE{});
+        add(problem + "/reg-mbe", *model, maxent::RegMBE(0.02));
+    }
+    add("room5x5_k10/mse/reinforce", room, maxent::MSE{}, maxent::Reinforce{});
+    add("room5x5_k10/mse/leave-one-out", room, maxent::MSE{}, maxent::LeaveOneOutBaseline{});
+    add("room5x5_k10/mse/optimal", room, maxent::MSE{}, maxent::OptimalBaseline{});
+    add("room5x5_k10/mse/adam", room, maxent::MSE{}, maxent::BatchMeanBaseline{}, maxent::Adam(0.05));
+    add("room80x80_k10_T100/mse", large, maxent::MSE{});
+    return true;
+}();
+
+}  // namespace

@@ -1,0 +1,236 @@
+// Benchmark: the gradient estimators (maxent/optim/estimators.hpp) against the EXACT
+// gradient (maxent/objective/exact.hpp) on two small POMDPs, for batch sizes N = 1, 10, 100.
+//
+// Problems (both with the BA policy at a fixed non-uniform θ of independent standard
+// normals, exact Bayes filter with uniform prior, paper state counting):
+//   room3x3_k1_T4_mse   3 x 3 single room, deterministic, Gaussian observations k = 1
+//                       (observation variance 1, all 9 cells observable from every cell),
+//                       start (0, 0), T = 4 (3 actions); feedback MSE; θ seed 31;
+//                       trajectory seed 1001
+//   tiger_T5_mbe        tiger: 2 states (tiger left/right), 3 actions (listen keeps the
+//                       state; open-left/open-right reset it uniformly), 2 observations
+//                       (listen reports the side with accuracy 0.85; after opening the
+//                       observation is uninformative 0.5/0.5), μ uniform, T = 5 (4 actions);
+//                       feedback Reg-MBE with ρ = 0.3 (one believed state per step drawn
+//                       from the belief, minus ρ Σ_t H(b_t): extra variance the MSE problem
+//                       does not have, and a gradient driven by the regulariser); θ seed 32;
+//                       trajectory seed 2002
+// (With plain MBE the tiger's gradient is almost 0 — beliefs stay near uniform whatever
+// the actions — so every estimator's cosine is noise; Reg-MBE makes listening matter.)
+// ∇J is enumerated exactly once per problem (every trajectory, and for MBE every
+// sequence of believed states).
+//
+// One benchmark iteration = one gradient estimate: N rollouts (trajectory n of estimate r
+// draws from stream(trajectory seed, r, n), so every estimator sees the SAME trajectories:
+// common random numbers) + the estimator. A run is exactly R = 4000 estimates (400 in quick
+// mode). Counters (over the R estimates ĝ_1..ĝ_R):
+//   grad_norm          ‖∇J‖ (Frobenius)
+//   bias_norm          ‖mean(ĝ) − ∇J‖
+//   rel_bias           bias_norm / ‖∇J‖
+//   bias_se            sqrt(trace(Cov ĝ) / R): the bias_norm expected from sampling noise
+//                      alone for an unbiased estimator (bias_norm of a few bias_se is "no
+//                      detectable bias")
+//   expected_factor    c with E[ĝ] = c ∇J according to estimators.hpp: (N − 1)/N for the
+//                      batch-mean baseline (0 for N = 1: it returns 0), 1 for the others
+//   bias_vs_expected   ‖mean(ĝ) − c ∇J‖ (should be a few bias_se at most)
+//   variance_trace     trace of the sample covariance of ĝ (divisor R − 1)
+//   cosine             mean over the R estimates of cos(ĝ, ∇J) (0 when ĝ = 0)
+//   cosine_of_mean     cos(mean(ĝ), ∇J)
+//   zero_fraction      fraction of estimates that are exactly 0
+//   items_per_second   estimates per second; trajectories_per_s
+// A second family, estimator_call/<problem>/<estimator>/N:n, times the estimator call
+// alone on one fixed batch of N sampled trajectories (items_per_second = calls per second).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "common.hpp"
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/model/finite_pomdp.hpp"
+#include "maxent/objective/exact.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/policy/belief_averaged.hpp"
+
+namespace {
+
+using TigerPomdp = maxent::FinitePomdp<int, int, int>;
+
+TigerPomdp tiger(std::size_t horizon) {
+    const Eigen::MatrixXd keep = Eigen::MatrixXd::Identity(2, 2);
+    const Eigen::MatrixXd reset = Eigen::MatrixXd::Constant(2, 2, 0.5);
+    Eigen::MatrixXd hear(2, 2);
+    hear << 0.85, 0.15, 0.15, 0.85;
+    const Eigen::MatrixXd blind = Eigen::MatrixXd::Constant(2, 2, 0.5);
+    return TigerPomdp({0, 1}, {0, 1, 2}, {0, 1}, std::vector<Eigen::MatrixXd>{keep, reset, reset},
+                      std::vector<Eigen::MatrixXd>{hear, blind, blind}, Eigen::VectorXd::Constant(2, 0.5), horizon);
+}
+
+maxent::BeliefAveragedPolicy random_policy(std::size_t S, std::size_t A, std::uint64_t seed) {
+    maxent::BeliefAveragedPolicy policy(S, A);
+    maxent::DefaultRng g(seed);
+    Eigen::MatrixXd& theta = policy.parameters();
+    for (Eigen::Index c = 0; c < theta.cols(); ++c)
+        for (Eigen::Index r = 0; r < theta.rows(); ++r) theta(r, c) = maxent::standard_normal(g);
+    return policy;
+}
+
+/// A problem: model, feedback, policy at θ, its exact gradient and the trajectory seed.
+template <class M, class F>
+struct Problem {
+    std::string name;
+    M model;
+    F feedback;
+    maxent::BeliefAveragedPolicy policy;
+    std::uint64_t seed;
+    maxent::ExactResult exact;
+
+    Problem(std::string n, M m, F f, std::uint64_t theta_seed, std::uint64_t trajectory_seed)
+        : name(std::move(n)),
+          model(std::move(m)),
+          feedback(std::move(f)),
+          policy(random_policy(model.num_states(), model.num_actions(), theta_seed)),
+          seed(trajectory_seed),
+          exact(maxent::exact_objective(model, policy, feedback, {.counting = maxent::StateCounting::paper})) {}
+};
+
+template <class E>
+double expected_factor(std::size_t N) {
+    if constexpr (std::is_same_v<E, maxent::BatchMeanBaseline>)
+        return static_cast<double>(N - 1) / static_cast<double>(N);
+    else
+        return 1.0;
+}
+
+template <class M, class F, class E>
+void estimator_benchmark(benchmark::State& state, const Problem<M, F>& p, std::size_t N) {
+    const Eigen::MatrixXd& exact = p.exact.gradient;
+    maxent::BeliefAveragedPolicy policy = p.policy;
+    maxent::Sampler sampler(p.model, maxent::BayesFilter(p.model),
+                            maxent::RolloutOptions{maxent::StateCounting::paper, p.feedback.needs()});
+    F feedback = p.feedback;
+    E estimator{};
+    std::vector<Eigen::MatrixXd> scores(N, Eigen::MatrixXd::Zero(exact.rows(), exact.cols()));
+    std::vector<double> feedbacks(N, 0.0);
+    Eigen::MatrixXd estimate = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
+    Eigen::MatrixXd sum_sq = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
+    const double exact_norm = exact.norm();
+    double cosine_sum = 0.0;
+    double zeros = 0.0;
+    std::uint64_t r = 0;
+    for (auto _ : state) {
+        for (std::size_t n = 0; n < N; ++n) {
+            maxent::DefaultRng g = maxent::stream(p.seed, r, n);
+            const maxent::Trajectory& t = sampler.run(policy, g, scores[n]);
+            feedbacks[n] = feedback(t, g);
+        }
+        estimator.estimate(std::span<const double>(feedbacks), std::span<const Eigen::MatrixXd>(scores), estimate);
+        sum += estimate;
+        sum_sq += estimate.cwiseProduct(estimate);
+        const double norm = estimate.norm();
+        if (norm == 0.0)
+            zeros += 1.0;
+        else
+            cosine_sum += estimate.cwiseProduct(exact).sum() / (norm * exact_norm);
+        ++r;
+    }
+    const auto R = static_cast<double>(r);
+    const Eigen::MatrixXd mean = sum / R;
+    const double trace = R > 1.0 ? (sum_sq - R * mean.cwiseProduct(mean)).sum() / (R - 1.0) : 0.0;
+    const double c = expected_factor<E>(N);
+    const double mean_norm = mean.norm();
+    state.SetItemsProcessed(static_cast<std::int64_t>(r));
+    state.counters["trajectories_per_s"] =
+        benchmark::Counter(R * static_cast<double>(N), benchmark::Counter::kIsRate);
+    state.counters["N"] = static_cast<double>(N);
+    state.counters["R"] = R;
+    state.counters["S"] = static_cast<double>(p.model.num_states());
+    state.counters["T"] = static_cast<double>(p.model.horizon());
+    state.counters["grad_norm"] = exact_norm;
+    state.counters["bias_norm"] = (mean - exact).norm();
+    state.counters["rel_bias"] = (mean - exact).norm() / exact_norm;
+    state.counters["bias_se"] = std::sqrt(trace / R);
+    state.counters["expected_factor"] = c;
+    state.counters["bias_vs_expected"] = (mean - c * exact).norm();
+    state.counters["variance_trace"] = trace;
+    state.counters["cosine"] = cosine_sum / R;
+    state.counters["cosine_of_mean"] = mean_norm > 0.0 ? mean.cwiseProduct(exact).sum() / (mean_norm * exact_norm) : 0.0;
+    state.counters["zero_fraction"] = zeros / R;
+    state.counters["exact_leaves"] = static_cast<double>(p.exact.leaves);
+    state.SetLabel(maxent_bench::describe(p.model) + " " + p.name + " BA random-theta exact J=" +
+                   std::to_string(p.exact.objective));
+}
+
+template <class M, class F, class E>
+void estimator_call_benchmark(benchmark::State& state, const Problem<M, F>& p, std::size_t N) {
+    const Eigen::MatrixXd& exact = p.exact.gradient;
+    maxent::BeliefAveragedPolicy policy = p.policy;
+    maxent::Sampler sampler(p.model, maxent::BayesFilter(p.model),
+                            maxent::RolloutOptions{maxent::StateCounting::paper, p.feedback.needs()});
+    F feedback = p.feedback;
+    std::vector<Eigen::MatrixXd> scores(N, Eigen::MatrixXd::Zero(exact.rows(), exact.cols()));
+    std::vector<double> feedbacks(N, 0.0);
+    for (std::size_t n = 0; n < N; ++n) {
+        maxent::DefaultRng g = maxent::stream(p.seed, 0, n);
+        feedbacks[n] = feedback(sampler.run(policy, g, scores[n]), g);
+    }
+    E estimator{};
+    Eigen::MatrixXd estimate = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
+    for (auto _ : state) {
+        estimator.estimate(std::span<const double>(feedbacks), std::span<const Eigen::MatrixXd>(scores), estimate);
+        benchmark::DoNotOptimize(estimate.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(state.iterations());
+    state.counters["N"] = static_cast<double>(N);
+    state.counters["parameters"] = static_cast<double>(exact.size());
+    state.SetLabel(maxent_bench::describe(p.model) + " " + p.name + " estimator call only");
+}
+
+template <class M, class F, class E>
+void register_estimator(const Problem<M, F>& p, const std::string& estimator_name) {
+    const benchmark::IterationCount R = maxent_bench::quick_mode() ? 400 : 4000;
+    for (const std::size_t N : {std::size_t{1}, std::size_t{10}, std::size_t{100}}) {
+        const std::string name = "estimator/" + p.name + "/" + estimator_name + "/N:" + std::to_string(N);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [&p, N](benchmark::State& state) { estimator_benchmark<M, F, E>(state, p, N); })
+            ->Iterations(R)
+            ->Unit(benchmark::kMicrosecond);
+        const std::string call = "estimator_call/" + p.name + "/" + estimator_name + "/N:" + std::to_string(N);
+        auto* b = benchmark::RegisterBenchmark(
+            call.c_str(), [&p, N](benchmark::State& state) { estimator_call_benchmark<M, F, E>(state, p, N); });
+        b->Unit(benchmark::kNanosecond);
+        if (maxent_bench::quick_mode()) b->MinTime(0.02);
+        else b->MinTime(0.1);
+    }
+}
+
+template <class M, class F>
+void register_problem(const Problem<M, F>& p) {
+    register_estimator<M, F, maxent::Reinforce>(p, "reinforce");
+    register_estimator<M, F, maxent::BatchMeanBaseline>(p, "batch-mean");
+    register_estimator<M, F, maxent::LeaveOneOutBaseline>(p, "leave-one-out");
+    register_estimator<M, F, maxent::OptimalBaseline>(p, "optimal");
+}
+
+const bool registered = [] {
+    static const Problem room("room3x3_k1_T4_mse", maxent_bench::square_room(3, 1.0, 4), maxent::MSE{}, 31, 1001);
+    static const Problem tiger_problem("tiger_T5_regmbe", tiger(5), maxent::RegMBE(0.3), 32, 2002);
+    register_problem(room);
+    register_problem(tiger_problem);
+    return true;
+}();
+
+}  // namespace
