@@ -85,7 +85,7 @@ TEST_CASE("categorical sampling follows the probabilities (chi-square bound)", "
     for (int i = 0; i < n; ++i) counts[sample_categorical(p, g)] += 1;
     REQUIRE(counts[1] == 0.0);
     double chi2 = 0;
-    for (int i : {0, 2, 3}) chi2 += std::pow(counts[i] - n * p[i], 2) / (n * p[i]);
+    for (int i : {0, 2, 3}) chi2 += std::pow(counts[static_cast<std::size_t>(i)] - n * p[i], 2) / (n * p[i]);
     // 2 degrees of freedom: P(chi2 > 13.8) = 0.001.
     CHECK(chi2 < 13.8);
 
