@@ -1,8 +1,8 @@
 // Benchmark: heap allocations per training iteration after warm-up (issue 5: "no heap
 // allocation inside an iteration after the first, counted, not assumed").
 //
-// This executable counts allocations the way the allocation audit test does
-// (tests/alloc/test_no_allocation.cpp), in its own process:
+// This executable counts allocations with the allocation audit's counting allocator
+// (tests/support/counting_allocator.hpp, shared with tests/alloc/test_no_allocation.cpp):
 //   * every replaceable form of the global operator new is replaced by a counting one
 //     (std::vector, std::string, Eigen's sparse storage, ...);
 //   * Eigen's dense storage bypasses operator new (it calls malloc), so EIGEN_RUNTIME_NO_MALLOC
@@ -19,23 +19,12 @@
 // (k = 10) and the 6 x 6 four rooms (k = 0.1) of maxent_bench_iteration with each feedback
 // (track_belief_entropy on, the superset), the other estimators and Adam on the 5 x 5 room,
 // and the size-sweep problem with side 80 (S = 6400, T = 100).
-#include <atomic>
+#include "counting_allocator.hpp"  // first: replaces operator new, defines eigen_assert
+
 #include <cstddef>
-#include <cstdlib>
-#include <new>
 #include <string>
 #include <utility>
 #include <vector>
-
-namespace alloc_bench {
-inline std::atomic<long> eigen_violations{0};
-}  // namespace alloc_bench
-
-#define EIGEN_RUNTIME_NO_MALLOC
-#define eigen_assert(x)                                                                  \
-    do {                                                                                 \
-        if (!(x)) alloc_bench::eigen_violations.fetch_add(1, std::memory_order_relaxed); \
-    } while (false)
 
 #include <benchmark/benchmark.h>
 
@@ -47,56 +36,8 @@ inline std::atomic<long> eigen_violations{0};
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc-backed new, free-backed delete
-#endif
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> news{0};
-}  // namespace
-
-void* operator new(std::size_t n) {
-    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
-    return std::malloc(n == 0 ? 1 : n);
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void* operator new(std::size_t n, std::align_val_t al) {
-    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
-    const auto a = static_cast<std::size_t>(al);
-    const std::size_t rounded = (n + a - 1) / a * a;
-    if (void* p = std::aligned_alloc(a, rounded == 0 ? a : rounded)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t al) { return operator new(n, al); }
-void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-    try {
-        return operator new(n, al);
-    } catch (...) {
-        return nullptr;
-    }
-}
-void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t& t) noexcept {
-    return operator new(n, al, t);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+using maxent_alloc_count::counting;
+using maxent_alloc_count::news;
 
 namespace {
 
@@ -113,7 +54,7 @@ void allocation_benchmark(benchmark::State& state, const maxent::GridPomdp& m, F
                             std::move(feedback), std::move(estimator), std::move(step), config);
     for (int i = 0; i < warmup; ++i) (void)trainer.iterate();
     news = 0;
-    alloc_bench::eigen_violations = 0;
+    maxent_alloc_count::eigen_violations = 0;
     Eigen::internal::set_is_malloc_allowed(false);
     counting = true;
     for (auto _ : state) {
@@ -124,7 +65,7 @@ void allocation_benchmark(benchmark::State& state, const maxent::GridPomdp& m, F
     Eigen::internal::set_is_malloc_allowed(true);
     const auto n = static_cast<double>(state.iterations());
     state.counters["new_per_iteration"] = static_cast<double>(news.load()) / n;
-    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(alloc_bench::eigen_violations.load()) / n;
+    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(maxent_alloc_count::eigen_violations.load()) / n;
     state.counters["counted_iterations"] = n;
     state.SetLabel(maxent_bench::describe(m) + " N=10 warm-up=2 (times include Eigen assertions: not for speed)");
 }
@@ -133,7 +74,7 @@ void allocation_benchmark(benchmark::State& state, const maxent::GridPomdp& m, F
 /// count 1 operator new and 1 Eigen malloc per iteration (a counter that cannot fail is no audit).
 void BM_self_check(benchmark::State& state) {
     news = 0;
-    alloc_bench::eigen_violations = 0;
+    maxent_alloc_count::eigen_violations = 0;
     Eigen::internal::set_is_malloc_allowed(false);
     counting = true;
     std::size_t n = 100;
@@ -149,7 +90,7 @@ void BM_self_check(benchmark::State& state) {
     Eigen::internal::set_is_malloc_allowed(true);
     const auto iterations = static_cast<double>(state.iterations());
     state.counters["new_per_iteration"] = static_cast<double>(news.load()) / iterations;
-    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(alloc_bench::eigen_violations.load()) / iterations;
+    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(maxent_alloc_count::eigen_violations.load()) / iterations;
     state.counters["counted_iterations"] = iterations;
     state.SetLabel("expected: 1 new and 1 Eigen malloc per iteration");
 }

@@ -2,26 +2,12 @@
 //
 // This file is its own executable so that it can replace the global allocator and turn on
 // Eigen's run-time malloc check for every translation unit it contains (no ODR mixing with
-// the unit tests):
-//   * `operator new` (std::vector, Eigen's sparse storage, std::string, ...) is counted;
-//   * Eigen's dense storage uses its own aligned malloc, which with EIGEN_RUNTIME_NO_MALLOC
-//     calls eigen_assert(is_malloc_allowed()); eigen_assert is defined here to count
-//     failures instead of aborting, so both paths are counted, in Release builds too.
-#include <atomic>
+// the unit tests). tests/support/counting_allocator.hpp counts both operator new and Eigen's
+// own mallocs (see there), in Release builds too.
+#include "counting_allocator.hpp"  // first: replaces operator new, defines eigen_assert
+
 #include <cstdio>
-#include <cstdlib>
-#include <new>
 #include <vector>
-
-namespace alloc_audit {
-inline std::atomic<long> eigen_violations{0};
-}  // namespace alloc_audit
-
-#define EIGEN_RUNTIME_NO_MALLOC
-#define eigen_assert(x)                                                                  \
-    do {                                                                                 \
-        if (!(x)) alloc_audit::eigen_violations.fetch_add(1, std::memory_order_relaxed); \
-    } while (false)
 
 #include <catch2/catch.hpp>
 
@@ -32,58 +18,8 @@ inline std::atomic<long> eigen_violations{0};
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/policies.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // malloc-backed new, free-backed delete
-#endif
-
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<long> news{0};
-}  // namespace
-
-// Every replaceable form is replaced, so that any new/delete pair stays malloc/free (the
-// sanitizers check the pairing).
-void* operator new(std::size_t n) {
-    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
-    return std::malloc(n == 0 ? 1 : n);
-}
-void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
-void* operator new(std::size_t n, std::align_val_t al) {
-    if (counting.load(std::memory_order_relaxed)) news.fetch_add(1, std::memory_order_relaxed);
-    const auto a = static_cast<std::size_t>(al);
-    const std::size_t rounded = (n + a - 1) / a * a;
-    if (void* p = std::aligned_alloc(a, rounded == 0 ? a : rounded)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t al) { return operator new(n, al); }
-void* operator new(std::size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-    try {
-        return operator new(n, al);
-    } catch (...) {
-        return nullptr;
-    }
-}
-void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t& t) noexcept {
-    return operator new(n, al, t);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+using maxent_alloc_count::counting;
+using maxent_alloc_count::news;
 
 namespace {
 struct Audit {
@@ -96,13 +32,13 @@ template <class Trainer>
 Audit audit(Trainer& trainer, int warmup = 2, int measured = 20) {
     for (int i = 0; i < warmup; ++i) (void)trainer.iterate();
     news = 0;
-    alloc_audit::eigen_violations = 0;
+    maxent_alloc_count::eigen_violations = 0;
     Eigen::internal::set_is_malloc_allowed(false);
     counting = true;
     for (int i = 0; i < measured; ++i) (void)trainer.iterate();
     counting = false;
     Eigen::internal::set_is_malloc_allowed(true);
-    return {news.load(), alloc_audit::eigen_violations.load()};
+    return {news.load(), maxent_alloc_count::eigen_violations.load()};
 }
 }  // namespace
 
@@ -110,7 +46,7 @@ using namespace maxent;
 
 TEST_CASE("the audit itself detects allocations", "[alloc]") {
     news = 0;
-    alloc_audit::eigen_violations = 0;
+    maxent_alloc_count::eigen_violations = 0;
     Eigen::internal::set_is_malloc_allowed(false);
     counting = true;
     {
@@ -123,7 +59,7 @@ TEST_CASE("the audit itself detects allocations", "[alloc]") {
     counting = false;
     Eigen::internal::set_is_malloc_allowed(true);
     CHECK(news.load() >= 1);
-    CHECK(alloc_audit::eigen_violations.load() >= 1);
+    CHECK(maxent_alloc_count::eigen_violations.load() >= 1);
 }
 
 TEMPLATE_TEST_CASE("after the first iteration, an iteration allocates nothing", "[alloc]", MSE, MOE, MBE, RegMBE) {
