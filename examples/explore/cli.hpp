@@ -128,20 +128,11 @@ struct Options {
         } else if (flag == "--uniform-trajectories") {
             o.uniform_trajectories = pd::positive_count(flag, value());
         } else if (flag == "--threads") {
-            const std::string_view v = value();
-            const auto x = pd::to_uint(v);
-            if (!x || *x > 1024) pd::bad_value(flag, v, "is not a thread count in 0..1024 (0 = all cores)");
-            o.threads = static_cast<std::size_t>(*x);
+            o.threads = pd::parse_threads(flag, value());
         } else if (flag == "--rho") {
-            const std::string_view v = value();
-            const auto x = pd::to_double(v);
-            if (!x || *x < 0.0) pd::bad_value(flag, v, "is not a finite number >= 0");
-            s.rho = *x;
+            s.rho = pd::non_negative_number(flag, value());
         } else if (flag == "--alpha") {
-            const std::string_view v = value();
-            const auto x = pd::to_double(v);
-            if (!x || !(*x > 0.0)) pd::bad_value(flag, v, "is not a finite number > 0");
-            s.alpha = *x;
+            s.alpha = pd::positive_number(flag, value());
         } else if (flag == "--objectives") {
             s.objectives = pd::parse_list<paper::Objective>(flag, value(), "mse, moe, mbe, reg-mbe",
                                                             paper::parse_objective);

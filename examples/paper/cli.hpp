@@ -132,6 +132,27 @@ std::vector<T> parse_list(std::string_view flag, std::string_view v, std::string
     return out;
 }
 
+/// --threads: 0..1024 (0 = all cores).
+inline std::size_t parse_threads(std::string_view flag, std::string_view v) {
+    const auto x = to_uint(v);
+    if (!x || *x > 1024) bad_value(flag, v, "is not a thread count in 0..1024 (0 = all cores)");
+    return static_cast<std::size_t>(*x);
+}
+
+/// A finite number >= 0 (e.g. --rho).
+inline double non_negative_number(std::string_view flag, std::string_view v) {
+    const auto x = to_double(v);
+    if (!x || *x < 0.0) bad_value(flag, v, "is not a finite number >= 0");
+    return *x;
+}
+
+/// A finite number > 0 (e.g. --alpha).
+inline double positive_number(std::string_view flag, std::string_view v) {
+    const auto x = to_double(v);
+    if (!x || !(*x > 0.0)) bad_value(flag, v, "is not a finite number > 0");
+    return *x;
+}
+
 }  // namespace detail
 
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
@@ -190,20 +211,11 @@ std::vector<T> parse_list(std::string_view flag, std::string_view v, std::string
         } else if (flag == "--batch") {
             s.batch = detail::positive_count(flag, value());
         } else if (flag == "--threads") {
-            const std::string_view v = value();
-            const auto x = detail::to_uint(v);
-            if (!x || *x > 1024) detail::bad_value(flag, v, "is not a thread count in 0..1024 (0 = all cores)");
-            o.threads = static_cast<std::size_t>(*x);
+            o.threads = detail::parse_threads(flag, value());
         } else if (flag == "--rho") {
-            const std::string_view v = value();
-            const auto x = detail::to_double(v);
-            if (!x || *x < 0.0) detail::bad_value(flag, v, "is not a finite number >= 0");
-            s.rho = *x;
+            s.rho = detail::non_negative_number(flag, value());
         } else if (flag == "--alpha") {
-            const std::string_view v = value();
-            const auto x = detail::to_double(v);
-            if (!x || !(*x > 0.0)) detail::bad_value(flag, v, "is not a finite number > 0");
-            s.alpha = *x;
+            s.alpha = detail::positive_number(flag, value());
         } else if (flag == "--noise") {
             s.noises = detail::parse_list<double>(flag, value(), "standard deviations in [0, 1] (e.g. 0,0.01,0.03)",
                                                   [](std::string_view p) -> std::optional<double> {
