@@ -7,12 +7,14 @@
 #   docs/figures/<experiment>.png    the learning curves (copied from out-figures/<experiment>/)
 #   docs/figures/results.csv         per curve: the mean true-state entropy (or, for fig2f/fig2h,
 #                                    the regulariser) at the last iteration, its 95% Student-t
-#                                    bounds across seeds and the number of seeds
+#                                    bounds across seeds, the number of seeds, and the average of
+#                                    the mean over the last 100 iterations
 #   docs/figures/timings.csv         per experiment: wall time and CPU time (user + system) in
 #                                    seconds, threads, the machine's core count, the commit
 # The raw outputs (runs.csv, summary.csv, config.json) stay in out-figures/ (not committed).
 #
-# Usage: bash scripts/figures.sh [EXPERIMENT...] [-- EXTRA maxent-paper OPTIONS]
+# Usage: bash scripts/figures.sh [--collect-only] [EXPERIMENT...] [-- EXTRA maxent-paper OPTIONS]
+#   --collect-only: do not run; copy the PNGs and end values of the runs already in out-figures/
 #   no experiment: all of them (about 25 minutes of wall time on 2 idle cores)
 #   e.g. bash scripts/figures.sh fig2a fig2c
 #        bash scripts/figures.sh fig2a -- --seeds 0-3 --iterations 1000   (a quick look;
@@ -25,7 +27,13 @@ cd "$root"
 
 experiments=()
 extra=()
+collect_only=0
 while [[ $# -gt 0 ]]; do
+    if [[ "$1" == "--collect-only" ]]; then
+        collect_only=1
+        shift
+        continue
+    fi
     if [[ "$1" == "--" ]]; then
         shift
         extra=("$@")
@@ -60,7 +68,7 @@ cores="$(nproc 2>/dev/null || echo '?')"
 timings="${figs}/timings.csv"
 results="${figs}/results.csv"
 [[ -f "${timings}" ]] || echo "experiment,wall_s,cpu_s,threads,cores,commit" >"${timings}"
-[[ -f "${results}" ]] || echo "experiment,curve,plotted,iteration,mean,ci_low,ci_high,n" >"${results}"
+[[ -f "${results}" ]] || echo "experiment,curve,plotted,iteration,mean,ci_low,ci_high,n,mean_last100" >"${results}"
 
 # upsert <file> <key prefix> <new lines...>: drops the lines of the file starting with the
 # key prefix and appends the new ones (so re-running one experiment updates its rows).
@@ -73,9 +81,13 @@ upsert() {
     mv "${tmp}" "${file}"
 }
 
-# CPU seconds (user + system) used so far by this shell's finished children (bash `times`).
-children_cpu() {
-    times | tail -n 1 | awk '{
+# CPU seconds (user + system) used so far by this shell's finished children. bash's `times`
+# must run in this shell itself (a $(...) subshell would report its own children), so it
+# writes to a file that children_cpu_read parses.
+cpu_file="$(mktemp)"
+trap 'rm -f "${cpu_file}"' EXIT
+children_cpu_read() {
+    tail -n 1 "${cpu_file}" | awk '{
         t = 0
         for (i = 1; i <= 2; ++i) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
         printf "%.3f", t }'
@@ -89,24 +101,38 @@ for e in "${experiments[@]}"; do
         fig2f | fig2h) echo "figures: ${e} is drawn from the runs of $([[ ${e} == fig2f ]] && echo fig2e || echo fig2g); run that" >&2; continue ;;
     esac
     echo "=== ${names[*]}"
-    cpu_before="$(children_cpu)"
-    start="${EPOCHREALTIME}"
-    "${exe}" "${names[@]}" --out "${out}" ${extra[@]+"${extra[@]}"}
-    wall="$(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN { printf "%.1f", b - a }')"
-    cpu="$(awk -v a="${cpu_before}" -v b="$(children_cpu)" 'BEGIN { printf "%.1f", b - a }')"
-    threads="$(sed -n 's/.*"threads": *\([0-9]*\).*/\1/p' "${out}/${e}/config.json" | head -n 1)"
-    upsert "${timings}" "${e}" "${e},${wall},${cpu},${threads:-?},${cores},${commit}"
-    echo "    wall ${wall} s, CPU ${cpu} s"
+    if [[ ${collect_only} -eq 0 ]]; then
+        times >"${cpu_file}"
+        cpu_before="$(children_cpu_read)"
+        start="${EPOCHREALTIME}"
+        "${exe}" "${names[@]}" --out "${out}" ${extra[@]+"${extra[@]}"}
+        wall="$(awk -v a="${start}" -v b="${EPOCHREALTIME}" 'BEGIN { printf "%.1f", b - a }')"
+        times >"${cpu_file}"
+        cpu="$(awk -v a="${cpu_before}" -v b="$(children_cpu_read)" 'BEGIN { printf "%.1f", b - a }')"
+        threads="$(sed -n 's/.*"threads": *\([0-9]*\).*/\1/p' "${out}/${e}/config.json" | head -n 1)"
+        upsert "${timings}" "${e}" "${e},${wall},${cpu},${threads:-?},${cores},${commit}"
+        echo "    wall ${wall} s, CPU ${cpu} s"
+    fi
     for n in "${names[@]}"; do
         cp "${out}/${n}/curves.png" "${figs}/${n}.png" 2>/dev/null ||
             echo "figures: no ${out}/${n}/curves.png (is gnuplot installed?)" >&2
-        # The last iteration of every curve in summary.csv (objective,iteration,mean,ci_low,ci_high,n).
+        # Per curve of summary.csv (objective,iteration,mean,ci_low,ci_high,n): the row of the last
+        # iteration, and the average of the mean over the last 100 iterations (less noisy).
         plotted="true_entropy"
         [[ ${n} == fig2f || ${n} == fig2h ]] && plotted="belief_entropy_sum"
         mapfile -t rows < <(awk -F, -v e="${n}" -v p="${plotted}" '
-            NR > 1 { if (!($1 in last) || $2 + 0 >= it[$1]) { it[$1] = $2 + 0; last[$1] = $0 } }
-            END { for (c in last) { split(last[c], f, ","); print e "," f[1] "," p "," f[2] "," f[3] "," f[4] "," f[5] "," f[6] } }' \
-            "${out}/${n}/summary.csv" | sort)
+            FNR == 1 { pass++; next }
+            pass == 1 { if ($2 + 0 > kmax) kmax = $2 + 0; next }
+            {
+                if ($2 + 0 == kmax) last[$1] = $0
+                if ($2 + 0 > kmax - 100) { sum[$1] += $3; cnt[$1]++ }
+            }
+            END {
+                for (c in last) {
+                    split(last[c], f, ",")
+                    printf "%s,%s,%s,%s,%s,%s,%s,%s,%.6f\n", e, f[1], p, f[2], f[3], f[4], f[5], f[6], sum[c] / cnt[c]
+                }
+            }' "${out}/${n}/summary.csv" "${out}/${n}/summary.csv" | sort)
         upsert "${results}" "${n}" "${rows[@]}"
     done
 done
