@@ -15,7 +15,8 @@
 #
 # Usage: bash scripts/figures.sh [--collect-only] [EXPERIMENT...] [-- EXTRA maxent-paper OPTIONS]
 #   --collect-only: do not run; copy the PNGs and end values of the runs already in out-figures/
-#   no experiment: all of them (about 25 minutes of wall time on 2 idle cores)
+#   no experiment: all of them (roughly an hour of wall time on 2 idle cores; Figure 2 alone
+#   about 7 minutes)
 #   e.g. bash scripts/figures.sh fig2a fig2c
 #        bash scripts/figures.sh fig2a -- --seeds 0-3 --iterations 1000   (a quick look;
 #        the PNGs and tables are then NOT the paper's settings: do not commit them)
