@@ -741,3 +741,128 @@ TEST_CASE("noisy oracle: perturbation statistics at a small sigma match the seco
     // SD within 2% (its relative standard error is 1/sqrt(2n) = 0.22%).
     CHECK(std::abs(sd / sd_predicted - 1.0) < 0.02);
 }
+
+namespace belief_test {
+
+// Forwards the TabularPomdp members of a model and nothing else (no transition matrices), so
+// that BayesFilter takes its forward path: scatter the transition rows of the believed states.
+template <class M>
+class ConceptOnly {
+public:
+    using state_type = typename M::state_type;
+    using action_type = typename M::action_type;
+    using observation_type = typename M::observation_type;
+    explicit ConceptOnly(const M& m) : m_(&m) {}
+    std::size_t num_states() const { return m_->num_states(); }
+    std::size_t num_actions() const { return m_->num_actions(); }
+    std::size_t num_observations() const { return m_->num_observations(); }
+    std::size_t horizon() const { return m_->horizon(); }
+    const state_type& state_label(std::size_t i) const { return m_->state_label(i); }
+    const action_type& action_label(std::size_t i) const { return m_->action_label(i); }
+    const observation_type& observation_label(std::size_t i) const { return m_->observation_label(i); }
+    std::size_t state_index(const state_type& x) const { return m_->state_index(x); }
+    std::size_t action_index(const action_type& x) const { return m_->action_index(x); }
+    std::size_t observation_index(const observation_type& x) const { return m_->observation_index(x); }
+    const Eigen::VectorXd& initial_distribution() const { return m_->initial_distribution(); }
+    maxent::SparseDistribution transition(std::size_t s, std::size_t a) const { return m_->transition(s, a); }
+    maxent::SparseDistribution observation(std::size_t a, std::size_t s) const { return m_->observation(a, s); }
+    maxent::SparseDistribution initial_observation(std::size_t s) const { return m_->initial_observation(s); }
+    maxent::SparseDistribution likelihood(std::size_t a, std::size_t o) const { return m_->likelihood(a, o); }
+
+private:
+    const M* m_;
+};
+
+// A random model: rows of 1 to 4 successors (a quarter of them deterministic) and
+// observation rows of 1 to 3 observations, per action.
+maxent::FinitePomdp<int, int, int> random_model(std::uint64_t seed, int S, int A, int O) {
+    maxent::DefaultRng g(seed);
+    auto random_row = [&](int n, int max_entries) {
+        Eigen::VectorXd row = Eigen::VectorXd::Zero(n);
+        const auto entries = 1 + maxent::uniform_index(g, static_cast<std::uint64_t>(max_entries));
+        for (std::uint64_t e = 0; e < entries; ++e)
+            row[static_cast<Eigen::Index>(maxent::uniform_index(g, static_cast<std::uint64_t>(n)))] +=
+                0.05 + maxent::uniform01(g);
+        return Eigen::VectorXd(row / row.sum());
+    };
+    std::vector<Eigen::MatrixXd> P, Z;
+    for (int a = 0; a < A; ++a) {
+        P.emplace_back(S, S);
+        Z.emplace_back(S, O);
+        for (int s = 0; s < S; ++s) {
+            P.back().row(s) = random_row(S, 4).transpose();
+            Z.back().row(s) = random_row(O, 3).transpose();
+        }
+    }
+    std::vector<int> states(static_cast<std::size_t>(S)), actions(static_cast<std::size_t>(A)),
+        observations(static_cast<std::size_t>(O));
+    for (int i = 0; i < S; ++i) states[static_cast<std::size_t>(i)] = i;
+    for (int i = 0; i < A; ++i) actions[static_cast<std::size_t>(i)] = i;
+    for (int i = 0; i < O; ++i) observations[static_cast<std::size_t>(i)] = i;
+    return {states, actions, observations, P, Z, Eigen::VectorXd::Constant(S, 1.0 / S), static_cast<std::size_t>(S)};
+}
+
+}  // namespace belief_test
+
+TEST_CASE("the filter's backward prediction gives the forward scatter's posterior bit for bit", "[belief]") {
+    // FinitePomdp exposes transition_matrix_transposed, so BayesFilter predicts each state of
+    // the likelihood's support from its predecessors; through ConceptOnly it scatters the rows
+    // of the believed states. Both add the same products in the same order: equal bits.
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+        const auto m = random_model(seed, 17, 3, 5);
+        const ConceptOnly<maxent::FinitePomdp<int, int, int>> forward_model(m);
+        BayesFilter<maxent::FinitePomdp<int, int, int>> backward(m);
+        BayesFilter<ConceptOnly<maxent::FinitePomdp<int, int, int>>> forward(forward_model);
+        maxent::DefaultRng g(seed + 100);
+        int compared = 0, impossible = 0;
+        for (int trial = 0; trial < 200; ++trial) {
+            Eigen::VectorXd b(17);
+            for (Eigen::Index s = 0; s < 17; ++s) b[s] = maxent::uniform01(g) < 0.4 ? 0.0 : maxent::uniform01(g);
+            if (trial % 4 == 0) {  // a point mass: some observations become impossible
+                b.setZero();
+                b[static_cast<Eigen::Index>(maxent::uniform_index(g, 17))] = 1.0;
+            }
+            if (b.sum() == 0.0) b[0] = 1.0;
+            for (std::size_t a = 0; a < 3; ++a)
+                for (std::size_t o = 0; o < 5; ++o) {
+                    Eigen::VectorXd x = b, y = b;
+                    bool x_threw = false, y_threw = false;
+                    try {
+                        backward.update(x, a, o);
+                    } catch (const maxent::zero_likelihood_error&) {
+                        x_threw = true;
+                    }
+                    try {
+                        forward.update(y, a, o);
+                    } catch (const maxent::zero_likelihood_error&) {
+                        y_threw = true;
+                    }
+                    REQUIRE(x_threw == y_threw);
+                    if (x_threw) {
+                        ++impossible;
+                        continue;
+                    }
+                    REQUIRE((x.array() == y.array()).all());
+                    REQUIRE(backward.predicted_observation_probability(b, a, o) ==
+                            forward.predicted_observation_probability(b, a, o));
+                    ++compared;
+                }
+        }
+        CHECK(compared > 1000);
+        CHECK(impossible > 0);  // the zero-likelihood path was exercised too
+    }
+}
+
+TEST_CASE("FinitePomdp: transposed transitions list predecessors in ascending order", "[belief][model]") {
+    const auto m = random_model(7, 23, 2, 4);
+    for (std::size_t a = 0; a < 2; ++a) {
+        const auto& P = m.transition_matrix(a);
+        const auto& Pt = m.transition_matrix_transposed(a);
+        REQUIRE(Pt.isCompressed());
+        REQUIRE(Eigen::MatrixXd(Pt) == Eigen::MatrixXd(P).transpose());
+        for (Eigen::Index r = 0; r < Pt.outerSize(); ++r)
+            for (auto k = Pt.outerIndexPtr()[r] + 1; k < Pt.outerIndexPtr()[r + 1]; ++k)
+                REQUIRE(Pt.innerIndexPtr()[k - 1] < Pt.innerIndexPtr()[k]);
+    }
+    REQUIRE_THROWS_AS(m.transition_matrix_transposed(2), maxent::config_error);
+}

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -140,4 +142,72 @@ TEST_CASE("entropy of counts and the empirical counter agree with hand values", 
     REQUIRE(k.entropy() == 0.0);
     REQUIRE_THROWS_AS(k.add(4), config_error);
     REQUIRE(k.count(3) == 1);
+}
+
+namespace {
+// Returns the given 64-bit words in turn: uniform01 of word w is (w >> 11) * 2^-53.
+struct FixedBits {
+    using result_type = std::uint64_t;
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return ~result_type{0}; }
+    std::vector<std::uint64_t> words;
+    std::size_t next = 0;
+    result_type operator()() { return words[next++ % words.size()]; }
+};
+std::uint64_t bits_of(double u) { return static_cast<std::uint64_t>(std::ldexp(u, 53)) << 11; }
+}  // namespace
+
+TEST_CASE("binary search in running sums draws exactly what the linear scan draws", "[core][sampling]") {
+    // Rows of 1..40 outcomes with random probabilities; FinitePomdp stores the running sums
+    // and sample_categorical searches them. With and without the sums, the same generator
+    // state must give the same outcome.
+    DefaultRng g(31);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t n = 1 + uniform_index(g, 40);
+        std::vector<int> idx(n);
+        std::vector<double> pr(n), cdf(n);
+        double total = 0.0;
+        for (std::size_t k = 0; k < n; ++k) {
+            idx[k] = static_cast<int>(3 * k + 1);
+            pr[k] = uniform01(g) < 0.2 ? 1e-12 : uniform01(g) + 1e-3;
+            total += pr[k];
+        }
+        double running = 0.0;
+        for (std::size_t k = 0; k < n; ++k) {
+            pr[k] /= total;
+            running += pr[k];
+            cdf[k] = running;
+        }
+        const SparseDistribution scan{idx, pr};
+        const SparseDistribution search{idx, pr, cdf};
+        for (int draw = 0; draw < 200; ++draw) {
+            DefaultRng a = g, b = g;
+            REQUIRE(sample_categorical(scan, a) == sample_categorical(search, b));
+            (void)uniform01(g);
+        }
+    }
+    // At the boundaries: u equal to a running sum moves on to the next outcome (u < sum is
+    // strict), and u at or above the last sum (a row summing to slightly less than 1) gives
+    // the last outcome. Probabilities in eighths keep every sum exact.
+    std::vector<int> idx(9);
+    std::vector<double> pr(9, 0.125), cdf(9);
+    pr[8] = 0.0;  // explicit zero at the end: the fallback returns the last positive outcome
+    for (std::size_t k = 0; k < 9; ++k) idx[k] = static_cast<int>(k);
+    double running = 0.0;
+    for (std::size_t k = 0; k < 9; ++k) cdf[k] = (running += pr[k]);
+    const SparseDistribution scan{idx, pr};
+    const SparseDistribution search{idx, pr, cdf};
+    for (std::size_t k = 0; k < 7; ++k) {  // cdf[7] = 1 is not a possible draw
+        FixedBits a{{bits_of(cdf[k])}}, b{{bits_of(cdf[k])}};
+        REQUIRE(sample_categorical(scan, a) == k + 1);
+        REQUIRE(sample_categorical(search, b) == k + 1);
+    }
+    std::vector<double> short_pr{0.25, 0.25, 0.25, 0.25 - 1e-15, 0, 0, 0, 0};
+    std::vector<double> short_cdf(8);
+    running = 0.0;
+    for (std::size_t k = 0; k < 8; ++k) short_cdf[k] = (running += short_pr[k]);
+    std::vector<int> short_idx{0, 1, 2, 3, 4, 5, 6, 7};
+    FixedBits a{{bits_of(1.0 - 0x1.0p-53)}}, b{{bits_of(1.0 - 0x1.0p-53)}};
+    REQUIRE(sample_categorical(SparseDistribution{short_idx, short_pr}, a) == 3);
+    REQUIRE(sample_categorical(SparseDistribution{short_idx, short_pr, short_cdf}, b) == 3);
 }

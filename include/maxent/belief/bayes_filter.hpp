@@ -5,9 +5,10 @@
 //     b'(s) = Obs(o | s) Σ_{s'} P(s | s', a) b(s')  /  Σ_{s} Obs(o | s) Σ_{s'} P(s | s', a) b(s'),
 // the operator called b' = B^{ao}(b) in the paper (here with the library's generalisation
 // Obs(o | s, a), see core/concepts.hpp). `BayesFilter<M>` applies it in place to a dense
-// Eigen vector in O(S + nnz) per step: it scatters the transition rows of the states with
-// positive belief into a predicted belief, multiplies by the sparse likelihood column
-// Obs(o | ·, a) and normalises. It satisfies BeliefUpdater (core/concepts.hpp); the noisy
+// Eigen vector in O(S + nnz) per step: it predicts Σ_{s'} P(s | s', a) b(s') on the support of
+// the sparse likelihood column Obs(o | ·, a) only (reading the transposed transition matrix
+// when the model has one, else scattering the rows of the states with positive belief),
+// multiplies by the likelihood and normalises. It satisfies BeliefUpdater (core/concepts.hpp); the noisy
 // oracle of the paper's Section 6.3 (Assumption 5.1) decorates it (belief/noisy_belief.hpp).
 #pragma once
 
@@ -90,9 +91,11 @@ template <class M>
 /// * Prior: uniform over the states by default (the paper's b_1 = U(S), used even when μ
 ///   is a point mass); any distribution over the states on request (constructor or
 ///   set_prior), validated.
-/// * Cost: O(S + nnz) per update — the transition rows of the states with positive belief
-///   and one likelihood column; no allocation per call (the scratch vector is sized at
-///   construction). The scratch makes `update` non-const: use one filter per thread.
+/// * Cost: O(S + nnz) per update. With FinitePomdp (transition_matrix_transposed): O(S) for
+///   the checks of b and the write of b', plus the transitions into the support of one
+///   likelihood column. Other TabularPomdp models: the transition rows of the states with
+///   positive belief, then that column. No allocation per call (the scratch vectors are
+///   sized at construction). The scratch makes `update` non-const: use one filter per thread.
 /// * Failure: an observation with zero likelihood under the predicted belief throws
 ///   zero_likelihood_error naming the action, the observation and (when given) the step;
 ///   the belief is then left unchanged (strong guarantee). Bad indices or a belief of the
@@ -110,11 +113,15 @@ public:
     explicit BayesFilter(const M& model)
         : model_(&model),
           prior_(Eigen::VectorXd::Constant(size_of(model), 1.0 / static_cast<double>(model.num_states()))),
-          predicted_(Eigen::VectorXd::Zero(size_of(model))) {}
+          predicted_(Eigen::VectorXd::Zero(size_of(model))),
+          weigh_(Eigen::VectorXd::Zero(size_of(model))) {}
 
     /// Filter with the given prior (validated as in set_prior).
     BayesFilter(const M& model, const Eigen::Ref<const Eigen::VectorXd>& prior)
-        : model_(&model), prior_(Eigen::VectorXd::Zero(size_of(model))), predicted_(Eigen::VectorXd::Zero(size_of(model))) {
+        : model_(&model),
+          prior_(Eigen::VectorXd::Zero(size_of(model))),
+          predicted_(Eigen::VectorXd::Zero(size_of(model))),
+          weigh_(Eigen::VectorXd::Zero(size_of(model))) {
         set_prior(prior);
     }
 
@@ -171,10 +178,10 @@ public:
         b.setZero();
         const double inv_z = 1.0 / z;
         double* out = b.data();
-        const double* pred = predicted_.data();
+        const double* pred = predicted_.data();  // compact: entry k belongs to state like.index[k]
         for (std::size_t k = 0; k < like.size(); ++k) {
             const auto s = like.index[k];
-            out[s] = pred[s] * like.probability[k] * inv_z;
+            out[s] = pred[k] * like.probability[k] * inv_z;
         }
     }
 
@@ -202,8 +209,15 @@ private:
                                                " is outside [0, ", model_->num_observations(), ")"));
     }
 
-    /// Fills predicted_ with Σ_{s'} P(· | s', a) b(s') and mass_ with Σ b; returns the
-    /// unnormalised evidence Σ_s Obs(o | s, a) predicted_(s). Does not touch b.
+    /// Sets predicted_[k] = Σ_{s'} P(s | s', a) b(s') for the k-th state s of the support of
+    /// the likelihood Obs(o | ·, a) (the only states the posterior can have), mass_ = Σ b, and
+    /// returns the unnormalised evidence Σ_k Obs(o | s_k, a) predicted_[k]. Does not touch b.
+    ///
+    /// Models exposing transition_matrix_transposed (FinitePomdp) are read backwards: each
+    /// predicted entry is a sum over the state's predecessors, so the cost is the number of
+    /// transitions into the likelihood's support, not a pass over all S entries of b. The
+    /// sums are added in ascending s' from 0.0, as the forward scatter over s' adds them (a
+    /// zero b(s') adds an exact +0.0), so both ways give the same bits.
     double predict_and_weigh(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a, std::size_t o,
                              const char* where) {
         // Validation and the total mass are vectorised reductions (cheap next to the scatter);
@@ -215,43 +229,47 @@ private:
         if (!(mass > 0.0)) bad_mass(where, mass);
         mass_ = mass;
 
-        predicted_.setZero();
-        const Eigen::Index n = b.size();
-        const double* bp = b.data();
-        double* pred = predicted_.data();
-        if constexpr (requires { model_->transition_matrix(a).outerIndexPtr(); }) {
-            // Models that expose their CSR transition matrices: no view per row.
-            const auto& P = model_->transition_matrix(a);
-            const auto* outer = P.outerIndexPtr();
-            const auto* inner = P.innerIndexPtr();
-            const double* value = P.valuePtr();
-            for (Eigen::Index sp = 0; sp < n; ++sp) {
-                const double w = bp[sp];
-                if (w == 0.0) continue;
-                for (auto k = outer[sp]; k < outer[sp + 1]; ++k) pred[inner[k]] += value[k] * w;
-            }
-        } else {
-            for (Eigen::Index sp = 0; sp < n; ++sp) {
-                const double w = bp[sp];
-                if (w == 0.0) continue;
-                const SparseDistribution row = model_->transition(static_cast<std::size_t>(sp), a);
-                for (std::size_t k = 0; k < row.size(); ++k) pred[row.index[k]] += row.probability[k] * w;
-            }
-        }
-        // Evidence Σ_s Obs(o | s, a) predicted(s), with four partial sums (no long add chain).
         const SparseDistribution like = model_->likelihood(a, o);
         const std::size_t m = like.size();
         const sparse_index* idx = like.index.data();
         const double* pr = like.probability.data();
+        const double* bp = b.data();
+        double* pred = predicted_.data();
+        if constexpr (requires { model_->transition_matrix_transposed(a).outerIndexPtr(); }) {
+            const auto& Pt = model_->transition_matrix_transposed(a);  // row s: predecessors s', ascending
+            const auto* outer = Pt.outerIndexPtr();
+            const auto* inner = Pt.innerIndexPtr();
+            const double* value = Pt.valuePtr();
+            for (std::size_t k = 0; k < m; ++k) {
+                const auto s = idx[k];
+                double acc = 0.0;
+                for (auto j = outer[s]; j < outer[s + 1]; ++j) acc += value[j] * bp[inner[j]];
+                pred[k] = acc;
+            }
+        } else {
+            // Forward: scatter the rows of the states with positive belief into a dense
+            // prediction (in weigh_), then gather the likelihood's support.
+            weigh_.setZero();
+            double* dense = weigh_.data();
+            const Eigen::Index n = b.size();
+            for (Eigen::Index sp = 0; sp < n; ++sp) {
+                const double w = bp[sp];
+                if (w == 0.0) continue;
+                const SparseDistribution row = model_->transition(static_cast<std::size_t>(sp), a);
+                for (std::size_t k = 0; k < row.size(); ++k) dense[row.index[k]] += row.probability[k] * w;
+            }
+            for (std::size_t k = 0; k < m; ++k) pred[k] = dense[idx[k]];
+        }
+        // Evidence Σ_k Obs(o | s_k, a) predicted[k], with four partial sums (no long add chain).
         double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
         std::size_t k = 0;
         for (; k + 4 <= m; k += 4) {
-            z0 += pred[idx[k]] * pr[k];
-            z1 += pred[idx[k + 1]] * pr[k + 1];
-            z2 += pred[idx[k + 2]] * pr[k + 2];
-            z3 += pred[idx[k + 3]] * pr[k + 3];
+            z0 += pred[k] * pr[k];
+            z1 += pred[k + 1] * pr[k + 1];
+            z2 += pred[k + 2] * pr[k + 2];
+            z3 += pred[k + 3] * pr[k + 3];
         }
-        for (; k < m; ++k) z0 += pred[idx[k]] * pr[k];
+        for (; k < m; ++k) z0 += pred[k] * pr[k];
         return (z0 + z1) + (z2 + z3);
     }
 
@@ -281,7 +299,8 @@ private:
 
     const M* model_;
     Eigen::VectorXd prior_;
-    Eigen::VectorXd predicted_;  // scratch: the predicted belief Σ_{s'} P(· | s', a) b(s')
+    Eigen::VectorXd predicted_;  // scratch: the predicted belief on the likelihood's support (compact)
+    Eigen::VectorXd weigh_;      // scratch of the forward path: the dense predicted belief
     double mass_ = 1.0;          // Σ b of the last prediction
 };
 

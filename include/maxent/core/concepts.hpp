@@ -100,6 +100,9 @@ concept Pomdp = concept_checks::has_label_types<M> && concept_checks::has_num_st
 // multiplies by (paper, Section 2.1, belief update):
 //   m.likelihood(a, o) -> SparseDistribution over states s' (not normalised): the non-zero
 //                         entries of the column Obs(o | ·, a).
+// Optional, used by BayesFilter when present (same results, faster):
+//   m.transition_matrix_transposed(a) -> a compressed row-major Eigen sparse matrix whose
+//                         row s' lists the states s with P(s' | s, a) > 0 in ascending order.
 // Satisfied by: maxent::FinitePomdp and everything built on it.
 // ---------------------------------------------------------------------------------------
 template <class M>

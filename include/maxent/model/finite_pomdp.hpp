@@ -158,22 +158,22 @@ public:
     // --- dynamics (Pomdp / TabularPomdp concepts) ---------------------------------------
     [[nodiscard]] const Eigen::VectorXd& initial_distribution() const noexcept { return initial_; }
 
-    /// P(· | s, a) as a sparse view (valid while the model lives).
+    /// P(· | s, a) as a sparse view (valid while the model lives), with its running sums.
     [[nodiscard]] SparseDistribution transition(std::size_t s, std::size_t a) const {
         check_state(s, "transition");
         check_action(a, "transition");
-        return row(transitions_[a], s);
+        return row(transitions_[a], s, transition_cdf_[a]);
     }
     /// Obs(· | s, a): the observation emitted on arriving in s after action a.
     [[nodiscard]] SparseDistribution observation(std::size_t a, std::size_t s) const {
         check_action(a, "observation");
         check_state(s, "observation");
-        return row(obs_[obs_slot(a)], s);
+        return row(obs_[obs_slot(a)], s, obs_cdf_[obs_slot(a)]);
     }
     /// Distribution of the first observation o_1 given s_1.
     [[nodiscard]] SparseDistribution initial_observation(std::size_t s) const {
         check_state(s, "initial_observation");
-        return row(initial_obs_, s);
+        return row(initial_obs_, s, initial_obs_cdf_);
     }
     /// The non-zero entries of the column Obs(o | ·, a), indexed by state.
     [[nodiscard]] SparseDistribution likelihood(std::size_t a, std::size_t o) const {
@@ -195,6 +195,13 @@ public:
     [[nodiscard]] const SparseMatrix& transition_matrix(std::size_t a) const {
         check_action(a, "transition_matrix");
         return transitions_[a];
+    }
+    /// Its transpose (rows s', columns s; within a row the columns s ascend): row s' lists
+    /// the predecessors s with P(s' | s, a) > 0. The Bayes filter predicts from it only the
+    /// states an observation can come from. Costs as much memory as transition_matrix.
+    [[nodiscard]] const SparseMatrix& transition_matrix_transposed(std::size_t a) const {
+        check_action(a, "transition_matrix_transposed");
+        return transitions_t_[a];
     }
     /// The S x O observation matrix used after action a.
     [[nodiscard]] const SparseMatrix& observation_matrix(std::size_t a) const {
@@ -218,6 +225,7 @@ public:
                             [this](std::size_t c) { return observations_.describe(c); });
         initial_obs_ = std::move(m);
         initial_obs_.makeCompressed();
+        initial_obs_cdf_ = running_sums(initial_obs_);
     }
 
 private:
@@ -239,6 +247,25 @@ private:
         const auto n = static_cast<std::size_t>(end - begin);
         return {std::span<const sparse_index>(m.innerIndexPtr() + begin, n),
                 std::span<const double>(m.valuePtr() + begin, n)};
+    }
+    /// A row with its running sums (`cdf` is running_sums(m)).
+    static SparseDistribution row(const SparseMatrix& m, std::size_t r, const std::vector<double>& cdf) {
+        SparseDistribution d = row(m, r);
+        d.cumulative = std::span<const double>(cdf.data() + m.outerIndexPtr()[r], d.size());
+        return d;
+    }
+    /// Per row of a compressed matrix, the running sums of its values in storage order,
+    /// added exactly as sample_categorical's linear scan adds them (core/distribution.hpp).
+    static std::vector<double> running_sums(const SparseMatrix& m) {
+        std::vector<double> out(static_cast<std::size_t>(m.nonZeros()));
+        for (Eigen::Index r = 0; r < m.outerSize(); ++r) {
+            double cumulative = 0.0;
+            for (auto k = m.outerIndexPtr()[r]; k < m.outerIndexPtr()[r + 1]; ++k) {
+                cumulative += m.valuePtr()[k];
+                out[static_cast<std::size_t>(k)] = cumulative;
+            }
+        }
+        return out;
     }
 
     [[nodiscard]] std::size_t obs_slot(std::size_t a) const noexcept { return obs_.size() == 1 ? 0 : a; }
@@ -324,12 +351,24 @@ private:
         }
         if (!(std::abs(sum - 1.0) <= tolerance_))
             throw model_error(detail::message("initial distribution sums to ", sum, ", not 1 within ", tolerance_));
+        // Transposes by Eigen's storage-order conversion, which lists each row's columns in
+        // ascending order (the Bayes filter's sums rely on it; tested).
         obs_t_.clear();
         for (const auto& m : obs_) {
             SparseMatrix t = m.transpose();
             t.makeCompressed();
             obs_t_.push_back(std::move(t));
         }
+        transitions_t_.clear();
+        transition_cdf_.clear();
+        for (const auto& m : transitions_) {
+            SparseMatrix t = m.transpose();
+            t.makeCompressed();
+            transitions_t_.push_back(std::move(t));
+            transition_cdf_.push_back(running_sums(m));
+        }
+        obs_cdf_.clear();
+        for (const auto& m : obs_) obs_cdf_.push_back(running_sums(m));
         if (obs_.size() == 1) {
             initial_obs_ = obs_[0];
         } else {
@@ -337,6 +376,7 @@ private:
                                                                 static_cast<Eigen::Index>(O), 1.0 / double(O));
             initial_obs_ = to_sparse(uniform);
         }
+        initial_obs_cdf_ = running_sums(initial_obs_);
     }
 
     LabelSet<State> states_;
@@ -345,7 +385,11 @@ private:
     std::vector<SparseMatrix> transitions_;
     std::vector<SparseMatrix> obs_;
     std::vector<SparseMatrix> obs_t_;
+    std::vector<SparseMatrix> transitions_t_;  // transposes of transitions_ (Bayes filter)
+    std::vector<std::vector<double>> transition_cdf_;  // running_sums of transitions_ (sampling)
+    std::vector<std::vector<double>> obs_cdf_;         // running_sums of obs_
     SparseMatrix initial_obs_;
+    std::vector<double> initial_obs_cdf_;
     Eigen::VectorXd initial_;
     std::size_t horizon_;
     double tolerance_;
