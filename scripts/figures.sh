@@ -15,8 +15,8 @@
 #
 # Usage: bash scripts/figures.sh [--collect-only] [EXPERIMENT...] [-- EXTRA maxent-paper OPTIONS]
 #   --collect-only: do not run; copy the PNGs and end values of the runs already in out-figures/
-#   no experiment: all of them (roughly an hour of wall time on 2 idle cores; Figure 2 alone
-#   about 7 minutes)
+#   no experiment: all of them (31 minutes of wall time on 2 idle cores on 2026-11-23, Figure 2
+#   alone 3.5 minutes; up to twice that on a slower machine of the same kind)
 #   e.g. bash scripts/figures.sh fig2a fig2c
 #        bash scripts/figures.sh fig2a -- --seeds 0-3 --iterations 1000   (a quick look;
 #        the PNGs and tables are then NOT the paper's settings: do not commit them)
