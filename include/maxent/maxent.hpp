@@ -23,6 +23,7 @@
 #include "maxent/policy/tabular_belief_policy.hpp"
 #include "maxent/objective/exact.hpp"
 #include "maxent/objective/feedbacks.hpp"
+#include "maxent/objective/proxy_gaps.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/parallel.hpp"
 #include "maxent/optim/row_sparse_batch.hpp"
