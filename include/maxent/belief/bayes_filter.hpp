@@ -114,14 +114,14 @@ public:
         : model_(&model),
           prior_(Eigen::VectorXd::Constant(size_of(model), 1.0 / static_cast<double>(model.num_states()))),
           predicted_(Eigen::VectorXd::Zero(size_of(model))),
-          weigh_(Eigen::VectorXd::Zero(size_of(model))) {}
+          dense_prediction_(Eigen::VectorXd::Zero(reads_backward ? 0 : size_of(model))) {}
 
     /// Filter with the given prior (validated as in set_prior).
     BayesFilter(const M& model, const Eigen::Ref<const Eigen::VectorXd>& prior)
         : model_(&model),
           prior_(Eigen::VectorXd::Zero(size_of(model))),
           predicted_(Eigen::VectorXd::Zero(size_of(model))),
-          weigh_(Eigen::VectorXd::Zero(size_of(model))) {
+          dense_prediction_(Eigen::VectorXd::Zero(reads_backward ? 0 : size_of(model))) {
         set_prior(prior);
     }
 
@@ -195,6 +195,10 @@ public:
     }
 
 private:
+    /// Whether the prediction reads the model's transposed transitions (see predict_and_weigh).
+    static constexpr bool reads_backward =
+        requires(const M& m, std::size_t a) { m.transition_matrix_transposed(a).outerIndexPtr(); };
+
     static Eigen::Index size_of(const M& model) { return static_cast<Eigen::Index>(model.num_states()); }
 
     void check_indices(Eigen::Index size, std::size_t a, std::size_t o, const char* where) const {
@@ -235,7 +239,7 @@ private:
         const double* pr = like.probability.data();
         const double* bp = b.data();
         double* pred = predicted_.data();
-        if constexpr (requires { model_->transition_matrix_transposed(a).outerIndexPtr(); }) {
+        if constexpr (reads_backward) {
             const auto& Pt = model_->transition_matrix_transposed(a);  // row s: predecessors s', ascending
             const auto* outer = Pt.outerIndexPtr();
             const auto* inner = Pt.innerIndexPtr();
@@ -248,9 +252,9 @@ private:
             }
         } else {
             // Forward: scatter the rows of the states with positive belief into a dense
-            // prediction (in weigh_), then gather the likelihood's support.
-            weigh_.setZero();
-            double* dense = weigh_.data();
+            // prediction, then gather the likelihood's support.
+            dense_prediction_.setZero();
+            double* dense = dense_prediction_.data();
             const Eigen::Index n = b.size();
             for (Eigen::Index sp = 0; sp < n; ++sp) {
                 const double w = bp[sp];
@@ -300,7 +304,7 @@ private:
     const M* model_;
     Eigen::VectorXd prior_;
     Eigen::VectorXd predicted_;  // scratch: the predicted belief on the likelihood's support (compact)
-    Eigen::VectorXd weigh_;      // scratch of the forward path: the dense predicted belief
+    Eigen::VectorXd dense_prediction_;  // scratch of the forward path (empty when reading backward)
     double mass_ = 1.0;          // Σ b of the last prediction
 };
 

@@ -254,6 +254,13 @@ private:
         d.cumulative = std::span<const double>(cdf.data() + m.outerIndexPtr()[r], d.size());
         return d;
     }
+    /// The transpose, by Eigen's storage-order conversion, which lists each row's columns in
+    /// ascending order (the Bayes filter's sums rely on it; tested).
+    static SparseMatrix compressed_transpose(const SparseMatrix& m) {
+        SparseMatrix t = m.transpose();
+        t.makeCompressed();
+        return t;
+    }
     /// Per row of a compressed matrix, the running sums of its values in storage order,
     /// added exactly as sample_categorical's linear scan adds them (core/distribution.hpp).
     static std::vector<double> running_sums(const SparseMatrix& m) {
@@ -351,24 +358,18 @@ private:
         }
         if (!(std::abs(sum - 1.0) <= tolerance_))
             throw model_error(detail::message("initial distribution sums to ", sum, ", not 1 within ", tolerance_));
-        // Transposes by Eigen's storage-order conversion, which lists each row's columns in
-        // ascending order (the Bayes filter's sums rely on it; tested).
         obs_t_.clear();
+        obs_cdf_.clear();
         for (const auto& m : obs_) {
-            SparseMatrix t = m.transpose();
-            t.makeCompressed();
-            obs_t_.push_back(std::move(t));
+            obs_t_.push_back(compressed_transpose(m));
+            obs_cdf_.push_back(running_sums(m));
         }
         transitions_t_.clear();
         transition_cdf_.clear();
         for (const auto& m : transitions_) {
-            SparseMatrix t = m.transpose();
-            t.makeCompressed();
-            transitions_t_.push_back(std::move(t));
+            transitions_t_.push_back(compressed_transpose(m));
             transition_cdf_.push_back(running_sums(m));
         }
-        obs_cdf_.clear();
-        for (const auto& m : obs_) obs_cdf_.push_back(running_sums(m));
         if (obs_.size() == 1) {
             initial_obs_ = obs_[0];
         } else {
