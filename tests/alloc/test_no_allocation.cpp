@@ -62,21 +62,29 @@ TEST_CASE("the audit itself detects allocations", "[alloc]") {
     CHECK(maxent_alloc_count::eigen_violations.load() >= 1);
 }
 
-TEMPLATE_TEST_CASE("after the first iteration, an iteration allocates nothing", "[alloc]", MSE, MOE, MBE, RegMBE) {
-    const auto m = paper_environment(PaperEnvironment::single_room_gaussian, 0.0, 10.0);
+namespace {
+/// The paper's BA training (exact filter, batch mean, α = 0.3) with feedback F: checks that
+/// iterations after the first allocate nothing.
+template <class F>
+void check_ba_training_allocates_nothing(const GridPomdp& m) {
     TrainerConfig cfg;
     cfg.iterations = 100;
-    auto feedback = [] {
-        if constexpr (std::is_same_v<TestType, RegMBE>)
+    F feedback = [] {
+        if constexpr (std::is_same_v<F, RegMBE>)
             return RegMBE(0.02);
         else
-            return TestType{};
+            return F{};
     }();
-    Trainer trainer(m, BayesFilter(m), BeliefAveragedPolicy(25, 4), feedback, BatchMeanBaseline{}, ConstantStep(0.3),
-                    cfg);
+    Trainer trainer(m, BayesFilter(m), BeliefAveragedPolicy(m.num_states(), m.num_actions()), feedback,
+                    BatchMeanBaseline{}, ConstantStep(0.3), cfg);
     const Audit a = audit(trainer);
     CHECK(a.operator_new == 0);
     CHECK(a.eigen_malloc == 0);
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("after the first iteration, an iteration allocates nothing", "[alloc]", MSE, MOE, MBE, RegMBE) {
+    check_ba_training_allocates_nothing<TestType>(paper_environment(PaperEnvironment::single_room_gaussian, 0.0, 10.0));
 }
 
 TEST_CASE("no allocation with other policies, estimators, Adam and the noisy oracle", "[alloc]") {
@@ -104,4 +112,15 @@ TEST_CASE("no allocation with other policies, estimators, Adam and the noisy ora
         CHECK(a.operator_new == 0);
         CHECK(a.eigen_malloc == 0);
     }
+}
+
+TEMPLATE_TEST_CASE("no allocation on the support-tracking path (16 x 16 room, k = 10)", "[alloc]", MSE, MBE, RegMBE) {
+    // Large enough that BayesFilter::support_tracking_pays(): the rollout keeps the belief's
+    // support, the filter updates on it and the policy computes on it.
+    const GridPomdp m = make_grid_world({.layout = GridLayout::single_room(16, 16),
+                                         .slip = 0.0,
+                                         .observation = observe::gaussian(10.0),
+                                         .horizon = 60});
+    REQUIRE(BayesFilter(m).support_tracking_pays());
+    check_ba_training_allocates_nothing<TestType>(m);
 }

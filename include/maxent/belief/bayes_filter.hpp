@@ -18,15 +18,18 @@
 #include <limits>
 #include <ostream>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "maxent/core/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/support.hpp"
 
 namespace maxent {
 
@@ -91,6 +94,10 @@ template <class M>
 /// * Prior: uniform over the states by default (the paper's b_1 = U(S), used even when μ
 ///   is a point mass); any distribution over the states on request (constructor or
 ///   set_prior), validated.
+/// * Support: update_on_support(b, support, ...) gives update()'s posterior to the last bit
+///   while keeping the list of the belief's non-zero states, in O(|support| + the transitions
+///   out of it + one likelihood column), nothing in O(S): the rollout uses it when
+///   support_tracking_pays() (short likelihood columns, large grids). SupportTrackingUpdater.
 /// * Cost: O(S + nnz) per update. With FinitePomdp (transition_matrix_transposed): O(S) for
 ///   the checks of b and the write of b', plus the transitions into the support of one
 ///   likelihood column. Other TabularPomdp models: the transition rows of the states with
@@ -101,7 +108,7 @@ template <class M>
 ///   the belief is then left unchanged (strong guarantee). Bad indices or a belief of the
 ///   wrong size, with a negative or non-finite entry, or with no positive entry throw
 ///   config_error. The input belief need not be normalised; the output is.
-/// Satisfies BeliefUpdater.
+/// Satisfies BeliefUpdater and SupportTrackingUpdater.
 template <class M>  // checked by static_assert(require_tabular_pomdp<M>()) inside
 class BayesFilter {
     static_assert(require_tabular_pomdp<M>());
@@ -114,14 +121,18 @@ public:
         : model_(&model),
           prior_(Eigen::VectorXd::Constant(size_of(model), 1.0 / static_cast<double>(model.num_states()))),
           predicted_(Eigen::VectorXd::Zero(size_of(model))),
-          dense_prediction_(Eigen::VectorXd::Zero(reads_backward ? 0 : size_of(model))) {}
+          dense_prediction_(Eigen::VectorXd::Zero(size_of(model))) {
+        reserve_scratch();
+        support_of(prior_, prior_support_);
+    }
 
     /// Filter with the given prior (validated as in set_prior).
     BayesFilter(const M& model, const Eigen::Ref<const Eigen::VectorXd>& prior)
         : model_(&model),
           prior_(Eigen::VectorXd::Zero(size_of(model))),
           predicted_(Eigen::VectorXd::Zero(size_of(model))),
-          dense_prediction_(Eigen::VectorXd::Zero(reads_backward ? 0 : size_of(model))) {
+          dense_prediction_(Eigen::VectorXd::Zero(size_of(model))) {
+        reserve_scratch();
         set_prior(prior);
     }
 
@@ -153,6 +164,7 @@ public:
         if (!(std::abs(sum - 1.0) <= 1e-9))
             throw config_error(detail::message("BayesFilter: the prior sums to ", sum, ", not 1 within 1e-9"));
         prior_ = prior;
+        support_of(prior_, prior_support_);
     }
 
     /// Writes the prior b_1 into b (resized only if its size differs).
@@ -172,9 +184,9 @@ public:
     /// b <- B^{ao}(b), without a generator.
     void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, std::size_t step = unknown_step) {
         check_indices(b.size(), a, o, "update");
-        const double z = predict_and_weigh(b, a, o, "update");
-        if (!(z > 0.0) || !std::isfinite(z)) zero_likelihood(a, o, step, z);
         const SparseDistribution like = model_->likelihood(a, o);
+        const double z = predict_and_weigh(b, a, like, "update");
+        if (!(z > 0.0) || !std::isfinite(z)) zero_likelihood(a, o, step, z);
         b.setZero();
         const double inv_z = 1.0 / z;
         double* out = b.data();
@@ -185,13 +197,121 @@ public:
         }
     }
 
+    /// Writes the prior into b and its support (the ascending indices of its non-zero
+    /// entries) into `support`; the pair then feeds update_on_support.
+    void initial(Eigen::VectorXd& b, std::vector<sparse_index>& support) const {
+        initial(b);
+        support.assign(prior_support_.begin(), prior_support_.end());
+    }
+
+    /// Whether tracking the support is worth it on this model: the posterior lives on one
+    /// likelihood column, so when the columns are short against S (on average at most S/4
+    /// states, e.g. the Gaussian grid observations with k = 10 on grids of 10 x 10 and more)
+    /// beliefs stay concentrated and update_on_support skips the O(S) work; with long columns
+    /// (k = 0.1, or the 5 x 5 room) the dense loops are as fast and the rollout keeps to
+    /// update() (measured, docs/performance.md). Either way the results are the same.
+    [[nodiscard]] bool support_tracking_pays() const noexcept { return support_tracking_pays_; }
+
+    /// b <- B^{ao}(b), as update() computes it to the last bit, for a b whose non-zero
+    /// entries are all listed in `support` (ascending, no repeats; entries outside it must be
+    /// exactly 0, which is not checked); `support` is then set to the posterior's non-zero
+    /// entries, ascending. This is what the rollout calls (SupportTrackingUpdater): starting
+    /// from initial(b, support), a step costs O(|support| + the transitions out of it + the
+    /// length of the likelihood column) and nothing in O(S), which on large grids, where the
+    /// belief concentrates on a few states, is most of the filter's work.
+    /// Checks, failures and the strong guarantee are those of update(), the checks of b
+    /// restricted to the support.
+    template <std::uniform_random_bit_generator G>
+    [[gnu::noinline]] void update_on_support(Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a,
+                                             std::size_t o, G& /*g*/, std::size_t step = unknown_step) {
+        if (!support_pays(support.size(), num_states())) {
+            // A large support (the uniform prior, early steps): update()'s dense path; the
+            // posterior lives on the likelihood column, whose non-zero entries are the new support.
+            update(b, a, o, step);
+            const SparseDistribution like = model_->likelihood(a, o);
+            support.resize(like.size());
+            sparse_index* out = support.data();
+            std::size_t count = 0;
+            for (std::size_t k = 0; k < like.size(); ++k) {
+                out[count] = like.index[k];
+                count += b[like.index[k]] != 0.0 ? 1 : 0;
+            }
+            support.resize(count);
+            return;
+        }
+        check_indices(b.size(), a, o, "update");
+        // One pass over the support: check and sum b, scatter the transition rows of its
+        // states into the dense prediction in ascending s' (the order in which both of
+        // update()'s paths add the products), note the states reached, and clear b there
+        // (kept in saved_ so that a failure can restore it).
+        double* dense = dense_prediction_.data();
+        reached_.clear();
+        saved_.clear();
+        double mass = 0.0;
+        bool valid = true;
+        const std::size_t S = num_states();
+        for (const sparse_index sp : support) {
+            if (static_cast<std::size_t>(sp) >= S) {  // also catches negative indices
+                restore(b, support);
+                bad_support_index(sp);
+            }
+            const double w = b[sp];
+            saved_.push_back(w);
+            b[sp] = 0.0;
+            mass += w;
+            valid = valid && w >= 0.0;
+            if (w == 0.0) continue;
+            const SparseDistribution row = model_->transition(static_cast<std::size_t>(sp), a);
+            for (std::size_t k = 0; k < row.size(); ++k) {
+                const sparse_index t = row.index[k];
+                if (dense[t] == 0.0) reached_.push_back(t);  // first visit (or an underflow: listed twice, harmless)
+                dense[t] += row.probability[k] * w;
+            }
+        }
+        if (!valid || !std::isfinite(mass) || !(mass > 0.0)) {
+            restore(b, support);
+            if (!valid || !std::isfinite(mass)) bad_entry("update", b);
+            bad_mass("update", mass);
+        }
+        mass_ = mass;
+
+        // The prediction on the likelihood column, gathered as update()'s forward path does,
+        // and the evidence and the posterior computed by the same expressions as there.
+        const SparseDistribution like = model_->likelihood(a, o);
+        const std::size_t m = like.size();
+        const sparse_index* idx = like.index.data();
+        const double* pr = like.probability.data();
+        double* pred = predicted_.data();
+        for (std::size_t k = 0; k < m; ++k) pred[k] = dense[idx[k]];
+        for (const sparse_index s : reached_) dense[s] = 0.0;
+        const double z = evidence(pred, pr, m);
+        if (!(z > 0.0) || !std::isfinite(z)) {
+            restore(b, support);
+            zero_likelihood(a, o, step, z);
+        }
+
+        // Normalise and collect the non-zero entries (branch-free).
+        const double inv_z = 1.0 / z;
+        support.resize(m);
+        sparse_index* out = support.data();
+        std::size_t count = 0;
+        for (std::size_t k = 0; k < m; ++k) {
+            const auto s = idx[k];
+            const double v = pred[k] * pr[k] * inv_z;
+            b[s] = v;
+            out[count] = s;
+            count += v != 0.0 ? 1 : 0;
+        }
+        support.resize(count);
+    }
+
     /// P(o | b, a) = Σ_s Obs(o | s, a) Σ_{s'} P(s | s', a) b(s') / Σ_{s'} b(s'): the
     /// probability of observing o after action a from belief b (b need not be normalised;
     /// same checks as update). Non-const: uses the scratch vector.
     [[nodiscard]] double predicted_observation_probability(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a,
                                                            std::size_t o) {
         check_indices(b.size(), a, o, "predicted_observation_probability");
-        return predict_and_weigh(b, a, o, "predicted_observation_probability") / mass_;
+        return predict_and_weigh(b, a, model_->likelihood(a, o), "predicted_observation_probability") / mass_;
     }
 
 private:
@@ -200,6 +320,18 @@ private:
         requires(const M& m, std::size_t a) { m.transition_matrix_transposed(a).outerIndexPtr(); };
 
     static Eigen::Index size_of(const M& model) { return static_cast<Eigen::Index>(model.num_states()); }
+
+    void reserve_scratch() {
+        const std::size_t S = model_->num_states();
+        reached_.reserve(S);
+        saved_.reserve(S);
+        std::size_t entries = 0;
+        const std::size_t A = model_->num_actions(), O = model_->num_observations();
+        for (std::size_t a = 0; a < A; ++a)
+            for (std::size_t o = 0; o < O; ++o) entries += model_->likelihood(a, o).size();
+        const std::size_t mean_column = A * O == 0 ? S : (entries + A * O - 1) / (A * O);
+        support_tracking_pays_ = 4 * mean_column <= S;
+    }
 
     void check_indices(Eigen::Index size, std::size_t a, std::size_t o, const char* where) const {
         if (static_cast<std::size_t>(size) != num_states())
@@ -222,7 +354,7 @@ private:
     /// transitions into the likelihood's support, not a pass over all S entries of b. The
     /// sums are added in ascending s' from 0.0, as the forward scatter over s' adds them (a
     /// zero b(s') adds an exact +0.0), so both ways give the same bits.
-    double predict_and_weigh(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a, std::size_t o,
+    double predict_and_weigh(const Eigen::Ref<const Eigen::VectorXd>& b, std::size_t a, const SparseDistribution& like,
                              const char* where) {
         // Validation and the total mass are vectorised reductions (cheap next to the scatter);
         // the scatter then needs no per-entry checks.
@@ -233,7 +365,6 @@ private:
         if (!(mass > 0.0)) bad_mass(where, mass);
         mass_ = mass;
 
-        const SparseDistribution like = model_->likelihood(a, o);
         const std::size_t m = like.size();
         const sparse_index* idx = like.index.data();
         const double* pr = like.probability.data();
@@ -253,8 +384,7 @@ private:
         } else {
             // Forward: scatter the rows of the states with positive belief into a dense
             // prediction, then gather the likelihood's support.
-            dense_prediction_.setZero();
-            double* dense = dense_prediction_.data();
+            double* dense = dense_prediction_.data();  // all zero on entry (and left so)
             const Eigen::Index n = b.size();
             for (Eigen::Index sp = 0; sp < n; ++sp) {
                 const double w = bp[sp];
@@ -263,8 +393,21 @@ private:
                 for (std::size_t k = 0; k < row.size(); ++k) dense[row.index[k]] += row.probability[k] * w;
             }
             for (std::size_t k = 0; k < m; ++k) pred[k] = dense[idx[k]];
+            dense_prediction_.setZero();
         }
-        // Evidence Σ_k Obs(o | s_k, a) predicted[k], with four partial sums (no long add chain).
+        return evidence(pred, pr, m);
+    }
+
+    /// Undoes update_on_support's first pass: the scatter's scratch back to zero, b back to
+    /// its values on the support (the strong guarantee of a failed update).
+    void restore(Eigen::VectorXd& b, std::span<const sparse_index> support) noexcept {
+        for (const sparse_index s : reached_) dense_prediction_[s] = 0.0;
+        for (std::size_t j = 0; j < saved_.size(); ++j) b[support[j]] = saved_[j];
+    }
+
+    /// The evidence Σ_k Obs(o | s_k, a) predicted[k] over the likelihood column, with four
+    /// partial sums (no long chain of additions); both update paths use it.
+    static double evidence(const double* pred, const double* pr, std::size_t m) noexcept {
         double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0;
         std::size_t k = 0;
         for (; k + 4 <= m; k += 4) {
@@ -287,6 +430,11 @@ private:
                                            " (it needs a positive, finite total)"));
     }
 
+    [[noreturn]] [[gnu::noinline]] [[gnu::cold]] void bad_support_index(sparse_index s) const {
+        throw config_error(detail::message("BayesFilter::update_on_support: support entry ", s, " is outside [0, ",
+                                           num_states(), ")"));
+    }
+
     [[noreturn]] [[gnu::noinline]] [[gnu::cold]] static void bad_mass(const char* where, double mass) {
         throw config_error(detail::message("BayesFilter::", where, ": the belief has total mass ", mass,
                                            " (it needs a positive, finite total)"));
@@ -303,8 +451,12 @@ private:
 
     const M* model_;
     Eigen::VectorXd prior_;
+    std::vector<sparse_index> prior_support_;  // the prior's non-zero entries, ascending
     Eigen::VectorXd predicted_;  // scratch: the predicted belief on the likelihood's support (compact)
-    Eigen::VectorXd dense_prediction_;  // scratch of the forward path (empty when reading backward)
+    Eigen::VectorXd dense_prediction_;  // scratch of the forward scatters, all zero between calls
+    std::vector<sparse_index> reached_;  // update_on_support: those states (capacity S)
+    bool support_tracking_pays_ = false;
+    std::vector<double> saved_;          // update_on_support: b on the support before the update
     double mass_ = 1.0;          // Σ b of the last prediction
 };
 

@@ -15,6 +15,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -178,5 +179,26 @@ consteval bool require_belief_updater() {
                   "Rng& g)` (templated on the generator)");
     return true;
 }
+
+// ---------------------------------------------------------------------------------------
+// SupportTrackingUpdater (optional refinement of BeliefUpdater): the updater can also keep
+// the belief's support, the ascending list of the states where b may be non-zero, so that
+// a step costs O(|support|) instead of O(S). Required expressions, in addition, for
+// `std::vector<sparse_index>& support`:
+//   cu.initial(b, support)                   the prior, and its support
+//   u.update_on_support(b, support, a, o, g) b <- update(b, a, o, g)'s result, to the last
+//                                            bit, for a b that is zero outside `support`;
+//                                            support <- the posterior's (same guarantee)
+// The rollout (optim/rollout.hpp) uses it when available and hands the support to the
+// policy (AgentView::support). Satisfied by maxent::BayesFilter<M>; not by NoisyBelief
+// (its noise touches every entry).
+// ---------------------------------------------------------------------------------------
+template <class U>
+concept SupportTrackingUpdater =
+    BeliefUpdater<U> && requires(U& u, const U& cu, Eigen::VectorXd& b, std::vector<sparse_index>& support,
+                                 std::size_t a, std::size_t o, DefaultRng& g) {
+        cu.initial(b, support);
+        u.update_on_support(b, support, a, o, g);
+    };
 
 }  // namespace maxent

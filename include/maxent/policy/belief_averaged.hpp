@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 
 #include <Eigen/Core>
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/support.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/softmax.hpp"
 
@@ -24,7 +26,9 @@ public:
     BeliefAveragedPolicy(std::size_t num_states, std::size_t num_actions)
         : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
           logits_(static_cast<Eigen::Index>(num_actions)),
-          probs_(static_cast<Eigen::Index>(num_actions)) {
+          probs_(static_cast<Eigen::Index>(num_actions)),
+          coefficients_(static_cast<Eigen::Index>(num_actions)),
+          dot_scratch_(static_cast<Eigen::Index>(support_dot_scratch_per_column * num_actions)) {
         if (num_states == 0 || num_actions == 0)
             throw config_error(detail::message("BeliefAveragedPolicy: needs at least one state and one action, got ",
                                                num_states, " x ", num_actions));
@@ -53,6 +57,7 @@ public:
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
         check_score_shape(score);
+        if (v.support_known && support_pays(v.support.size())) return sample_on_support(v, g, score);
         compute_logits(v.belief);
         softmax_into(logits_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
@@ -77,6 +82,17 @@ public:
     }
 
 private:
+    /// sample() on a small support (kept out of line so that the dense path stays small
+    /// enough for the compiler to inline into the rollout, as before it existed).
+    template <std::uniform_random_bit_generator G>
+    [[gnu::noinline]] std::size_t sample_on_support(const AgentView& v, G& g, Eigen::MatrixXd& score) {
+        compute_logits(v.belief, v.support);
+        softmax_into(logits_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        add_score(v.belief, v.support, a, score);
+        return a;
+    }
+
     void check_belief(const AgentView& v) const {
         if (v.belief.size() != theta_.rows())
             throw config_error(detail::message("BeliefAveragedPolicy: belief has ", v.belief.size(),
@@ -92,6 +108,46 @@ private:
     void compute_logits(const Eigen::VectorXd& b) {
         for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits_[a] = theta_.col(a).dot(b);
     }
+    /// Whether working on a support of this size beats the dense loops (same results
+    /// either way): the dense ones run in packets over all S entries, the support ones
+    /// entry by entry, so the support must be small against S.
+    [[nodiscard]] bool support_pays(std::size_t support_size) const noexcept {
+        return maxent::support_pays(support_size, static_cast<std::size_t>(theta_.rows()));
+    }
+    /// The same logits from the belief's support (AgentView::support), in O(|support| A):
+    /// support_dot adds the terms in the association of Eigen's dot product, so the logits
+    /// are those of compute_logits(b) to the last bit (on builds where it cannot, AVX, the
+    /// dense dot products are used).
+    void compute_logits(const Eigen::VectorXd& b, std::span<const sparse_index> support) {
+        if constexpr (!support_dot_matches_eigen) {
+            compute_logits(b);
+        } else {
+            support_dot_columns(support, theta_.data(), static_cast<std::size_t>(theta_.rows()),
+                                static_cast<std::size_t>(theta_.cols()), b.data(), dot_scratch_.data(),
+                                logits_.data());
+        }
+    }
+    /// score += b (e_a - π)ᵀ on the support's rows only (the other rows would add b(s) = 0):
+    /// entry by entry the same product and sum as add_score(b, a, score).
+    void add_score(const Eigen::VectorXd& b, std::span<const sparse_index> support, std::size_t a,
+                   Eigen::MatrixXd& score) {
+        const Eigen::Index A = theta_.cols();
+        const auto ai = static_cast<Eigen::Index>(a);
+        for (Eigen::Index c = 0; c < A; ++c) coefficients_[c] = (c == ai ? 1.0 : 0.0) - probs_[c];
+        const auto S = static_cast<std::size_t>(theta_.rows());
+        double* out = score.data();
+        const double* coefficient = coefficients_.data();
+        const double* bp = b.data();
+        detail::with_small_count(static_cast<std::size_t>(A), [&](auto fixed) {
+            constexpr std::size_t Fixed = decltype(fixed)::value;
+            const std::size_t cols = Fixed > 0 ? Fixed : static_cast<std::size_t>(A);
+            for (const sparse_index si : support) {
+                const auto s = static_cast<std::size_t>(si);
+                const double bs = bp[s];
+                for (std::size_t c = 0; c < cols; ++c) out[c * S + s] += coefficient[c] * bs;
+            }
+        });
+    }
     /// score += b (e_a - π)ᵀ, one contiguous axpy per action column (the shape is checked by the caller).
     void add_score(const Eigen::VectorXd& b, std::size_t a, Eigen::MatrixXd& score) const {
         const auto ai = static_cast<Eigen::Index>(a);
@@ -104,6 +160,8 @@ private:
     Eigen::MatrixXd theta_;
     Eigen::VectorXd logits_;
     Eigen::VectorXd probs_;
+    Eigen::VectorXd coefficients_;  // e_a - π of the last sample (support path)
+    Eigen::VectorXd dot_scratch_;   // support_dot_columns' lanes (support path)
 };
 
 }  // namespace maxent

@@ -8,9 +8,11 @@
 
 #include <concepts>
 #include <cstddef>
+#include <span>
 
 #include <Eigen/Core>
 
+#include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
 
@@ -18,10 +20,19 @@ namespace maxent {
 
 /// The information available to the agent at step t (0-based): the observation o_t just
 /// received and the belief b_t (a dense vector over states; exact or approximate).
+///
+/// Optionally the belief's support: when `support_known`, `support` lists in ascending
+/// order, without repeats, a set of states that contains every non-zero entry of `belief`
+/// (every entry outside it is exactly 0). The rollout sets it when its belief updater
+/// tracks the support (BayesFilter does; see core/concepts.hpp, SupportTrackingUpdater).
+/// A policy may use it to work in O(|support|) instead of O(S), and must then return what
+/// it returns without it, to the last bit; a policy may also ignore it.
 struct AgentView {
     std::size_t step;
     std::size_t observation;
     const Eigen::VectorXd& belief;
+    std::span<const sparse_index> support{};
+    bool support_known = false;
 };
 
 /// Sizes of a model, used to check that a policy's parameters fit it.

@@ -1,0 +1,304 @@
+// Tests of the belief-support path (core/support.hpp, BayesFilter::update_on_support, the
+// rollout's SupportTrackingUpdater path, BeliefAveragedPolicy on a support): each O(|support|)
+// computation is compared, bit for bit, with the dense computation it replaces, on random
+// inputs and on trainings long enough to take every branch.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/core/concepts.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/support.hpp"
+#include "maxent/model/grid_world.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/belief_averaged.hpp"
+#include "random_pomdp.hpp"
+
+namespace {
+
+using maxent::sparse_index;
+
+/// A vector with the given non-zero density and entries spread over many magnitudes.
+Eigen::VectorXd random_sparse(maxent::DefaultRng& g, Eigen::Index n, double density) {
+    Eigen::VectorXd v = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index i = 0; i < n; ++i)
+        if (maxent::uniform01(g) < density) v[i] = std::ldexp(0.5 + maxent::uniform01(g), -static_cast<int>(maxent::uniform_index(g, 40)));
+    return v;
+}
+
+/// Entries of both signs over sixteen orders of magnitude (rounding differs between
+/// association orders on such data, so equal bits mean equal orders).
+Eigen::MatrixXd random_signed(maxent::DefaultRng& g, Eigen::Index rows, Eigen::Index cols) {
+    Eigen::MatrixXd x(rows, cols);
+    for (Eigen::Index c = 0; c < cols; ++c)
+        for (Eigen::Index r = 0; r < rows; ++r)
+            x(r, c) = (maxent::uniform01(g) < 0.5 ? -1.0 : 1.0) * (0.1 + maxent::uniform01(g)) *
+                      std::pow(10.0, -8.0 + 16.0 * maxent::uniform01(g));
+    return x;
+}
+
+std::vector<sparse_index> support_vector(const Eigen::VectorXd& v) {
+    std::vector<sparse_index> s;
+    maxent::support_of(v, s);
+    return s;
+}
+
+/// The same updater without update_on_support: the rollout then takes the dense path.
+template <class U>
+class WithoutSupport {
+public:
+    explicit WithoutSupport(U u) : u_(std::move(u)) {}
+    [[nodiscard]] std::size_t num_states() const { return u_.num_states(); }
+    void initial(Eigen::VectorXd& b) const { u_.initial(b); }
+    template <std::uniform_random_bit_generator G>
+    void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g) {
+        u_.update(b, a, o, g);
+    }
+
+private:
+    U u_;
+};
+
+maxent::GridPomdp square_room(std::size_t side, double k, std::size_t horizon) {
+    return maxent::make_grid_world({.layout = maxent::GridLayout::single_room(side, side),
+                                    .slip = 0.0,
+                                    .observation = maxent::observe::gaussian(k),
+                                    .horizon = horizon});
+}
+
+}  // namespace
+
+TEST_CASE("support_of lists the non-zero entries in ascending order", "[support]") {
+    Eigen::VectorXd v(6);
+    v << 0.0, 0.5, 0.0, -0.0, 0.25, 0.25;
+    CHECK(support_vector(v) == std::vector<sparse_index>{1, 4, 5});
+    CHECK(support_vector(Eigen::VectorXd::Zero(4)).empty());
+    CHECK(support_vector(Eigen::VectorXd()).empty());
+    CHECK(maxent::support_pays(3, 24));
+    CHECK_FALSE(maxent::support_pays(4, 24));
+}
+
+TEST_CASE("support_dot and support_dot_columns return Eigen's dot products", "[support]") {
+    // Exactly (==) when the build's packets make support_dot_matches_eigen true (the x86-64
+    // baseline and unvectorised builds); otherwise to rounding.
+    maxent::DefaultRng g(2026);
+    int compared = 0;
+    for (Eigen::Index n = 1; n <= 70; ++n) {
+        for (int trial = 0; trial < 12; ++trial) {
+            const double density = trial % 4 == 0 ? 1.0 : (trial % 4 == 1 ? 0.5 : 0.15);
+            const Eigen::VectorXd y = random_sparse(g, n, density);
+            const std::vector<sparse_index> support = support_vector(y);
+            for (const Eigen::Index cols : {1, 2, 3, 4, 5, 8, 9, 12}) {
+                const Eigen::MatrixXd x = random_signed(g, n, cols);
+                std::vector<double> scratch(maxent::support_dot_scratch_per_column * static_cast<std::size_t>(cols));
+                std::vector<double> out(static_cast<std::size_t>(cols));
+                maxent::support_dot_columns(support, x.data(), static_cast<std::size_t>(n),
+                                            static_cast<std::size_t>(cols), y.data(), scratch.data(), out.data());
+                for (Eigen::Index c = 0; c < cols; ++c) {
+                    const double expected = x.col(c).dot(y);
+                    const double got = out[static_cast<std::size_t>(c)];
+                    INFO("n = " << n << ", column " << c << " of " << cols << ", |support| = " << support.size());
+                    if constexpr (maxent::support_dot_matches_eigen) {
+                        REQUIRE(got == expected);
+                    } else {
+                        const double scale = (x.col(c).cwiseAbs().array() * y.array()).sum();
+                        REQUIRE(std::abs(got - expected) <= 1e-12 * scale);
+                    }
+                    ++compared;
+                }
+                const Eigen::VectorXd x0 = x.col(0);
+                if constexpr (maxent::support_dot_matches_eigen)
+                    REQUIRE(maxent::support_dot(support, x0.data(), y.data(), static_cast<std::size_t>(n)) ==
+                            x0.dot(y));
+            }
+        }
+    }
+    CHECK(compared == 70 * 12 * (1 + 2 + 3 + 4 + 5 + 8 + 9 + 12));
+}
+
+TEST_CASE("entropy and belief sampling on the support equal the dense ones", "[support]") {
+    maxent::DefaultRng g(7);
+    for (int trial = 0; trial < 200; ++trial) {
+        Eigen::VectorXd p = random_sparse(g, 37, trial % 2 == 0 ? 0.2 : 0.8);
+        if (p.sum() == 0.0) p[5] = 1.0;
+        p /= p.sum();
+        if (trial % 5 == 0) p *= 1.0 - 1e-3;  // sums below 1: the fallback to the last positive entry
+        const std::vector<sparse_index> support = support_vector(p);
+        REQUIRE(maxent::entropy_on_support(support, p) == maxent::entropy_unchecked(p));
+        maxent::DefaultRng a(100 + static_cast<std::uint64_t>(trial)), b(100 + static_cast<std::uint64_t>(trial));
+        for (int draw = 0; draw < 50; ++draw)
+            REQUIRE(maxent::sample_categorical_on_support(support, p, a) == maxent::sample_categorical(p, b));
+        REQUIRE(a() == b());  // one draw each
+    }
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3);
+    maxent::DefaultRng h(1);
+    CHECK_THROWS_AS(maxent::sample_categorical_on_support(std::vector<sparse_index>{0, 2}, zero, h),
+                    maxent::config_error);
+}
+
+TEST_CASE("BayesFilter::update_on_support gives update()'s posterior bit for bit", "[support][belief]") {
+    // Trajectories of the true system, so that every observation is possible; both filters
+    // start from the prior. Random sparse models (S = 48: dense and support steps mix) and
+    // a 12 x 12 room with k = 10 (mostly support steps).
+    auto check_model = [](const auto& m, std::uint64_t seed, int steps) {
+        using Model = std::decay_t<decltype(m)>;
+        maxent::BayesFilter<Model> tracked(m), dense(m);
+        Eigen::VectorXd bt, bd;
+        std::vector<sparse_index> support;
+        tracked.initial(bt, support);
+        dense.initial(bd);
+        REQUIRE(support == support_vector(bd));
+        maxent::DefaultRng g(seed);
+        std::size_t s = maxent::sample_categorical(m.initial_distribution(), g);
+        const std::size_t S = m.num_states();
+        int on_support = 0, dense_steps = 0;
+        for (int t = 0; t < steps; ++t) {
+            if (t % 40 == 0) {  // restart from the prior now and then
+                tracked.initial(bt, support);
+                dense.initial(bd);
+            }
+            const std::size_t a = maxent::uniform_index(g, m.num_actions());
+            s = maxent::sample_categorical(m.transition(s, a), g);
+            const std::size_t o = maxent::sample_categorical(m.observation(a, s), g);
+            (maxent::support_pays(support.size(), S) ? on_support : dense_steps) += 1;
+            tracked.update_on_support(bt, support, a, o, g);
+            dense.update(bd, a, o);
+            REQUIRE((bt.array() == bd.array()).all());
+            REQUIRE(support == support_vector(bd));
+        }
+        return std::pair{on_support, dense_steps};
+    };
+    int on_support = 0, dense_steps = 0;
+    for (std::uint64_t seed : {11u, 12u, 13u}) {
+        const auto [x, y] = check_model(maxent_test::random_model(seed, 48, 3, 40), seed, 400);
+        on_support += x;
+        dense_steps += y;
+    }
+    const auto [x, y] = check_model(square_room(12, 10.0, 30), 5, 400);
+    CHECK(x > 300);  // the room: almost every step on the support
+    on_support += x;
+    dense_steps += y;
+    CHECK(on_support > 600);
+    CHECK(dense_steps > 50);
+}
+
+TEST_CASE("update_on_support: errors name the value and leave belief and support unchanged", "[support][belief]") {
+    const maxent::GridPomdp m = square_room(12, 10.0, 30);
+    maxent::BayesFilter<maxent::GridPomdp> filter(m);
+    maxent::DefaultRng g(3);
+    Eigen::VectorXd b = Eigen::VectorXd::Zero(144);
+    b[0] = 0.75;
+    b[1] = 0.25;
+    std::vector<sparse_index> support{0, 1};
+    const Eigen::VectorXd b0 = b;
+
+    // Observing the far corner after a step from the near one: Obs(o | s) = 0 on the support.
+    const std::size_t far = 143;
+    REQUIRE(m.likelihood(0, far)(0) == 0.0);
+    try {
+        filter.update_on_support(b, support, 0, far, g, 4);
+        FAIL("no zero_likelihood_error");
+    } catch (const maxent::zero_likelihood_error& e) {
+        CHECK(e.step() == 4);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("observation 143") && Catch::Contains("at step 4"));
+    }
+    CHECK((b.array() == b0.array()).all());
+    CHECK(support == std::vector<sparse_index>{0, 1});
+
+    b[1] = -0.25;
+    CHECK_THROWS_WITH(filter.update_on_support(b, support, 0, 0, g), Catch::Contains("belief entry 1 is -0.25"));
+    CHECK(b[1] == -0.25);
+    CHECK(b[0] == 0.75);
+    b[1] = std::nan("");
+    CHECK_THROWS_WITH(filter.update_on_support(b, support, 0, 0, g), Catch::Contains("belief entry 1 is nan"));
+    b[0] = 0.0;
+    b[1] = 0.0;
+    CHECK_THROWS_WITH(filter.update_on_support(b, support, 0, 0, g), Catch::Contains("total mass 0"));
+    CHECK_THROWS_WITH(filter.update_on_support(b, support, 4, 0, g), Catch::Contains("action index 4"));
+    CHECK(support == std::vector<sparse_index>{0, 1});
+
+    b = b0;
+    std::vector<sparse_index> bad{0, 1, 200};
+    CHECK_THROWS_WITH(filter.update_on_support(b, bad, 0, 0, g),
+                      Catch::Contains("support entry 200 is outside [0, 144)"));
+    CHECK((b.array() == b0.array()).all());  // the entries already cleared are restored
+    CHECK(bad == std::vector<sparse_index>{0, 1, 200});
+}
+
+TEST_CASE("the filter tracks the support where the likelihood columns are short", "[support][belief]") {
+    const maxent::GridPomdp big = square_room(12, 10.0, 30);
+    const maxent::GridPomdp room = maxent::paper_environment(maxent::PaperEnvironment::single_room_gaussian, 0.0, 10.0);
+    const maxent::GridPomdp rooms = maxent::paper_environment(maxent::PaperEnvironment::four_rooms_gaussian, 0.0, 0.1);
+    CHECK(maxent::BayesFilter<maxent::GridPomdp>(big).support_tracking_pays());
+    CHECK_FALSE(maxent::BayesFilter<maxent::GridPomdp>(room).support_tracking_pays());   // columns of ~13 of 25
+    CHECK_FALSE(maxent::BayesFilter<maxent::GridPomdp>(rooms).support_tracking_pays());  // columns of 36 of 36
+    STATIC_REQUIRE(maxent::SupportTrackingUpdater<maxent::BayesFilter<maxent::GridPomdp>>);
+    STATIC_REQUIRE_FALSE(maxent::SupportTrackingUpdater<WithoutSupport<maxent::BayesFilter<maxent::GridPomdp>>>);
+}
+
+TEST_CASE("BeliefAveragedPolicy::sample on a support draws the same action and adds the same score",
+          "[support][policies]") {
+    maxent::DefaultRng g(99);
+    for (const std::size_t A : {4u, 11u}) {  // 11: more actions than the unrolled kernels
+        maxent::BeliefAveragedPolicy with(64, A), without(64, A);
+        with.parameters() = random_signed(g, 64, static_cast<Eigen::Index>(A)) * 1e-6;
+        with.parameters().col(1) *= 1e6;
+        without.parameters() = with.parameters();
+        for (int trial = 0; trial < 300; ++trial) {
+            Eigen::VectorXd b = random_sparse(g, 64, 0.08);
+            if (b.sum() == 0.0) b[63] = 1.0;
+            b /= b.sum();
+            const std::vector<sparse_index> support = support_vector(b);
+            if (!maxent::support_pays(support.size(), 64)) continue;
+            Eigen::MatrixXd score_with = random_signed(g, 64, static_cast<Eigen::Index>(A));
+            Eigen::MatrixXd score_without = score_with;
+            maxent::DefaultRng gw(static_cast<std::uint64_t>(trial)), go(static_cast<std::uint64_t>(trial));
+            const maxent::AgentView vw{0, 0, b, support, true};
+            const maxent::AgentView vo{0, 0, b};
+            REQUIRE(with.sample(vw, gw, score_with) == without.sample(vo, go, score_without));
+            REQUIRE((score_with.array() == score_without.array()).all());
+            REQUIRE(gw() == go());
+        }
+    }
+}
+
+TEST_CASE("training with the support-tracking rollout is bit for bit training without it", "[support][optim]") {
+    // 12 x 12 room, k = 10: the rollout tracks the support (the policy's logits and score and
+    // MBE's believed states and the belief entropies all take the support path); the wrapper
+    // hides update_on_support, so the same training runs on the dense path.
+    const maxent::GridPomdp m = square_room(12, 10.0, 40);
+    maxent::TrainerConfig config;
+    config.iterations = 12;
+    config.batch = 4;
+    config.seed = 17;
+    config.track_belief_entropy = true;
+    maxent::Trainer tracked(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(m.num_states(), m.num_actions()),
+                            maxent::MBE{}, maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config);
+    maxent::Trainer dense(m, WithoutSupport(maxent::BayesFilter(m)),
+                          maxent::BeliefAveragedPolicy(m.num_states(), m.num_actions()), maxent::MBE{},
+                          maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config);
+    const maxent::TrainResult x = tracked.run();
+    const maxent::TrainResult y = dense.run();
+    REQUIRE(x.history.size() == 12);
+    REQUIRE(y.history.size() == 12);
+    for (std::size_t k = 0; k < 12; ++k) {
+        REQUIRE(x.history[k].true_entropy == y.history[k].true_entropy);
+        REQUIRE(x.history[k].feedback == y.history[k].feedback);
+        REQUIRE(x.history[k].belief_entropy_sum == y.history[k].belief_entropy_sum);
+        REQUIRE(x.history[k].gradient_norm == y.history[k].gradient_norm);
+    }
+    REQUIRE((x.parameters.array() == y.parameters.array()).all());
+    CHECK(x.parameters.cwiseAbs().maxCoeff() > 0.0);  // it learned something
+}
