@@ -24,6 +24,8 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
+#include "maxent/policy/belief_mixture.hpp"
+#include "maxent/policy/believed_state_policy.hpp"
 #include "random_pomdp.hpp"
 
 namespace {
@@ -272,6 +274,47 @@ TEST_CASE("BeliefAveragedPolicy::sample on a support draws the same action and a
             REQUIRE(gw() == go());
         }
     }
+}
+
+TEMPLATE_TEST_CASE("mixture policies on a support: same actions, scores, probabilities and gradients",
+                   "[support][policies]", maxent::BeliefMixturePolicy, maxent::BelievedStatePolicy) {
+    maxent::DefaultRng g(123);
+    TestType with(64, 5), without(64, 5);
+    with.parameters() = random_signed(g, 64, 5) * 1e-7;
+    without.parameters() = with.parameters();
+    for (int trial = 0; trial < 300; ++trial) {
+        Eigen::VectorXd b = random_sparse(g, 64, 0.1);
+        if (b.sum() == 0.0) b[7] = 1.0;
+        b /= b.sum();
+        std::vector<sparse_index> support = support_vector(b);
+        if (trial % 3 == 0) support.insert(support.begin(), 0);  // a listed zero (a superset) is allowed
+        if (trial % 3 == 0 && b[0] != 0.0) support.erase(support.begin());
+        const maxent::AgentView vw{0, 0, b, support, true};
+        const maxent::AgentView vo{0, 0, b};
+        Eigen::MatrixXd score_with = random_signed(g, 64, 5);
+        Eigen::MatrixXd score_without = score_with;
+        maxent::DefaultRng gw(static_cast<std::uint64_t>(trial)), go(static_cast<std::uint64_t>(trial));
+        const std::size_t a = with.sample(vw, gw, score_with);
+        REQUIRE(a == without.sample(vo, go, score_without));
+        REQUIRE((score_with.array() == score_without.array()).all());
+        REQUIRE(gw() == go());
+        Eigen::VectorXd pw, po;
+        with.probabilities(vw, pw);
+        without.probabilities(vo, po);
+        REQUIRE((pw.array() == po.array()).all());
+        Eigen::MatrixXd gradient_with = Eigen::MatrixXd::Zero(64, 5), gradient_without = gradient_with;
+        with.log_gradient(vw, a, gradient_with);
+        without.log_gradient(vo, a, gradient_without);
+        REQUIRE((gradient_with.array() == gradient_without.array()).all());
+    }
+    // The checks of the belief see the support's entries.
+    Eigen::VectorXd bad = Eigen::VectorXd::Zero(64);
+    bad[3] = -1.0;
+    bad[4] = 2.0;
+    const std::vector<sparse_index> support{3, 4};
+    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(64, 5);
+    CHECK_THROWS_WITH(with.sample(maxent::AgentView{0, 0, bad, support, true}, g, score),
+                      Catch::Contains("belief entry 3 is -1"));
 }
 
 TEST_CASE("training with the support-tracking rollout is bit for bit training without it", "[support][optim]") {

@@ -8,7 +8,8 @@
 //     ∇_{θ_s} log π(a | b) = w_s(a) (e_a - π_s),  w_s(a) = b(s) π_s(a) / π(a | b).
 // w(a) is the posterior over states given that a was played; it is computed in log space,
 // so an action whose marginal probability underflows to 0 (logits of magnitude ~1000) still
-// gets a finite gradient. Only the rows of states with b(s) > 0 are touched.
+// gets a finite gradient. Only the rows of states with b(s) > 0 are touched, and when the
+// rollout passes the belief's support (AgentView::support) only those states are visited.
 // The marginal and its gradient are shared with BelievedStatePolicy (policy S̃), whose
 // action distribution, marginalised over the believed state s̃ ~ b, is this same mixture.
 #pragma once
@@ -41,16 +42,30 @@ struct MixtureScratch {
         : logits(actions), row(actions), row_probs(actions, states), log_norm(states), weights(states) {}
 };
 
+/// Calls f(s) for the states that may carry belief in the view, in ascending order: the
+/// view's support when it has one (AgentView::support; the other entries are 0), else every
+/// state. The mixture's loops skip the states with b(s) = 0 anyway, so both give the same
+/// results; the support makes a step O(|support|) instead of O(S).
+template <class F>
+inline void for_each_believed_state(const AgentView& v, F&& f) {
+    if (v.support_known) {
+        for (const sparse_index s : v.support) f(static_cast<Eigen::Index>(s));
+    } else {
+        for (Eigen::Index s = 0; s < v.belief.size(); ++s) f(s);
+    }
+}
+
 /// Throws config_error (prefixed by `who`) unless every entry of the belief is finite and
-/// non-negative and at least one is positive.
-inline void check_belief_entries(const char* who, const Eigen::VectorXd& b) {
+/// non-negative and at least one is positive (on the view's support when it has one).
+inline void check_belief_entries(const char* who, const AgentView& v) {
+    const Eigen::VectorXd& b = v.belief;
     bool positive = false;
-    for (Eigen::Index s = 0; s < b.size(); ++s) {
+    for_each_believed_state(v, [&](Eigen::Index s) {
         const double x = b[s];
         if (!(x >= 0.0) || !std::isfinite(x))
             throw config_error(detail::message(who, ": belief entry ", s, " is ", x, " (must be finite and >= 0)"));
         if (x > 0.0) positive = true;
-    }
+    });
     if (!positive)
         throw config_error(detail::message(who, ": the belief of size ", b.size(), " has no positive entry"));
 }
@@ -68,10 +83,10 @@ inline void softmax_row(const char* who, const Eigen::MatrixXd& theta, Eigen::In
 }
 
 /// Fills w.row_probs and w.log_norm for the states with b(s) > 0 (b already checked).
-inline void mixture_prepare(const char* who, const Eigen::MatrixXd& theta, const Eigen::VectorXd& b,
-                            MixtureScratch& w) {
-    for (Eigen::Index s = 0; s < theta.rows(); ++s) {
-        if (b[s] == 0.0) continue;
+inline void mixture_prepare(const char* who, const Eigen::MatrixXd& theta, const AgentView& v, MixtureScratch& w) {
+    const Eigen::VectorXd& b = v.belief;
+    for_each_believed_state(v, [&](Eigen::Index s) {
+        if (b[s] == 0.0) return;
         softmax_row(who, theta, s, w.logits, w.row);
         Eigen::Index best = 0;
         w.logits.maxCoeff(&best);
@@ -79,45 +94,46 @@ inline void mixture_prepare(const char* who, const Eigen::MatrixXd& theta, const
         // (>= 1/A), so log Σ_a exp θ_sa = max - log row[best].
         w.log_norm[s] = w.logits[best] - std::log(w.row[best]);
         w.row_probs.col(s) = w.row;
-    }
+    });
 }
 
 /// out <- Σ_s b(s) softmax(θ_s) (after mixture_prepare).
-inline void mixture_marginal(const Eigen::VectorXd& b, const MixtureScratch& w, Eigen::VectorXd& out) {
+inline void mixture_marginal(const AgentView& v, const MixtureScratch& w, Eigen::VectorXd& out) {
     const Eigen::Index n = w.row_probs.rows();
     if (out.size() != n) out.resize(n);
     out.setZero();
-    for (Eigen::Index s = 0; s < b.size(); ++s) {
-        const double bs = b[s];
-        if (bs == 0.0) continue;
+    for_each_believed_state(v, [&](Eigen::Index s) {
+        const double bs = v.belief[s];
+        if (bs == 0.0) return;
         out += bs * w.row_probs.col(s);
-    }
+    });
 }
 
 /// grad += ∇_θ log Σ_s b(s) softmax(θ_s)(a) (after mixture_prepare; a and grad checked).
-inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const Eigen::VectorXd& b, std::size_t a,
+inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const AgentView& v, std::size_t a,
                                      MixtureScratch& w, Eigen::MatrixXd& grad) {
+    const Eigen::VectorXd& b = v.belief;
     const auto ai = static_cast<Eigen::Index>(a);
     // log(b(s) π_s(a)) = log b(s) + θ_sa - log Σ_a' exp θ_sa'; normalised with log-sum-exp.
     double largest = -std::numeric_limits<double>::infinity();
-    for (Eigen::Index s = 0; s < b.size(); ++s) {
-        if (b[s] == 0.0) continue;
+    for_each_believed_state(v, [&](Eigen::Index s) {
+        if (b[s] == 0.0) return;
         const double l = std::log(b[s]) + theta(s, ai) - w.log_norm[s];
         w.weights[s] = l;
         if (l > largest) largest = l;
-    }
+    });
     double total = 0.0;
-    for (Eigen::Index s = 0; s < b.size(); ++s) {
-        if (b[s] == 0.0) continue;
+    for_each_believed_state(v, [&](Eigen::Index s) {
+        if (b[s] == 0.0) return;
         w.weights[s] = std::exp(w.weights[s] - largest);
         total += w.weights[s];  // >= 1: the largest term is exp(0)
-    }
-    for (Eigen::Index s = 0; s < b.size(); ++s) {
-        if (b[s] == 0.0) continue;
+    });
+    for_each_believed_state(v, [&](Eigen::Index s) {
+        if (b[s] == 0.0) return;
         const double ws = w.weights[s] / total;
         grad.row(s) -= ws * w.row_probs.col(s).transpose();
         grad(s, ai) += ws;
-    }
+    });
 }
 
 /// Throws config_error unless `m` is rows x cols (a score or gradient buffer).
@@ -166,8 +182,8 @@ public:
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
         check_belief(v);
         detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v.belief, w);
-        detail::mixture_marginal(v.belief, w, out);
+        detail::mixture_prepare(name, theta_, v, w);
+        detail::mixture_marginal(v, w, out);
     }
 
     /// Draws a ~ π(· | b) and adds ∇_θ log π(a | b) to `score`. Allocates nothing.
@@ -175,10 +191,10 @@ public:
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
         detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v.belief, scratch_);
-        detail::mixture_marginal(v.belief, scratch_, probs_);
+        detail::mixture_prepare(name, theta_, v, scratch_);
+        detail::mixture_marginal(v, scratch_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
-        detail::mixture_add_log_gradient(theta_, v.belief, a, scratch_, score);
+        detail::mixture_add_log_gradient(theta_, v, a, scratch_, score);
         return a;
     }
 
@@ -188,8 +204,8 @@ public:
         detail::check_policy_action(name, a, num_actions());
         detail::check_policy_buffer(name, grad, theta_.rows(), theta_.cols());
         detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v.belief, w);
-        detail::mixture_add_log_gradient(theta_, v.belief, a, w, grad);
+        detail::mixture_prepare(name, theta_, v, w);
+        detail::mixture_add_log_gradient(theta_, v, a, w, grad);
     }
 
 private:
@@ -199,7 +215,7 @@ private:
         if (v.belief.size() != theta_.rows())
             throw config_error(detail::message(name, ": belief has ", v.belief.size(), " entries, parameters have ",
                                                theta_.rows(), " rows"));
-        detail::check_belief_entries(name, v.belief);
+        detail::check_belief_entries(name, v);
     }
 
     Eigen::MatrixXd theta_;

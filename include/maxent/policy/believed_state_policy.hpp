@@ -25,6 +25,7 @@
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/support.hpp"
 #include "maxent/policy/belief_mixture.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/softmax.hpp"
@@ -60,8 +61,8 @@ public:
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
         check_belief(v);
         detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v.belief, w);
-        detail::mixture_marginal(v.belief, w, out);
+        detail::mixture_prepare(name, theta_, v, w);
+        detail::mixture_marginal(v, w, out);
     }
 
     /// Draws s̃ ~ b (first use of g), then a ~ softmax(θ[s̃]) (second use), and adds the
@@ -70,7 +71,9 @@ public:
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
         detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
-        const auto believed = static_cast<Eigen::Index>(sample_categorical(v.belief, g));
+        const std::size_t drawn =
+            v.support_known ? sample_categorical_on_support(v.support, v.belief, g) : sample_categorical(v.belief, g);
+        const auto believed = static_cast<Eigen::Index>(drawn);
         detail::softmax_row(name, theta_, believed, logits_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
         score.row(believed) -= probs_.transpose();
@@ -84,8 +87,8 @@ public:
         detail::check_policy_action(name, a, num_actions());
         detail::check_policy_buffer(name, grad, theta_.rows(), theta_.cols());
         detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v.belief, w);
-        detail::mixture_add_log_gradient(theta_, v.belief, a, w, grad);
+        detail::mixture_prepare(name, theta_, v, w);
+        detail::mixture_add_log_gradient(theta_, v, a, w, grad);
     }
 
 private:
@@ -95,7 +98,7 @@ private:
         if (v.belief.size() != theta_.rows())
             throw config_error(detail::message(name, ": belief has ", v.belief.size(), " entries, parameters have ",
                                                theta_.rows(), " rows"));
-        detail::check_belief_entries(name, v.belief);
+        detail::check_belief_entries(name, v);
     }
 
     Eigen::MatrixXd theta_;
