@@ -189,9 +189,12 @@ consteval bool require_belief_updater() {
 //   u.update_on_support(b, support, a, o, g) b <- update(b, a, o, g)'s result, to the last
 //                                            bit, for a b that is zero outside `support`;
 //                                            support <- the posterior's (same guarantee)
-// The rollout (optim/rollout.hpp) uses it when available and hands the support to the
-// policy (AgentView::support). Satisfied by maxent::BayesFilter<M>; not by NoisyBelief
-// (its noise touches every entry).
+// Optional: `cu.support_tracking_pays()` -> bool; when false the rollout keeps to update().
+// The rollout (optim/rollout.hpp) uses the support path when the updater satisfies this
+// concept (and says it pays) and hands the support to the policy (AgentView::support); an
+// updater that does not satisfy it is simply used through update(), so a mistyped
+// update_on_support costs speed, never correctness. Satisfied by maxent::BayesFilter<M>
+// (tests/unit/test_support.cpp); not by NoisyBelief (its noise touches every entry).
 // ---------------------------------------------------------------------------------------
 template <class U>
 concept SupportTrackingUpdater =
