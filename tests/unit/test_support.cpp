@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
