@@ -122,7 +122,7 @@ public:
           prior_(Eigen::VectorXd::Constant(size_of(model), 1.0 / static_cast<double>(model.num_states()))),
           predicted_(Eigen::VectorXd::Zero(size_of(model))),
           dense_prediction_(Eigen::VectorXd::Zero(size_of(model))) {
-        reserve_scratch();
+        prepare_scratch();
         support_of(prior_, prior_support_);
     }
 
@@ -132,7 +132,7 @@ public:
           prior_(Eigen::VectorXd::Zero(size_of(model))),
           predicted_(Eigen::VectorXd::Zero(size_of(model))),
           dense_prediction_(Eigen::VectorXd::Zero(size_of(model))) {
-        reserve_scratch();
+        prepare_scratch();
         set_prior(prior);
     }
 
@@ -273,7 +273,6 @@ public:
             if (!valid || !std::isfinite(mass)) bad_entry("update", b);
             bad_mass("update", mass);
         }
-        mass_ = mass;
 
         // The prediction on the likelihood column, gathered as update()'s forward path does,
         // and the evidence and the posterior computed by the same expressions as there.
@@ -321,7 +320,9 @@ private:
 
     static Eigen::Index size_of(const M& model) { return static_cast<Eigen::Index>(model.num_states()); }
 
-    void reserve_scratch() {
+    /// Sizes update_on_support's scratch (no allocation per call) and decides
+    /// support_tracking_pays_ from the mean length of the likelihood columns.
+    void prepare_scratch() {
         const std::size_t S = model_->num_states();
         reached_.reserve(S);
         saved_.reserve(S);
@@ -457,7 +458,7 @@ private:
     std::vector<sparse_index> reached_;  // update_on_support: those states (capacity S)
     bool support_tracking_pays_ = false;
     std::vector<double> saved_;          // update_on_support: b on the support before the update
-    double mass_ = 1.0;          // Σ b of the last prediction
+    double mass_ = 1.0;          // Σ b, set by predict_and_weigh for predicted_observation_probability
 };
 
 }  // namespace maxent
