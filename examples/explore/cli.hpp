@@ -10,8 +10,8 @@
 //                          [--no-plot] [--help] [--version]
 // Flags take their value as the next argument or after '=' (--seeds=0-3). The value parsers
 // (seed lists, counts, numbers, the names of objectives, classes, estimators, step rules and
-// counting conventions) are maxent-paper's (examples/paper/cli.hpp, experiments.hpp). A bad
-// flag or value throws paper::usage_error naming the flag and the value; main() prints it
+// counting conventions) are maxent-paper's (examples/common/cli.hpp, experiments.hpp). A bad
+// flag or value throws programs::usage_error naming the flag and the value; main() prints it
 // and exits with status 2.
 #pragma once
 
@@ -26,12 +26,12 @@
 
 #include "maxent/model/pomdp_file.hpp"
 
-#include "../paper/cli.hpp"
-#include "../paper/experiments.hpp"
+#include "../common/cli.hpp"
+#include "../common/experiments.hpp"
 
 namespace maxent::explore {
 
-using paper::usage_error;
+using programs::usage_error;
 
 /// Defaults (stated in --help): short enough that tiger, 4x3, cheese and hallway finish in
 /// seconds on two cores.
@@ -40,13 +40,13 @@ inline constexpr std::uint64_t default_seed_count = 8;
 
 struct Options {
     std::string model;  ///< the model file (positional)
-    paper::Settings settings = [] {
-        paper::Settings s;
+    programs::Settings settings = [] {
+        programs::Settings s;
         s.iterations = default_iterations;
         s.seeds.clear();
         for (std::uint64_t i = 0; i < default_seed_count; ++i) s.seeds.push_back(i);
-        s.objectives = std::vector<paper::Objective>{paper::Objective::mse, paper::Objective::mbe};
-        s.policies = std::vector<paper::PolicyClass>{paper::PolicyClass::belief_averaged};
+        s.objectives = std::vector<programs::Objective>{programs::Objective::mse, programs::Objective::mbe};
+        s.policies = std::vector<programs::PolicyClass>{programs::PolicyClass::belief_averaged};
         return s;
     }();
     std::size_t horizon = 0;  ///< T; 0 = the number of states S
@@ -68,8 +68,8 @@ struct Options {
 
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
 [[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args) {
-    namespace pd = paper::detail;
-    using paper::cat;
+    namespace pd = programs::detail;
+    using programs::cat;
     Options o;
     bool have_model = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -101,7 +101,7 @@ struct Options {
             if (i + 1 >= args.size()) throw usage_error(cat(flag, ": missing value"));
             return args[++i];
         };
-        paper::Settings& s = o.settings;
+        programs::Settings& s = o.settings;
         if (flag == "--help") {
             no_value();
             o.help = true;
@@ -134,31 +134,31 @@ struct Options {
         } else if (flag == "--alpha") {
             s.alpha = pd::positive_number(flag, value());
         } else if (flag == "--objectives") {
-            s.objectives = pd::parse_list<paper::Objective>(flag, value(), "mse, moe, mbe, reg-mbe",
-                                                            paper::parse_objective);
+            s.objectives = pd::parse_list<programs::Objective>(flag, value(), "mse, moe, mbe, reg-mbe",
+                                                            programs::parse_objective);
         } else if (flag == "--policy") {
-            s.policies = pd::parse_list<paper::PolicyClass>(flag, value(), "O, BA, S, BM, B",
-                                                            paper::parse_policy_class);
+            s.policies = pd::parse_list<programs::PolicyClass>(flag, value(), "O, BA, S, BM, B",
+                                                            programs::parse_policy_class);
         } else if (flag == "--estimator") {
             const std::string_view v = value();
-            const auto e = paper::parse_estimator(v);
+            const auto e = programs::parse_estimator(v);
             if (!e) pd::bad_value(flag, v, "is not one of reinforce, batch-mean, leave-one-out, optimal");
             s.estimator = *e;
         } else if (flag == "--step") {
             const std::string_view v = value();
-            const auto x = paper::parse_step(v);
+            const auto x = programs::parse_step(v);
             if (!x) pd::bad_value(flag, v, "is not one of constant, adam");
             s.step = *x;
         } else if (flag == "--counting") {
             const std::string_view v = value();
-            const auto x = paper::parse_counting(v);
+            const auto x = programs::parse_counting(v);
             if (!x) pd::bad_value(flag, v, "is not one of paper, authors");
             s.counting = *x;
         } else if (flag == "--empty-rows") {
             const std::string_view v = value();
-            if (paper::iequals(v, "error"))
+            if (programs::iequals(v, "error"))
                 o.empty_rows = EmptyRows::error;
-            else if (paper::iequals(v, "self-loop") || paper::iequals(v, "self_loop"))
+            else if (programs::iequals(v, "self-loop") || programs::iequals(v, "self_loop"))
                 o.empty_rows = EmptyRows::self_loop;
             else
                 pd::bad_value(flag, v, "is not one of error, self-loop");

@@ -46,10 +46,10 @@
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/concepts.hpp"
 
-#include "../paper/experiments.hpp"
-#include "../paper/output.hpp"
-#include "../paper/runner.hpp"
-#include "../paper/stats.hpp"
+#include "../common/experiments.hpp"
+#include "../common/output.hpp"
+#include "../common/runner.hpp"
+#include "../common/stats.hpp"
 #include "cli.hpp"
 
 namespace maxent::explore {
@@ -80,7 +80,7 @@ struct LoadedModel {
 
 /// "S = 2 states, A = 3 actions, O = 2 observations, T = 2".
 [[nodiscard]] inline std::string describe(const Model& m) {
-    using paper::cat;
+    using programs::cat;
     return cat("S = ", std::to_string(m.num_states()), " states, A = ", std::to_string(m.num_actions()),
                " actions, O = ", std::to_string(m.num_observations()), " observations, T = ",
                std::to_string(m.horizon()));
@@ -145,36 +145,36 @@ inline constexpr std::uint64_t uniform_stream_run = 0x756e69666f726dULL;  // "un
 
 /// The curves: one per (objective, policy class), labelled as maxent-paper labels them
 /// ("mse" for BA alone, "mse/S" when another class or several are run).
-[[nodiscard]] inline std::vector<paper::Curve> make_curves(const paper::Settings& s) {
-    const paper::Experiment defaults{};  // no forced labels, no noise; s overrides the lists
-    return paper::make_curves(defaults, s);
+[[nodiscard]] inline std::vector<programs::Curve> make_curves(const programs::Settings& s) {
+    const programs::Experiment defaults{};  // no forced labels, no noise; s overrides the lists
+    return programs::make_curves(defaults, s);
 }
 
 struct Result {
-    paper::ExperimentResult runs;  ///< runs.experiment is null (there is no paper experiment)
+    programs::ExperimentResult runs;  ///< runs.experiment is null (there is no paper experiment)
     std::size_t window = 1;        ///< final_window(K)
-    std::vector<paper::ConfidenceInterval> learned;  ///< per curve, over the seeds
+    std::vector<programs::ConfidenceInterval> learned;  ///< per curve, over the seeds
     std::vector<double> uniform_per_seed;            ///< in the order of the seeds
-    paper::ConfidenceInterval uniform;
+    programs::ConfidenceInterval uniform;
     std::size_t uniform_episodes = 0;  ///< per seed
     double uniform_seconds = 0.0;
 };
 
 /// Trains every curve on every seed and estimates the uniform baseline. `progress` may be null.
-[[nodiscard]] inline Result run(const Model& m, const paper::Settings& s, std::size_t uniform_episodes,
-                                std::size_t threads, paper::ProgressCounters* progress = nullptr) {
+[[nodiscard]] inline Result run(const Model& m, const programs::Settings& s, std::size_t uniform_episodes,
+                                std::size_t threads, programs::ProgressCounters* progress = nullptr) {
     Result out;
-    paper::ExperimentResult& r = out.runs;
+    programs::ExperimentResult& r = out.runs;
     r.settings = s;
-    const std::vector<paper::Curve> curves = make_curves(s);
+    const std::vector<programs::Curve> curves = make_curves(s);
     const std::size_t seeds = s.seeds.size();
     r.curves.resize(curves.size());
     for (std::size_t c = 0; c < curves.size(); ++c) r.curves[c].curve = curves[c];
 
     const auto start = std::chrono::steady_clock::now();
-    std::vector<paper::SeedRun> fresh = run_parallel(curves.size() * seeds, threads, [&](std::size_t j) {
+    std::vector<programs::SeedRun> fresh = run_parallel(curves.size() * seeds, threads, [&](std::size_t j) {
         const std::size_t c = j / seeds;
-        paper::SeedRun run = paper::run_curve_seed(m, curves[c], s, s.seeds[j % seeds], nullptr,
+        programs::SeedRun run = programs::run_curve_seed(m, curves[c], s, s.seeds[j % seeds], nullptr,
                                                    progress ? &progress->iterations : nullptr);
         if (progress) progress->runs_done[c].fetch_add(1);
         return run;
@@ -187,15 +187,15 @@ struct Result {
 
     out.window = final_window(s.iterations);
     std::vector<double> values;
-    for (const paper::CurveRuns& c : r.curves) {
+    for (const programs::CurveRuns& c : r.curves) {
         values.clear();
-        for (const paper::SeedRun& run : c.runs) {
+        for (const programs::SeedRun& run : c.runs) {
             double sum = 0.0;
             for (std::size_t k = run.records.size() - out.window; k < run.records.size(); ++k)
                 sum += run.records[k].true_entropy;
             values.push_back(sum / static_cast<double>(out.window));
         }
-        out.learned.push_back(paper::mean_confidence_interval(values, 0.95));
+        out.learned.push_back(programs::mean_confidence_interval(values, 0.95));
     }
 
     out.uniform_episodes = uniform_episodes;
@@ -204,7 +204,7 @@ struct Result {
         return uniform_entropy(m, s.counting, s.seeds[i], uniform_episodes);
     });
     out.uniform_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ustart).count();
-    out.uniform = paper::mean_confidence_interval(out.uniform_per_seed, 0.95);
+    out.uniform = programs::mean_confidence_interval(out.uniform_per_seed, 0.95);
     return out;
 }
 
@@ -214,7 +214,7 @@ struct Result {
 
 /// The table of learned vs uniform vs log S (see the header comment for what is averaged).
 [[nodiscard]] inline std::string table(const Model& m, const Result& x) {
-    using paper::cat;
+    using programs::cat;
     const std::size_t seeds = x.runs.settings.seeds.size();
     const std::size_t S = m.num_states();
     const double logS = std::log(static_cast<double>(S));
@@ -223,7 +223,7 @@ struct Result {
                         std::to_string(seeds), seeds == 1 ? " seed (one seed: no interval)\n" : " seeds\n");
     std::snprintf(buf, sizeof buf, "  %-22s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ log S");
     t += buf;
-    auto row = [&](const std::string& name, const paper::ConfidenceInterval& ci) {
+    auto row = [&](const std::string& name, const programs::ConfidenceInterval& ci) {
         char interval[64];
         std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", ci.low, ci.high);
         std::snprintf(buf, sizeof buf, "  %-22s %8.4f   %-20s %7.1f%%\n", name.c_str(), ci.mean, interval,
@@ -242,7 +242,7 @@ struct Result {
              " episodes of the uniformly random policy pi(a | i) = 1/A.\n");
     if (m.horizon() < S)
         t += cat("note: T = ", std::to_string(m.horizon()), " < S, so at most log T = ",
-                 paper::format_number(std::log(static_cast<double>(m.horizon()))), " is reachable\n");
+                 programs::format_number(std::log(static_cast<double>(m.horizon()))), " is reachable\n");
     return t;
 }
 
@@ -252,14 +252,14 @@ struct Result {
 
 /// config.json: the model, every setting, the seeds, the curves with their final values and
 /// the uniform baseline.
-[[nodiscard]] inline std::string config_json(const LoadedModel& lm, const Result& x, const paper::RunInfo& info,
+[[nodiscard]] inline std::string config_json(const LoadedModel& lm, const Result& x, const programs::RunInfo& info,
                                              EmptyRows empty_rows) {
-    using paper::cat;
+    using programs::cat;
     const Model& m = lm.file.model;
-    const paper::Settings& s = x.runs.settings;
-    auto num = [](double v) { return paper::format_number(v); };
-    auto str = [](std::string_view v) { return paper::json_string(v); };
-    auto ci = [&](const paper::ConfidenceInterval& c) {
+    const programs::Settings& s = x.runs.settings;
+    auto num = [](double v) { return programs::format_number(v); };
+    auto str = [](std::string_view v) { return programs::json_string(v); };
+    auto ci = [&](const programs::ConfidenceInterval& c) {
         return cat("\"mean\": ", num(c.mean), ", \"ci_low\": ", num(c.low), ", \"ci_high\": ", num(c.high),
                    ", \"n\": ", std::to_string(c.n));
     };
@@ -280,13 +280,13 @@ struct Result {
     field("model", model);
     std::string curves = "[";
     for (std::size_t i = 0; i < x.runs.curves.size(); ++i) {
-        const paper::Curve& c = x.runs.curves[i].curve;
-        curves += cat(i ? ", " : "", "{\"label\": ", str(c.label), ", \"objective\": ", str(paper::name_of(c.objective)),
-                      ", \"policy_class\": ", str(paper::name_of(c.policy)), ", \"complete_runs\": ",
+        const programs::Curve& c = x.runs.curves[i].curve;
+        curves += cat(i ? ", " : "", "{\"label\": ", str(c.label), ", \"objective\": ", str(programs::name_of(c.objective)),
+                      ", \"policy_class\": ", str(programs::name_of(c.policy)), ", \"complete_runs\": ",
                       std::to_string(x.runs.curves[i].complete_runs()), ", \"final_true_entropy\": {", ci(x.learned[i]),
                       "}");
-        if (c.policy == paper::PolicyClass::belief_state) {  // the lazy table's size per run, as maxent-paper
-            const paper::TableStats t = paper::table_stats(x.runs.curves[i]);
+        if (c.policy == programs::PolicyClass::belief_state) {  // the lazy table's size per run, as maxent-paper
+            const programs::TableStats t = programs::table_stats(x.runs.curves[i]);
             curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",
                           std::to_string(t.max_rows), ", \"table_bytes_mean\": ", num(t.mean_bytes),
                           ", \"table_bytes_max\": ", std::to_string(t.max_bytes));
@@ -304,10 +304,10 @@ struct Result {
     field("iterations", std::to_string(s.iterations));
     field("batch", std::to_string(s.batch));
     field("alpha", num(s.effective_alpha()));
-    field("step", str(paper::name_of(s.step)));
-    field("estimator", str(paper::name_of(s.estimator)));
+    field("step", str(programs::name_of(s.step)));
+    field("estimator", str(programs::name_of(s.estimator)));
     field("rho", num(s.rho));
-    field("counting", str(paper::name_of(s.counting)));
+    field("counting", str(programs::name_of(s.counting)));
     field("horizon", std::to_string(m.horizon()));
     field("initial_parameters", str("zero"));
     field("plotted", str("true_entropy"));
@@ -319,30 +319,30 @@ struct Result {
 
 /// Writes OUT/<model name>/: config.json, runs.csv, summary.csv, curves.gp and (gnuplot)
 /// curves.png, each atomically.
-inline paper::WrittenFiles write_outputs(const std::filesystem::path& out, const LoadedModel& lm, const Result& x,
-                                         const paper::RunInfo& info, EmptyRows empty_rows, bool plot) {
-    using paper::cat;
-    paper::WrittenFiles w;
+inline programs::WrittenFiles write_outputs(const std::filesystem::path& out, const LoadedModel& lm, const Result& x,
+                                         const programs::RunInfo& info, EmptyRows empty_rows, bool plot) {
+    using programs::cat;
+    programs::WrittenFiles w;
     w.dir = out / lm.name;
     std::error_code ec;
     std::filesystem::create_directories(w.dir, ec);
-    if (ec) throw paper::output_error(cat("cannot create directory ", w.dir.string(), ": ", ec.message()));
-    const std::vector<paper::CurveSummary> summary = paper::summarize(x.runs, paper::Plotted::true_entropy);
-    paper::write_file_atomically(w.dir / "runs.csv", [&](std::FILE* f) { paper::write_runs_csv(f, x.runs); });
-    paper::write_file_atomically(w.dir / "summary.csv", [&](std::FILE* f) { paper::write_summary_csv(f, summary); });
-    paper::write_string_atomically(w.dir / "config.json", config_json(lm, x, info, empty_rows));
+    if (ec) throw programs::output_error(cat("cannot create directory ", w.dir.string(), ": ", ec.message()));
+    const std::vector<programs::CurveSummary> summary = programs::summarize(x.runs, programs::Plotted::true_entropy);
+    programs::write_file_atomically(w.dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
+    programs::write_file_atomically(w.dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
+    programs::write_string_atomically(w.dir / "config.json", config_json(lm, x, info, empty_rows));
 
     const Model& m = lm.file.model;
-    paper::PlotSpec p;
+    programs::PlotSpec p;
     p.generator = cat("maxent-explore: ", lm.name);
     p.subject = cat(lm.name, ": ", describe(m));
     p.states = m.num_states();
     p.horizon = m.horizon();
-    p.plotted = paper::Plotted::true_entropy;
+    p.plotted = programs::Plotted::true_entropy;
     char title[96];
     std::snprintf(title, sizeof title, "uniform random policy = %.3f", x.uniform.mean);
     p.extra_lines.push_back({x.uniform.mean, title});
-    w.plot = paper::write_plot_script(w.dir, paper::gnuplot_script(p, x.runs, summary), plot);
+    w.plot = programs::write_plot_script(w.dir, programs::gnuplot_script(p, x.runs, summary), plot);
     w.wrote = true;
     return w;
 }

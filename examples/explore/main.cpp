@@ -14,8 +14,8 @@
 #include "maxent/core/error.hpp"
 #include "maxent/optim/parallel.hpp"
 
-#include "../paper/output.hpp"
-#include "../paper/progress.hpp"
+#include "../common/output.hpp"
+#include "../common/progress.hpp"
 #include "cli.hpp"
 #include "explore.hpp"
 
@@ -25,7 +25,7 @@
 
 int main(int argc, char** argv) {
     namespace mx = maxent::explore;
-    namespace mp = maxent::paper;
+    namespace mp = maxent::programs;
     const std::vector<std::string> args(argv + 1, argv + argc);
     mx::Options options;
     try {

@@ -16,11 +16,11 @@
 
 #include "maxent/core/error.hpp"
 
-#include "cli.hpp"
-#include "experiments.hpp"
-#include "output.hpp"
-#include "progress.hpp"
-#include "runner.hpp"
+#include "../common/cli.hpp"
+#include "../common/experiments.hpp"
+#include "../common/output.hpp"
+#include "../common/progress.hpp"
+#include "../common/runner.hpp"
 
 #ifndef MAXENT_VERSION
 #define MAXENT_VERSION "unknown"
@@ -45,14 +45,14 @@ void install_sigint_handler() {
 
 std::string join_seeds(const std::vector<std::uint64_t>& seeds) {
     std::string out;
-    for (std::size_t i = 0; i < seeds.size(); ++i) out += maxent::paper::cat(i ? "," : "", std::to_string(seeds[i]));
+    for (std::size_t i = 0; i < seeds.size(); ++i) out += maxent::programs::cat(i ? "," : "", std::to_string(seeds[i]));
     return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    namespace mp = maxent::paper;
+    namespace mp = maxent::programs;
     const std::vector<std::string> args(argv + 1, argv + argc);
     mp::Options options;
     try {

@@ -35,12 +35,12 @@
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
-#include "../paper/cli.hpp"
-#include "../paper/output.hpp"
+#include "../common/cli.hpp"
+#include "../common/output.hpp"
 
 namespace {
 
-using maxent::paper::cat;
+using maxent::programs::cat;
 
 constexpr double hallucination_levels[] = {0.02, 0.25, 0.5, 0.9};
 
@@ -70,7 +70,7 @@ Options parse(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         auto value = [&]() -> const char* {
-            if (i + 1 >= argc) throw maxent::paper::usage_error(cat(a, " needs a value"));
+            if (i + 1 >= argc) throw maxent::programs::usage_error(cat(a, " needs a value"));
             return argv[++i];
         };
         if (a == "--help" || a == "-h") {
@@ -79,18 +79,18 @@ Options parse(int argc, char** argv) {
         } else if (a == "--out") {
             o.out = value();
         } else if (a == "--samples") {
-            o.samples = maxent::paper::detail::positive_count(a, value());
+            o.samples = maxent::programs::detail::positive_count(a, value());
         } else if (a == "--draws") {
-            o.draws = maxent::paper::detail::positive_count(a, value());
+            o.draws = maxent::programs::detail::positive_count(a, value());
         } else if (a == "--seed") {
             const char* v = value();
-            const auto seed = maxent::paper::detail::to_uint(v);
-            if (!seed) maxent::paper::detail::bad_value(a, v, "is not an integer >= 0");
+            const auto seed = maxent::programs::detail::to_uint(v);
+            if (!seed) maxent::programs::detail::bad_value(a, v, "is not an integer >= 0");
             o.seed = *seed;
         } else if (a == "--no-plot") {
             o.plot = false;
         } else {
-            throw maxent::paper::usage_error(cat("unknown option '", a, "' (see --help)"));
+            throw maxent::programs::usage_error(cat("unknown option '", a, "' (see --help)"));
         }
     }
     return o;
@@ -98,7 +98,7 @@ Options parse(int argc, char** argv) {
 
 std::string g17(double x) {
     std::string s;
-    maxent::paper::detail::append_g17(s, x);
+    maxent::programs::detail::append_g17(s, x);
     return s;
 }
 
@@ -154,7 +154,7 @@ int main(int argc, char** argv) try {
             const auto b = maxent::proxy_gap_bounds(j, p, log_s, log_s);
             bounds += cat(g17(p), ",", g17(j), ",", g17(b.lower), ",", g17(b.upper), "\n");
         }
-    maxent::paper::write_string_atomically(dir / "bounds.csv", bounds);
+    maxent::programs::write_string_atomically(dir / "bounds.csv", bounds);
 
     // The same bounds on rollouts: environment (i) with k = 0.1, the uniform BA policy.
     const auto model = maxent::paper_environment(maxent::PaperEnvironment::single_room_gaussian, 0.0, 0.1);
@@ -180,7 +180,7 @@ int main(int argc, char** argv) try {
         samples += cat(std::to_string(n), ",", g17(h.true_entropy), ",", g17(h.proxy_value), ",",
                        g17(h.hallucination), ",", g17(b.lower), ",", g17(b.upper), "\n");
     }
-    maxent::paper::write_string_atomically(dir / "samples.csv", samples);
+    maxent::programs::write_string_atomically(dir / "samples.csv", samples);
 
     const auto N = static_cast<double>(o.samples);
     std::printf("fig1: Theorem 5.3 bounds for p = 0.02, 0.25, 0.5, 0.9 (log S = log 25 = %.3f)\n", log_s);
@@ -189,7 +189,7 @@ int main(int argc, char** argv) try {
     std::printf("  hallucination probability from %.3f to %.3f; mean MBE - MSE gap %+.3f; mean bound width %.3f\n",
                 p_min, p_max, gap / N, width / N);
     std::printf("  true-state entropy inside its bounds: %zu of %zu\n", inside, o.samples);
-    const auto plot = maxent::paper::write_plot_script(dir, figure_script(log_s), o.plot);
+    const auto plot = maxent::programs::write_plot_script(dir, figure_script(log_s), o.plot);
     std::printf("  wrote %s/{bounds.csv,samples.csv,curves.gp}\n  %s\n", dir.string().c_str(), plot.message.c_str());
     return inside == o.samples ? 0 : 1;
 } catch (const std::exception& e) {

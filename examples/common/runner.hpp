@@ -1,4 +1,4 @@
-// examples/paper/runner.hpp — runs one experiment: Algorithm 1 for every (curve, seed) pair,
+// examples/common/runner.hpp — runs one experiment: Algorithm 1 for every (curve, seed) pair,
 // in parallel, with results that do not depend on the number of threads.
 //
 // Paper, Algorithm 1 with the settings of Section 6 / Appendix D (REFERENCE.md, "Algorithm 1
@@ -58,7 +58,7 @@
 
 #include "experiments.hpp"
 
-namespace maxent::paper {
+namespace maxent::programs {
 
 // ---------------------------------------------------------------------------------------
 // Run-time choice of feedback, estimator and step rule
@@ -390,4 +390,4 @@ template <class M>
     return result;
 }
 
-}  // namespace maxent::paper
+}  // namespace maxent::programs

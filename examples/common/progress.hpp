@@ -1,4 +1,4 @@
-// examples/paper/progress.hpp — a throttled progress line on stderr for long experiments.
+// examples/common/progress.hpp — a throttled progress line on stderr for long experiments.
 //
 // The paper's runs took 30–60 minutes per curve in the authors' Python (Appendix D, wall-clock
 // table); here one experiment takes seconds to minutes, still worth a progress line:
@@ -20,7 +20,7 @@
 
 #include "runner.hpp"
 
-namespace maxent::paper {
+namespace maxent::programs {
 
 class ProgressReporter {
 public:
@@ -120,4 +120,4 @@ private:
     std::thread thread_;
 };
 
-}  // namespace maxent::paper
+}  // namespace maxent::programs

@@ -1,4 +1,4 @@
-// examples/paper/output.hpp — the files of one experiment: runs.csv, summary.csv,
+// examples/common/output.hpp — the files of one experiment: runs.csv, summary.csv,
 // config.json, curves.gp and curves.png, each written atomically.
 //
 // Paper, Section 6 / Appendix D: every figure shows, per curve and iteration, the mean and
@@ -42,7 +42,7 @@
 #include "runner.hpp"
 #include "stats.hpp"
 
-namespace maxent::paper {
+namespace maxent::programs {
 
 /// An error writing an output file; the message names the path.
 class output_error : public maxent::error {
@@ -583,4 +583,4 @@ inline WrittenFiles write_experiment(const std::filesystem::path& out, const Exp
     return w;
 }
 
-}  // namespace maxent::paper
+}  // namespace maxent::programs

@@ -1,4 +1,4 @@
-// examples/paper/experiments.hpp — the registry of the paper's experiments (Figures 2–5) and
+// examples/common/experiments.hpp — the registry of the paper's experiments (Figures 2–5) and
 // the settings that run them.
 //
 // Paper, Section 6 (Figures 2 and 3) and Appendix D (Figures 4 and 5), with REFERENCE.md
@@ -34,7 +34,7 @@
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/grid_world.hpp"
 
-namespace maxent::paper {
+namespace maxent::programs {
 
 // ---------------------------------------------------------------------------------------
 // Names of the components
@@ -410,4 +410,4 @@ struct Curve {
     return out;
 }
 
-}  // namespace maxent::paper
+}  // namespace maxent::programs

@@ -1,4 +1,4 @@
-// examples/paper/stats.hpp — Student-t quantiles and the mean ± 95% confidence bands of the
+// examples/common/stats.hpp — Student-t quantiles and the mean ± 95% confidence bands of the
 // paper's learning curves.
 //
 // Paper, Section 6 and Appendix D: "for each curve, we report the average and 95% c.i. over
@@ -24,7 +24,7 @@
 
 #include "maxent/core/error.hpp"
 
-namespace maxent::paper {
+namespace maxent::programs {
 
 namespace detail {
 
@@ -176,4 +176,4 @@ inline ConfidenceInterval interval(std::span<const double> values, const double*
     return detail::interval(values, &t_quantile, 0.95);
 }
 
-}  // namespace maxent::paper
+}  // namespace maxent::programs

@@ -1,4 +1,4 @@
-// examples/paper/cli.hpp — the command line of maxent-paper: experiment names and flags
+// examples/common/cli.hpp — the command line of maxent-paper: experiment names and flags
 // that override the paper's settings (Section 6 / Appendix D; REFERENCE.md "Algorithm 1 as
 // run for the figures").
 //
@@ -25,7 +25,7 @@
 
 #include "experiments.hpp"
 
-namespace maxent::paper {
+namespace maxent::programs {
 
 /// A bad command line; main() prints the message and exits with status 2.
 class usage_error : public std::runtime_error {
@@ -321,4 +321,4 @@ inline double positive_number(std::string_view flag, std::string_view v) {
         "2 bad command line, 130 interrupted.\n");
 }
 
-}  // namespace maxent::paper
+}  // namespace maxent::programs
