@@ -17,13 +17,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "../../examples/paper/cli.hpp"
-#include "../../examples/paper/experiments.hpp"
-#include "../../examples/paper/output.hpp"
-#include "../../examples/paper/runner.hpp"
-#include "../../examples/paper/stats.hpp"
+#include "../../examples/common/cli.hpp"
+#include "../../examples/common/experiments.hpp"
+#include "../../examples/common/output.hpp"
+#include "../../examples/common/runner.hpp"
+#include "../../examples/common/stats.hpp"
 
-namespace mp = maxent::paper;
+namespace mp = maxent::programs;
 
 namespace {
 

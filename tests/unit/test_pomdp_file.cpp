@@ -284,6 +284,15 @@ TEST_CASE("corner case: wildcards and later entries override earlier ones", "[po
     CHECK(R(f, "b", "s3", "s0", "x") == 7.0);
 }
 
+TEST_CASE("values: the plural spellings 'rewards' and 'costs' are read as reward and cost", "[pomdp-file]") {
+    // The classic ejs4 to ejs7 files say `values: rewards`; other readers accept both plurals.
+    const std::string body = "states: a b\nactions: x\nobservations: o\nT: x identity\nO: x uniform\n";
+    CHECK_FALSE(maxent::parse_pomdp("values: rewards\n" + body).values_are_costs);
+    CHECK(maxent::parse_pomdp("values: costs\n" + body).values_are_costs);
+    CHECK_FALSE(maxent::parse_pomdp("values: reward\n" + body).values_are_costs);
+    CHECK(maxent::parse_pomdp("values: cost\n" + body).values_are_costs);
+}
+
 TEST_CASE("corner case: row and matrix forms over numbered sets", "[pomdp-file]") {
     const PomdpFile f = maxent::read_pomdp_file(data_dir / "matrix_forms.pomdp");
     const auto& m = f.model;
@@ -520,7 +529,9 @@ TEST_CASE("error: trailing garbage and misplaced sections", "[pomdp-file]") {
                Contains("err.pomdp:8:1: 'states:' must come before the first T:, O: or R: entry"));
     CHECK_THAT(error_of(preamble + "states: 3\n"), Contains("err.pomdp:6:1: duplicate 'states:' section"));
     CHECK_THAT(error_of("values: profit\n"),
-               Contains("err.pomdp:1:9: expected 'reward' or 'cost' after 'values:' but found 'profit'"));
+               Contains("err.pomdp:1:9: expected 'reward' or 'cost' (or 'rewards', 'costs') after 'values:' but "
+                        "found 'profit'"));
+    CHECK_THAT(error_of("values: rewardss\n"), Contains("err.pomdp:1:9: expected 'reward' or 'cost'"));
     CHECK_THAT(error_of("states: 3 a b\n"), Contains("err.pomdp:1:11: expected a section"));
     CHECK_THAT(error_of("states: a b a\n"), Contains("err.pomdp:1:13: duplicate state name 'a'"));
     CHECK_THAT(error_of("states: a uniform\n"), Contains("err.pomdp:1:11: 'uniform' is a keyword"));

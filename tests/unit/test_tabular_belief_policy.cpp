@@ -27,9 +27,9 @@
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
-#include "../../examples/paper/experiments.hpp"
-#include "../../examples/paper/output.hpp"
-#include "../../examples/paper/runner.hpp"
+#include "../../examples/common/experiments.hpp"
+#include "../../examples/common/output.hpp"
+#include "../../examples/common/runner.hpp"
 
 #ifndef MAXENT_SHARED_POMDP_DIR
 #error "tests/CMakeLists.txt must define MAXENT_SHARED_POMDP_DIR"
@@ -330,7 +330,7 @@ TEST_CASE("the table's byte budget is a budget_error, not an allocation failure"
 }
 
 TEST_CASE("the paper runner's fig5 compares BA with class B and reports B's table", "[tabular][paper]") {
-    namespace mp = maxent::paper;
+    namespace mp = maxent::programs;
     const mp::Experiment* e = mp::find_experiment("fig5a");
     REQUIRE(e != nullptr);
     mp::Settings s;

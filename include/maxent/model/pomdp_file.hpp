@@ -7,7 +7,7 @@
 // What is read (the whole format):
 //   * preamble, in any order, before the first T:/O:/R: entry:
 //       discount: x          (optional; a number in [0, 1])
-//       values: reward|cost  (optional; default reward)
+//       values: reward|cost  (optional; default reward; 'rewards' and 'costs' also accepted)
 //       states: N | name...  actions: N | name...  observations: N | name...  (required)
 //     A count N numbers the set; its labels are then "0", "1", ..., "N-1". Names are the
 //     labels, in file order; entries may refer to an element by name or by its 0-based
@@ -393,9 +393,13 @@ private:
         before_entries(kw);
         if (values_given_) fail(kw.offset, "duplicate 'values:' section");
         const Token t = lex_.next();
-        if (t.is_word("reward")) costs_ = false;
-        else if (t.is_word("cost")) costs_ = true;
-        else fail(t.offset, message("expected 'reward' or 'cost' after 'values:' but found ", pomdp_text::describe(t)));
+        // "rewards" and "costs" are the plural spellings other readers accept (used by the
+        // classic ejs4 to ejs7 files); anything else is still an error.
+        if (t.is_word("reward") || t.is_word("rewards")) costs_ = false;
+        else if (t.is_word("cost") || t.is_word("costs")) costs_ = true;
+        else
+            fail(t.offset, message("expected 'reward' or 'cost' (or 'rewards', 'costs') after 'values:' but found ",
+                                   pomdp_text::describe(t)));
         values_given_ = true;
     }
 
