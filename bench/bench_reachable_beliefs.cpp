@@ -109,7 +109,7 @@ public:
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         return p_.sample(v, g, score);
     }
-    void check_dimensions(const ModelDimensions& d) const { p_.check_dimensions(d); }
+    void check_dimensions(const AgentDimensions& d) const { p_.check_dimensions(d); }
     [[nodiscard]] Eigen::MatrixXd& parameters() { return p_.parameters(); }
     [[nodiscard]] const Eigen::MatrixXd& parameters() const { return p_.parameters(); }
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const { p_.log_gradient(v, a, grad); }

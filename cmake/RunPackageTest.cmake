@@ -34,7 +34,9 @@ if(MODE STREQUAL "install")
       ${CMAKEDIR}/maxentConfig.cmake
       ${CMAKEDIR}/maxentConfigVersion.cmake
       ${CMAKEDIR}/maxentTargets.cmake
-      ${INCLUDEDIR}/maxent/core/concepts.hpp
+      ${INCLUDEDIR}/maxent/model/concepts.hpp
+      ${INCLUDEDIR}/maxent/belief/concepts.hpp
+      ${INCLUDEDIR}/maxent/core/opt_ins.hpp
       ${INCLUDEDIR}/maxent/model/finite_pomdp.hpp)
     if(NOT EXISTS "${PREFIX}/${expected}")
       message(FATAL_ERROR "the install tree lacks ${expected}")

@@ -45,7 +45,8 @@
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/noisy_belief.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"

@@ -36,7 +36,8 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -107,10 +108,10 @@ public:
     std::size_t sample(const AgentView&, G& g, Eigen::MatrixXd&) {
         return static_cast<std::size_t>(uniform_index(g, actions_));
     }
-    void check_dimensions(const ModelDimensions& d) const {
+    void check_dimensions(const AgentDimensions& d) const {
         if (d.actions != actions_)
             throw config_error(maxent::detail::message("UniformPolicy: built for ", actions_,
-                                                       " actions but the model has ", d.actions));
+                                                       " actions but the world has ", d.actions));
     }
 
 private:

@@ -4,7 +4,8 @@
 // prefer this one. See docs/architecture.md for the layers.
 #pragma once
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"

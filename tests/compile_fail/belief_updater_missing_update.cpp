@@ -1,4 +1,4 @@
-// tests/compile_fail/belief_updater_missing_update.cpp — an updater type with num_states()
+// tests/compile_fail/belief_updater_missing_update.cpp — an updater type with dimension()
 // and initial(b) but no update(b, a, o, g) must be rejected at the entry point by
 // `static_assert(maxent::require_belief_updater<U>())` with a message naming the member.
 // Run by cmake/CompileFailTest.cmake: with -DMAXENT_COMPILE_FAIL_CONTROL the member is
@@ -9,13 +9,14 @@
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
 #include "maxent/core/random.hpp"
 
 namespace {
 
 struct NoUpdate {
-    std::size_t num_states() const { return 2; }
+    std::size_t dimension() const { return 2; }
     void initial(Eigen::VectorXd& b) const { b = Eigen::VectorXd::Constant(2, 0.5); }
 #ifdef MAXENT_COMPILE_FAIL_CONTROL
     template <std::uniform_random_bit_generator G>

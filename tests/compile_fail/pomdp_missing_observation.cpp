@@ -3,12 +3,12 @@
 // `static_assert(maxent::require_pomdp<M>())` with a message naming the missing member.
 // Run by cmake/CompileFailTest.cmake: with -DMAXENT_COMPILE_FAIL_CONTROL the member is
 // present and the file must compile; without it the compilation must fail with:
-// expect-error: maxent::Pomdp: missing `SparseDistribution observation(std::size_t a, std::size_t s) const`
+// expect-error: maxent::ExplicitPomdp: missing `SparseDistribution observation(std::size_t a, std::size_t s) const`
 #include <cstddef>
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 
 #include <Eigen/Core>
 
-#include <maxent/core/concepts.hpp>
+#include <maxent/model/concepts.hpp>
 #include <maxent/model/finite_pomdp.hpp>
 
 int main() {

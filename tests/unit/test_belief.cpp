@@ -20,7 +20,8 @@
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/noisy_belief.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -535,7 +536,7 @@ TEST_CASE("noisy oracle: sigma is validated", "[belief]") {
     }
     NoisyBelief noisy(Filter(m), 0.03);
     CHECK(noisy.sigma() == 0.03);
-    CHECK(noisy.num_states() == 3);
+    CHECK(noisy.dimension() == 3);
     CHECK(&noisy.inner().model() == &m);
 }
 

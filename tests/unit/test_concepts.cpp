@@ -1,5 +1,5 @@
-// Compile-time tests of core/concepts.hpp: what satisfies Pomdp, TabularPomdp and
-// BeliefUpdater and what does not. Every type missing exactly one required member fails
+// Compile-time tests of model/concepts.hpp and belief/concepts.hpp: what satisfies Pomdp,
+// TabularPomdp, LabelledPomdp, GenerativePomdp, Environment and BeliefUpdater and what does not. Every type missing exactly one required member fails
 // its concept, and the named check in maxent::concept_checks for that member is the one
 // that is false (all other checks stay true), so require_*() reports that member only.
 // The types below are declarations only: concepts never call their members.
@@ -12,7 +12,8 @@
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/model/finite_pomdp.hpp"
@@ -123,26 +124,26 @@ constexpr std::array<bool, num_checks> all_but(Failing... failing) {
 
 // --- BeliefUpdater archetypes ---------------------------------------------------------------
 struct ArchetypeUpdater {
-    std::size_t num_states() const;
+    std::size_t dimension() const;
     void initial(Eigen::VectorXd& b) const;
     template <std::uniform_random_bit_generator G>
     void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g);
 };
 struct NoUpdate {
-    std::size_t num_states() const;
+    std::size_t dimension() const;
     void initial(Eigen::VectorXd& b) const;
 };
 struct UpdateWithoutGenerator {  // update(b, a, o): no generator parameter
-    std::size_t num_states() const;
+    std::size_t dimension() const;
     void initial(Eigen::VectorXd& b) const;
     void update(Eigen::VectorXd& b, std::size_t a, std::size_t o);
 };
 struct NoInitialBelief {
-    std::size_t num_states() const;
+    std::size_t dimension() const;
     template <class G>
     void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g);
 };
-struct NoUpdaterNumStates {
+struct NoUpdaterDimension {
     void initial(Eigen::VectorXd& b) const;
     template <class G>
     void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g);
@@ -160,6 +161,11 @@ TEST_CASE("FinitePomdp satisfies Pomdp and TabularPomdp", "[concepts]") {
     STATIC_REQUIRE(maxent::TabularPomdp<Strings>);
     STATIC_REQUIRE(maxent::Pomdp<Ints>);
     STATIC_REQUIRE(maxent::TabularPomdp<Ints>);
+    STATIC_REQUIRE(maxent::LabelledPomdp<Ints>);
+    STATIC_REQUIRE(maxent::Environment<Ints>);
+    STATIC_REQUIRE(maxent::require_environment<Ints>());
+    // Its label typedefs are labels, not sampled states: it is not a simulator.
+    STATIC_REQUIRE_FALSE(maxent::GenerativePomdp<Ints>);
     STATIC_REQUIRE(pomdp_checks<Ints> == all_but());
     STATIC_REQUIRE(maxent::require_pomdp<Ints>());
     STATIC_REQUIRE(maxent::require_tabular_pomdp<Ints>());
@@ -206,17 +212,20 @@ TEST_CASE("no state_type typedef: has_label_types is false (and the label maps, 
     // cannot hold without the typedef; every other check still holds.
     STATIC_REQUIRE_FALSE(cc::has_label_maps<NoStateType>);
     STATIC_REQUIRE(pomdp_checks<NoStateType> == all_but(Check::label_types, Check::label_maps));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<NoStateType>);
+    // Labels are an optional refinement (messages only): still an explicit model.
+    STATIC_REQUIRE(maxent::Pomdp<NoStateType>);
+    STATIC_REQUIRE_FALSE(maxent::LabelledPomdp<NoStateType>);
 }
 
 TEST_CASE("no label maps: only has_label_maps is false", "[concepts]") {
     STATIC_REQUIRE_FALSE(cc::has_label_maps<NoLabelMaps>);
     STATIC_REQUIRE(pomdp_checks<NoLabelMaps> == all_but(Check::label_maps));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<NoLabelMaps>);
-    // Missing only the observation map is enough to fail.
+    STATIC_REQUIRE(maxent::Pomdp<NoLabelMaps>);
+    STATIC_REQUIRE_FALSE(maxent::LabelledPomdp<NoLabelMaps>);
+    // Missing only the observation map is enough to fail the labelled refinement.
     STATIC_REQUIRE_FALSE(cc::has_label_maps<NoObservationMap>);
     STATIC_REQUIRE(pomdp_checks<NoObservationMap> == all_but(Check::label_maps));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<NoObservationMap>);
+    STATIC_REQUIRE_FALSE(maxent::LabelledPomdp<NoObservationMap>);
 }
 
 TEST_CASE("no initial_distribution(): only has_initial_distribution is false", "[concepts]") {
@@ -226,7 +235,7 @@ TEST_CASE("no initial_distribution(): only has_initial_distribution is false", "
 }
 
 TEST_CASE("a minimal archetype with a templated update satisfies BeliefUpdater", "[concepts]") {
-    STATIC_REQUIRE(cc::has_updater_num_states<ArchetypeUpdater>);
+    STATIC_REQUIRE(cc::has_updater_dimension<ArchetypeUpdater>);
     STATIC_REQUIRE(cc::has_initial_belief<ArchetypeUpdater>);
     STATIC_REQUIRE(cc::has_update<ArchetypeUpdater>);
     STATIC_REQUIRE(maxent::BeliefUpdater<ArchetypeUpdater>);
@@ -239,27 +248,27 @@ TEST_CASE("a minimal archetype with a templated update satisfies BeliefUpdater",
 
 TEST_CASE("updaters missing one member fail BeliefUpdater on that member's check", "[concepts]") {
     SECTION("no update") {
-        STATIC_REQUIRE(cc::has_updater_num_states<NoUpdate>);
+        STATIC_REQUIRE(cc::has_updater_dimension<NoUpdate>);
         STATIC_REQUIRE(cc::has_initial_belief<NoUpdate>);
         STATIC_REQUIRE_FALSE(cc::has_update<NoUpdate>);
         STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<NoUpdate>);
     }
     SECTION("update without a generator parameter") {
-        STATIC_REQUIRE(cc::has_updater_num_states<UpdateWithoutGenerator>);
+        STATIC_REQUIRE(cc::has_updater_dimension<UpdateWithoutGenerator>);
         STATIC_REQUIRE(cc::has_initial_belief<UpdateWithoutGenerator>);
         STATIC_REQUIRE_FALSE(cc::has_update<UpdateWithoutGenerator>);
         STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<UpdateWithoutGenerator>);
     }
     SECTION("no initial") {
-        STATIC_REQUIRE(cc::has_updater_num_states<NoInitialBelief>);
+        STATIC_REQUIRE(cc::has_updater_dimension<NoInitialBelief>);
         STATIC_REQUIRE_FALSE(cc::has_initial_belief<NoInitialBelief>);
         STATIC_REQUIRE(cc::has_update<NoInitialBelief>);
         STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<NoInitialBelief>);
     }
-    SECTION("no num_states") {
-        STATIC_REQUIRE_FALSE(cc::has_updater_num_states<NoUpdaterNumStates>);
-        STATIC_REQUIRE(cc::has_initial_belief<NoUpdaterNumStates>);
-        STATIC_REQUIRE(cc::has_update<NoUpdaterNumStates>);
-        STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<NoUpdaterNumStates>);
+    SECTION("no dimension") {
+        STATIC_REQUIRE_FALSE(cc::has_updater_dimension<NoUpdaterDimension>);
+        STATIC_REQUIRE(cc::has_initial_belief<NoUpdaterDimension>);
+        STATIC_REQUIRE(cc::has_update<NoUpdaterDimension>);
+        STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<NoUpdaterDimension>);
     }
 }

@@ -81,7 +81,7 @@ double softmax1(double l0, double l1) { return 1.0 / (1.0 + std::exp(l0 - l1)); 
 struct FrozenBelief {
     static constexpr bool deterministic = true;
     Eigen::VectorXd prior;
-    [[nodiscard]] std::size_t num_states() const { return static_cast<std::size_t>(prior.size()); }
+    [[nodiscard]] std::size_t dimension() const { return static_cast<std::size_t>(prior.size()); }
     void initial(Eigen::VectorXd& b) const { b = prior; }
     template <class G>
     void update(Eigen::VectorXd&, std::size_t, std::size_t, G&) {}

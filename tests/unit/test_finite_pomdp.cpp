@@ -20,7 +20,8 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/model/finite_pomdp.hpp"

@@ -14,7 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/model/grid_world.hpp"
 
 using namespace maxent;

@@ -38,6 +38,7 @@ TEST_CASE("feedbacks compute the entropies of hand-built trajectories", "[optim]
     t.counting = StateCounting::paper;
     t.horizon = 4;
     t.num_states = 5;
+    t.belief_dimension = 5;
     t.num_observations = 3;
     t.states = {0, 1, 1, 2};             // d = (1/4, 1/2, 1/4): H = 1.5 log 2
     t.observations = {0, 0, 0, 0};       // H = 0

@@ -72,6 +72,7 @@ TEST_CASE("mbe_hallucination: point-mass beliefs reproduce the true states", "[p
     maxent::Trajectory t;
     t.horizon = 4;
     t.num_states = 3;
+    t.belief_dimension = 3;
     t.states = {0, 1, 1, 2};
     t.beliefs = Eigen::MatrixXd::Zero(3, 4);
     for (Eigen::Index k = 0; k < 4; ++k) t.beliefs(static_cast<Eigen::Index>(t.states[static_cast<std::size_t>(k)]), k) = 1.0;

@@ -16,7 +16,8 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/support.hpp"
@@ -64,7 +65,7 @@ template <class U>
 class WithoutSupport {
 public:
     explicit WithoutSupport(U u) : u_(std::move(u)) {}
-    [[nodiscard]] std::size_t num_states() const { return u_.num_states(); }
+    [[nodiscard]] std::size_t dimension() const { return u_.dimension(); }
     void initial(Eigen::VectorXd& b) const { u_.initial(b); }
     template <std::uniform_random_bit_generator G>
     void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g) {

@@ -4,11 +4,11 @@
 // observation o, the posterior is
 //     b'(s) = Obs(o | s) Σ_{s'} P(s | s', a) b(s')  /  Σ_{s} Obs(o | s) Σ_{s'} P(s | s', a) b(s'),
 // the operator called b' = B^{ao}(b) in the paper (here with the library's generalisation
-// Obs(o | s, a), see core/concepts.hpp). `BayesFilter<M>` applies it in place to a dense
+// Obs(o | s, a), see model/concepts.hpp). `BayesFilter<M>` applies it in place to a dense
 // Eigen vector in O(S + nnz) per step: it predicts Σ_{s'} P(s | s', a) b(s') on the support of
 // the sparse likelihood column Obs(o | ·, a) only (reading the transposed transition matrix
 // when the model has one, else scattering the rows of the states with positive belief),
-// multiplies by the likelihood and normalises. It satisfies BeliefUpdater (core/concepts.hpp); the noisy
+// multiplies by the likelihood and normalises. It satisfies BeliefUpdater (belief/concepts.hpp); the noisy
 // oracle of the paper's Section 6.3 (Assumption 5.1) decorates it (belief/noisy_belief.hpp).
 #pragma once
 
@@ -26,7 +26,9 @@
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/core/opt_ins.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/support.hpp"
@@ -141,6 +143,8 @@ public:
     BayesFilter(const M&& model, const Eigen::Ref<const Eigen::VectorXd>& prior) = delete;
 
     [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(prior_.size()); }
+    /// The length of its beliefs: its own model's number of states (BeliefUpdater).
+    [[nodiscard]] std::size_t dimension() const noexcept { return num_states(); }
     [[nodiscard]] const M& model() const noexcept { return *model_; }
     [[nodiscard]] const Eigen::VectorXd& prior() const noexcept { return prior_; }
 
@@ -315,8 +319,7 @@ public:
 
 private:
     /// Whether the prediction reads the model's transposed transitions (see predict_and_weigh).
-    static constexpr bool reads_backward =
-        requires(const M& m, std::size_t a) { m.transition_matrix_transposed(a).outerIndexPtr(); };
+    static constexpr bool reads_backward = model_has_transposed_transitions<M>;
 
     static Eigen::Index size_of(const M& model) { return static_cast<Eigen::Index>(model.num_states()); }
 

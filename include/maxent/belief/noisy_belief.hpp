@@ -18,12 +18,15 @@
 #include <cstddef>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/opt_ins.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent {
@@ -65,7 +68,9 @@ struct NoisyBeliefStats {
 ///
 /// `step` is forwarded to the inner updater when it accepts one (it only labels errors).
 /// No allocation per call (scratch vectors sized at construction); one oracle per thread.
-/// Satisfies BeliefUpdater.
+/// Satisfies BeliefUpdater; over an inner SupportTrackingUpdater (BayesFilter) it is one too,
+/// and says the support path pays only at σ = 0, where it is the inner updater bit for bit
+/// (so the programs' σ = 0 curves keep the exact filter's fast path on large grids).
 template <class U>  // checked by static_assert(require_belief_updater<U>()) inside
 class NoisyBelief {
     static_assert(require_belief_updater<U>());
@@ -77,13 +82,44 @@ public:
     NoisyBelief(U inner, double sigma)
         : inner_(std::move(inner)),
           sigma_(checked_sigma(sigma)),
-          noisy_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.num_states()))),
-          relocalised_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.num_states()))) {}
+          noisy_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.dimension()))),
+          relocalised_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.dimension()))) {}
 
-    [[nodiscard]] std::size_t num_states() const { return inner_.num_states(); }
+    [[nodiscard]] std::size_t dimension() const { return inner_.dimension(); }
 
     /// The inner updater's prior, without noise.
     void initial(Eigen::VectorXd& b) const { inner_.initial(b); }
+
+    /// The prior and its support (inner SupportTrackingUpdater only).
+    void initial(Eigen::VectorXd& b, std::vector<sparse_index>& support) const
+        requires SupportTrackingUpdater<U>
+    {
+        inner_.initial(b, support);
+    }
+
+    /// update() keeping the support: at σ = 0 the inner updater's update_on_support (same
+    /// bits as update); at σ > 0 the noisy update, after which every state is in the support.
+    template <std::uniform_random_bit_generator G>
+        requires SupportTrackingUpdater<U>
+    void update_on_support(Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a, std::size_t o,
+                           G& g) {
+        if (sigma_ == 0.0) {
+            inner_.update_on_support(b, support, a, o, g);
+            ++stats_.updates;
+            return;
+        }
+        update(b, a, o, g);
+        support.resize(static_cast<std::size_t>(b.size()));
+        for (std::size_t s = 0; s < support.size(); ++s) support[s] = static_cast<sparse_index>(s);
+    }
+
+    /// Whether the rollout should keep the support: only at σ = 0 (noise fills every entry),
+    /// and only where the inner updater says it pays.
+    [[nodiscard]] bool support_tracking_pays() const
+        requires SupportTrackingUpdater<U>
+    {
+        return sigma_ == 0.0 && updater_support_tracking_pays(inner_);
+    }
 
     /// b <- the noisy posterior after action a and observation o (see the class comment).
     template <std::uniform_random_bit_generator G>

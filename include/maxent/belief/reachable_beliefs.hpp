@@ -38,7 +38,8 @@
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/belief_index.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/trajectory.hpp"

@@ -26,7 +26,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/model/labels.hpp"

@@ -35,7 +35,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/model/finite_pomdp.hpp"
 #include "maxent/model/grid_layout.hpp"

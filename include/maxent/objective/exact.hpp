@@ -58,10 +58,12 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/opt_ins.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -96,10 +98,7 @@ struct ExactResult {
 namespace detail {
 template <class U>
 consteval bool declares_deterministic() {
-    if constexpr (requires { U::deterministic; })
-        return static_cast<bool>(U::deterministic);
-    else
-        return false;
+    return updater_declares_deterministic<U>;
 }
 }  // namespace detail
 
@@ -173,9 +172,11 @@ public:
         const std::size_t O = model.num_observations();
         const std::size_t T = model.horizon();
         if (T == 0) throw config_error("exact_objective: horizon 0");
-        if (updater.num_states() != S)
-            throw config_error(detail::message("exact_objective: the belief updater has ", updater.num_states(),
-                                               " states, the model ", S));
+        // The enumeration keeps beliefs in the model's state space (beliefs over another
+        // space, e.g. a learned model's, are a Sampler-only feature for now).
+        if (updater.dimension() != S)
+            throw config_error(detail::message("exact_objective: the belief updater has ", updater.dimension(),
+                                               " states, the model ", S, "; the exact enumeration needs them equal"));
         policy.check_dimensions({S, A, O});
         if (policy.num_actions() != A)
             throw config_error(detail::message("exact_objective: the policy has ", policy.num_actions(),
@@ -187,6 +188,7 @@ public:
         traj_.horizon = T;
         traj_.num_states = S;
         traj_.num_observations = O;
+        traj_.belief_dimension = S;
         traj_.states.assign(K_ + 1, 0);
         traj_.observations.assign(K_ + 1, 0);
         traj_.actions.assign(K_, 0);

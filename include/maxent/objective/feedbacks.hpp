@@ -6,7 +6,9 @@
 //   MOE      H(d(τ_O))                  entropy of the observations       (Eq. 3)
 //   MBE      H(d(τ_S̃)),  s̃_t ~ b_t      entropy of believed states        (Eq. 4)
 //   Reg-MBE  H(d(τ_S̃)) - ρ Σ_t H(b_t)   MBE with belief regularisation    (Section 5)
-// All entropies use the natural log over the T counted steps (core/trajectory.hpp).
+// All entropies use the natural log over the T counted steps (core/trajectory.hpp). MSE counts
+// the world's true states (by index, or in the bins of a simulator's binning), MOE the
+// world's observations, MBE and Reg-MBE believed states in the agent's own belief space.
 //
 // Feedback concept — required expressions, for `const F f`, `const Trajectory t` and a
 // generator `g` (archetype DefaultRng):
@@ -122,7 +124,7 @@ public:
         if (t.believed.size() < t.counted_begin() + t.horizon)
             throw config_error(detail::message("MBE feedback: the trajectory recorded ", t.believed.size(),
                                                " believed states, ", t.counted_begin() + t.horizon, " needed"));
-        return detail::empirical_entropy(t.counted(t.believed), t.num_states, counter_);
+        return detail::empirical_entropy(t.counted(t.believed), t.belief_dimension, counter_);
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {.belief_entropy = false, .believed_states = true}; }
     [[nodiscard]] static std::string name() { return "mbe"; }

@@ -99,6 +99,10 @@ template <std::uniform_random_bit_generator G>
     if (draws == 0) throw config_error("mbe_hallucination: draws (M) must be >= 1, got 0");
     const std::size_t first = t.counted_begin();
     const auto needed = static_cast<Eigen::Index>(first + t.horizon);
+    if (t.belief_dimension != t.num_states)
+        throw config_error(detail::message("mbe_hallucination: the beliefs have ", t.belief_dimension,
+                                           " states and the world ", t.num_states,
+                                           "; Theorem 5.3 compares beliefs over the true states"));
     if (t.beliefs.cols() < needed || t.beliefs.rows() != static_cast<Eigen::Index>(t.num_states))
         throw config_error(detail::message("mbe_hallucination: the trajectory recorded ", t.beliefs.cols(),
                                            " belief columns of ", t.beliefs.rows(), " states, it needs ", needed,

@@ -33,6 +33,7 @@
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/opt_ins.hpp"
 
 namespace maxent {
 
@@ -52,15 +53,6 @@ consteval bool require_gradient_estimator() {
                   "std::span<const Eigen::MatrixXd> scores, Eigen::MatrixXd& out)`");
     return true;
 }
-
-/// Whether an estimator declares itself entry-wise (see above).
-template <class E>
-inline constexpr bool estimator_is_entrywise = [] {
-    if constexpr (requires { E::entrywise; })
-        return static_cast<bool>(E::entrywise);
-    else
-        return false;
-}();
 
 namespace detail {
 inline void check_batch(std::span<const double> f, std::span<const Eigen::MatrixXd> s, const char* who) {

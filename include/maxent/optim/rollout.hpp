@@ -7,6 +7,13 @@
 // update the belief b_{t+1} = updater(b_t, a_t, o_{t+1}). The number of actions follows the
 // StateCounting convention (core/trajectory.hpp): T - 1 (paper) or T (authors).
 //
+// The world and the agent are separate: the world is any Environment (model/concepts.hpp),
+// sampled only through draw_initial_state, draw_initial_observation, draw_next_state and
+// draw_observation, and its true states are recorded as bins (state_bin); the agent's belief
+// model sees only actions and observations and keeps beliefs over its own dimension()
+// latent states, which need not be the world's. With BeliefFeatures the policy reads φ(b_t)
+// (AgentView::features()).
+//
 // `Sampler` owns every buffer an episode needs and reuses it: after the first episode, a
 // rollout allocates nothing. With a SupportTrackingUpdater that says it pays (BayesFilter on
 // models with short likelihood columns) it also keeps the belief's support and passes it to
@@ -24,7 +31,9 @@
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/core/opt_ins.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
@@ -42,35 +51,45 @@ struct RolloutOptions {
 
 template <class M, class U>  // constraints checked by the static_asserts below (readable messages)
 class Sampler {
-    static_assert(require_pomdp<M>());
+    static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
 
 public:
-    /// The model must outlive the sampler.
+    /// The world model must outlive the sampler. The updater's belief space is its own.
     Sampler(const M& model, U updater, RolloutOptions options = {})
         : model_(&model), updater_(std::move(updater)), options_(options) {
-        if (updater_.num_states() != model.num_states())
-            throw config_error(detail::message("Sampler: the belief updater has ", updater_.num_states(),
-                                               " states, the model ", model.num_states()));
+        const std::size_t L = updater_.dimension();
+        if (L == 0) throw config_error("Sampler: the belief updater's dimension() is 0");
         const std::size_t T = model.horizon();
         if (T == 0) throw config_error("Sampler: horizon 0");
         const std::size_t K = Trajectory::actions_for(options_.counting, T);
         traj_.counting = options_.counting;
         traj_.horizon = T;
-        traj_.num_states = model.num_states();
+        traj_.num_states = state_bins(model);
         traj_.num_observations = model.num_observations();
+        traj_.belief_dimension = L;
         traj_.states.reserve(K + 1);
         traj_.observations.reserve(K + 1);
         traj_.actions.reserve(K);
         traj_.belief_entropy.reserve(K + 1);
         traj_.believed.reserve(K + 1);
         if (options_.needs.beliefs)
-            traj_.beliefs.resize(static_cast<Eigen::Index>(model.num_states()), static_cast<Eigen::Index>(K + 1));
+            traj_.beliefs.resize(static_cast<Eigen::Index>(L), static_cast<Eigen::Index>(K + 1));
         if constexpr (can_track_support) {
-            track_ = tracking_pays(updater_);
-            support_.reserve(model.num_states());
+            track_ = updater_support_tracking_pays(updater_);
+            support_.reserve(L);
         }
         updater_.initial(belief_);
+        if (static_cast<std::size_t>(belief_.size()) != L)
+            throw config_error(detail::message("Sampler: the belief updater's prior has ", belief_.size(),
+                                               " entries but its dimension() is ", L));
+        if constexpr (has_features) {
+            updater_.features(belief_, features_);
+            const std::size_t F = updater_.feature_dimension();
+            if (static_cast<std::size_t>(features_.size()) != F)
+                throw config_error(detail::message("Sampler: the belief model's features(b) have ", features_.size(),
+                                                   " entries but its feature_dimension() is ", F));
+        }
     }
 
     [[nodiscard]] const Trajectory& trajectory() const noexcept { return traj_; }
@@ -120,10 +139,11 @@ private:
             updater_.initial(belief_, support_);
         else
             updater_.initial(belief_);
-        std::size_t s = sample_categorical(m.initial_distribution(), g);
-        std::size_t o = sample_categorical(m.initial_observation(s), g);
+        if constexpr (has_features) updater_.features(belief_, features_);
+        world_state_t<M> s = draw_initial_state(m, g);
+        std::size_t o = draw_initial_observation(m, s, g);
         for (std::size_t k = 0;; ++k) {
-            traj_.states.push_back(s);
+            traj_.states.push_back(state_bin(m, s));
             traj_.observations.push_back(o);
             if constexpr (Track) {
                 if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_on_support(support_, belief_));
@@ -137,15 +157,15 @@ private:
 
             std::size_t a;
             if constexpr (Track) {
-                const AgentView view{k, o, belief_, std::span<const sparse_index>(support_), true};
+                const AgentView view{k, o, belief_, std::span<const sparse_index>(support_), true, feature_pointer()};
                 a = policy.sample(view, g, score);
             } else {
-                const AgentView view{k, o, belief_};
+                const AgentView view{k, o, belief_, {}, false, feature_pointer()};
                 a = policy.sample(view, g, score);
             }
             traj_.actions.push_back(a);
-            s = sample_categorical(m.transition(s, a), g);
-            o = sample_categorical(m.observation(a, s), g);
+            s = draw_next_state(m, s, a, g);
+            o = draw_observation(m, a, s, g);
             if (track_belief) {
                 try {
                     if constexpr (Track)
@@ -155,8 +175,10 @@ private:
                 } catch (const zero_likelihood_error& e) {
                     throw zero_likelihood_error(a, o, k + 1,
                                                 detail::message(e.what(), " [rollout: update after step ", k + 1,
-                                                                ", true state index ", s, "]"));
+                                                                ExplicitPomdp<M> ? ", true state index " : ", true state bin ",
+                                                                state_bin(m, s), "]"));
                 }
+                if constexpr (has_features) updater_.features(belief_, features_);
             }
         }
         return traj_;
@@ -166,11 +188,14 @@ private:
     // belief's support is kept next to it (support_) and the policy sees it; the results are
     // those of the dense updates, to the last bit.
     static constexpr bool can_track_support = SupportTrackingUpdater<U>;
-    static bool tracking_pays(const U& updater) {
-        if constexpr (requires { { updater.support_tracking_pays() } -> std::convertible_to<bool>; })
-            return updater.support_tracking_pays();
+    static constexpr bool has_features = BeliefFeatures<U>;
+
+    /// φ(b) for the view: nullptr (the belief itself) unless the updater has features.
+    [[nodiscard]] const Eigen::VectorXd* feature_pointer() const noexcept {
+        if constexpr (has_features)
+            return &features_;
         else
-            return true;
+            return nullptr;
     }
 
     const M* model_;
@@ -178,6 +203,7 @@ private:
     RolloutOptions options_;
     Trajectory traj_;
     Eigen::VectorXd belief_;
+    Eigen::VectorXd features_;           // φ(b) (BeliefFeatures only)
     std::vector<sparse_index> support_;  // the belief's support (track_ only; capacity S)
     bool track_ = false;                 // can_track_support and the updater says it pays
 };

@@ -30,6 +30,7 @@
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/opt_ins.hpp"
 
 namespace maxent {
 
@@ -150,7 +151,7 @@ private:
 template <class R>
 void apply_step_rows(R& r, Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c,
                      Eigen::MatrixXd& scratch) {
-    if constexpr (requires { r.apply_rows(theta, rows, c); }) {
+    if constexpr (step_rule_has_apply_rows<R>) {
         r.apply_rows(theta, rows, c);
     } else {
         detail::check_step_rows(theta, rows, c, "apply_step_rows");

@@ -35,7 +35,8 @@
 
 #include <Eigen/Core>
 
-#include "maxent/core/concepts.hpp"
+#include "maxent/belief/concepts.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -80,7 +81,7 @@ struct TrainResult {
 
 template <class M, class U, class P, class F, class E, class R>
 class Trainer {
-    static_assert(require_pomdp<M>());
+    static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
     static_assert(require_differentiable_policy<P>());
     static_assert(require_feedback<F>());
@@ -94,8 +95,9 @@ class Trainer {
                   "parameter's scores and is 0 where they are all 0)");
 
 public:
-    /// Validates everything before any work: the config, and that the policy fits the model.
-    /// The model must outlive the trainer.
+    /// Validates everything before any work: the config, and that the policy fits what the
+    /// agent has (its belief model's dimension or features, the world's actions and
+    /// observations). The world model must outlive the trainer.
     Trainer(const M& model, U updater, P policy, F feedback, E estimator, R step, TrainerConfig config)
         : model_(&model),
           policy_(std::move(policy)),
@@ -105,7 +107,7 @@ public:
           config_(config),
           sampler_(model, std::move(updater), make_options(feedback_, config)) {
         config_.validate();
-        policy_.check_dimensions({model.num_states(), model.num_actions(), model.num_observations()});
+        policy_.check_dimensions(agent_dimensions(model, sampler_.updater()));
         const Eigen::MatrixXd& theta = policy_.parameters();
         if constexpr (row_sparse) {
             // Dense scores stay 0 x 0 (the Sampler's setZero is then free); see the header.
@@ -120,7 +122,7 @@ public:
             gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
         }
         feedbacks_.assign(config_.batch, 0.0);
-        counter_.resize(model.num_states());
+        counter_.resize(state_bins(model));
     }
 
     /// Runs the remaining iterations (K in total across calls). `callback(metrics)` may
@@ -202,6 +204,12 @@ private:
         } else {
             return sampler_.run(policy_, g, scores_[n]);
         }
+    }
+
+    static AgentDimensions agent_dimensions(const M& model, const U& updater) {
+        AgentDimensions d{updater.dimension(), model.num_actions(), model.num_observations()};
+        if constexpr (BeliefFeatures<U>) d.features = updater.feature_dimension();
+        return d;
     }
 
     static RolloutOptions make_options(const F& feedback, const TrainerConfig& config) {

@@ -5,6 +5,11 @@
 //     π(· | b) = softmax(θᵀ b)                     (logits averaged by the belief)
 //     ∇_θ log π(a | b) = b (e_a - π(· | b))ᵀ       (an S x A rank-one matrix).
 // The mixture reading of the paper's text, Σ_s b(s) softmax(θ_s), is BeliefMixturePolicy.
+//
+// The policy reads AgentView::features(), which is the belief itself unless the belief
+// model computes features φ(b) (belief/concepts.hpp, BeliefFeatures): then θ ∈ R^{F x A}
+// and π(· | b) = softmax(θᵀ φ(b)), the same code. The support path applies only when the
+// features are the belief.
 #pragma once
 
 #include <cstddef>
@@ -39,17 +44,22 @@ public:
     [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
     [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
 
-    void check_dimensions(const ModelDimensions& d) const {
-        if (d.states != num_states() || d.actions != num_actions())
+    void check_dimensions(const AgentDimensions& d) const {
+        if (d.feature_dimension() != num_states() || d.actions != num_actions()) {
+            if (d.features != 0)
+                throw config_error(detail::message("BeliefAveragedPolicy: parameters are ", num_states(), " x ",
+                                                   num_actions(), " (belief features x actions) but the belief model has ",
+                                                   d.features, " features and the world ", d.actions, " actions"));
             throw config_error(detail::message("BeliefAveragedPolicy: parameters are ", num_states(), " x ",
-                                               num_actions(), " (states x actions) but the model has ", d.states,
-                                               " states and ", d.actions, " actions"));
+                                               num_actions(), " (belief states x actions) but the belief model has ",
+                                               d.belief, " states and the world ", d.actions, " actions"));
+        }
     }
 
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
         check_belief(v);
         Eigen::VectorXd logits(theta_.cols());
-        for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits[a] = theta_.col(a).dot(v.belief);
+        for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits[a] = theta_.col(a).dot(v.features());
         softmax_into(logits, out);
     }
 
@@ -57,11 +67,13 @@ public:
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
         check_score_shape(score);
-        if (v.support_known && support_pays(v.support.size())) return sample_on_support(v, g, score);
-        compute_logits(v.belief);
+        if (v.support_known && v.features_are_belief() && support_pays(v.support.size()))
+            return sample_on_support(v, g, score);
+        const Eigen::VectorXd& phi = v.features();
+        compute_logits(phi);
         softmax_into(logits_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
-        add_score(v.belief, a, score);
+        add_score(phi, a, score);
         return a;
     }
 
@@ -74,7 +86,7 @@ public:
         probabilities(v, p);
         check_score_shape(grad);
         for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
-            const double bs = v.belief[s];
+            const double bs = v.features()[s];
             if (bs == 0.0) continue;
             grad.row(s) -= bs * p.transpose();
             grad(s, static_cast<Eigen::Index>(a)) += bs;
@@ -94,9 +106,11 @@ private:
     }
 
     void check_belief(const AgentView& v) const {
-        if (v.belief.size() != theta_.rows())
-            throw config_error(detail::message("BeliefAveragedPolicy: belief has ", v.belief.size(),
-                                               " entries, parameters have ", theta_.rows(), " rows"));
+        if (v.features().size() != theta_.rows())
+            throw config_error(detail::message("BeliefAveragedPolicy: ",
+                                               v.features_are_belief() ? "belief has " : "belief features have ",
+                                               v.features().size(), " entries, parameters have ", theta_.rows(),
+                                               " rows"));
     }
     void check_score_shape(const Eigen::MatrixXd& score) const {
         if (score.rows() != theta_.rows() || score.cols() != theta_.cols())

@@ -50,11 +50,11 @@ public:
     [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
     [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
 
-    void check_dimensions(const ModelDimensions& d) const {
-        if (d.states != num_states() || d.actions != num_actions())
+    void check_dimensions(const AgentDimensions& d) const {
+        if (d.belief != num_states() || d.actions != num_actions())
             throw config_error(detail::message(name, ": parameters are ", num_states(), " x ", num_actions(),
-                                               " (states x actions) but the model has ", d.states, " states and ",
-                                               d.actions, " actions"));
+                                               " (belief states x actions) but the belief model has ", d.belief,
+                                               " states and the world ", d.actions, " actions"));
     }
 
     /// out <- the marginal Σ_s b(s) softmax(θ_s) (s̃ integrated out).

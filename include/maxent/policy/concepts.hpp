@@ -14,38 +14,62 @@
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/opt_ins.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent {
 
 /// The information available to the agent at step t (0-based): the observation o_t just
-/// received and the belief b_t (a dense vector over states; exact or approximate).
+/// received and the belief b_t, a dense vector over the belief model's OWN latent states
+/// (exact or approximate; its length is the updater's dimension(), not the world's number of
+/// states).
+///
+/// features(): the feature vector φ(b_t) the belief-averaged policy reads. It is the belief
+/// itself unless the updater computes features (BeliefFeatures, belief/concepts.hpp), in
+/// which case the rollout points `feature_vector` at them.
 ///
 /// Optionally the belief's support: when `support_known`, `support` lists in ascending
 /// order, without repeats, a set of states that contains every non-zero entry of `belief`
 /// (every entry outside it is exactly 0). The rollout sets it when its belief updater
-/// tracks the support (BayesFilter does; see core/concepts.hpp, SupportTrackingUpdater).
+/// tracks the support (BayesFilter does; see belief/concepts.hpp, SupportTrackingUpdater).
 /// A policy may use it to work in O(|support|) instead of O(S), and must then return what
-/// it returns without it, to the last bit; a policy may also ignore it.
+/// it returns without it, to the last bit; a policy may also ignore it. The support says
+/// nothing about features() when the updater has its own features.
 struct AgentView {
     std::size_t step;
     std::size_t observation;
     const Eigen::VectorXd& belief;
     std::span<const sparse_index> support{};
     bool support_known = false;
+    const Eigen::VectorXd* feature_vector = nullptr;  ///< φ(b_t) when not the belief itself
+
+    [[nodiscard]] const Eigen::VectorXd& features() const noexcept {
+        return feature_vector != nullptr ? *feature_vector : belief;
+    }
+    /// Whether features() is the belief itself (so `support` describes it too).
+    [[nodiscard]] bool features_are_belief() const noexcept { return feature_vector == nullptr; }
 };
 
-/// Sizes of a model, used to check that a policy's parameters fit it.
-struct ModelDimensions {
-    std::size_t states;
+/// What a policy's parameters must fit: the agent's sizes, not the world's. `belief` is the
+/// length of the updater's belief (its latent states, read by policies that act on believed
+/// states or on the belief itself), `features` the length of φ(b) when the updater has
+/// features (0: φ(b) = b), plus the world's numbers of actions and observations.
+struct AgentDimensions {
+    std::size_t belief;
     std::size_t actions;
     std::size_t observations;
+    std::size_t features = 0;
+
+    /// The length of features(): `features` if set, else `belief`.
+    [[nodiscard]] std::size_t feature_dimension() const noexcept { return features != 0 ? features : belief; }
 };
+/// The earlier name of AgentDimensions (whose first field was the model's states).
+using ModelDimensions = AgentDimensions;
 
 // ---------------------------------------------------------------------------------------
 // Policy: an action distribution over the agent's information.
 // Required expressions, for `P p`, `const P cp`, `const AgentView v`, `Eigen::VectorXd out`,
-// `Eigen::MatrixXd score`, a generator `g` (archetype DefaultRng) and `ModelDimensions d`:
+// `Eigen::MatrixXd score`, a generator `g` (archetype DefaultRng) and `AgentDimensions d`:
 //   cp.num_actions()                 -> std::size_t
 //   cp.probabilities(v, out)         out <- π(· | v), the action distribution (marginal
 //                                    over any internal randomness, e.g. S̃'s believed state);
@@ -56,7 +80,8 @@ struct ModelDimensions {
 //                                    (for S̃: log softmax(θ[s̃])(a)); score has the shape
 //                                    of parameters() and is owned by the caller
 //   cp.check_dimensions(d)           throws config_error naming the mismatch when the
-//                                    parameters do not fit the model
+//                                    parameters do not fit what the agent has (belief or
+//                                    feature length, actions, observations)
 // Satisfied by every policy in policy/ (BeliefAveragedPolicy, BeliefMixturePolicy,
 // ObservationPolicy, BelievedStatePolicy).
 //
@@ -64,9 +89,9 @@ struct ModelDimensions {
 // of its marginal action distribution (used by the exact objective/gradient and by tests):
 //   p.parameters(), cp.parameters()  -> Eigen::MatrixXd& / const Eigen::MatrixXd&
 //   cp.log_gradient(v, a, grad)      grad += ∇_θ log π(a | v) of the marginal π(· | v)
-// Optional: `static constexpr bool needs_belief = false;` lets the rollout skip belief
-// updates when neither the policy nor the feedback uses beliefs (e.g. ObservationPolicy
-// with MSE); by default a policy is assumed to read the belief.
+// Optional (core/opt_ins.hpp): `static constexpr bool needs_belief = false;` lets the rollout
+// skip belief updates when neither the policy nor the feedback uses beliefs (e.g.
+// ObservationPolicy with MSE); by default a policy is assumed to read the belief.
 // ---------------------------------------------------------------------------------------
 namespace concept_checks {
 template <class P>
@@ -78,7 +103,7 @@ concept has_sample = requires(P& p, const AgentView& v, DefaultRng& g, Eigen::Ma
     { p.sample(v, g, score) } -> std::convertible_to<std::size_t>;
 };
 template <class P>
-concept has_check_dimensions = requires(const P& p, const ModelDimensions& d) { p.check_dimensions(d); };
+concept has_check_dimensions = requires(const P& p, const AgentDimensions& d) { p.check_dimensions(d); };
 template <class P>
 concept has_parameters = requires(P& p, const P& cp) {
     { p.parameters() } -> std::same_as<Eigen::MatrixXd&>;
@@ -107,7 +132,7 @@ consteval bool require_policy() {
                   "maxent::Policy: missing `std::size_t sample(const AgentView&, G& g, Eigen::MatrixXd& score)` "
                   "(templated on the generator)");
     static_assert(has_check_dimensions<P>,
-                  "maxent::Policy: missing `void check_dimensions(const ModelDimensions&) const`");
+                  "maxent::Policy: missing `void check_dimensions(const AgentDimensions&) const`");
     return true;
 }
 
@@ -124,13 +149,5 @@ consteval bool require_differentiable_policy() {
     return true;
 }
 
-/// Whether a policy reads the belief (see `needs_belief` above).
-template <class P>
-inline constexpr bool policy_needs_belief = [] {
-    if constexpr (requires { P::needs_belief; })
-        return static_cast<bool>(P::needs_belief);
-    else
-        return true;
-}();
 
 }  // namespace maxent

@@ -43,10 +43,10 @@ public:
     [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
     [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
 
-    void check_dimensions(const ModelDimensions& d) const {
+    void check_dimensions(const AgentDimensions& d) const {
         if (d.observations != num_observations() || d.actions != num_actions())
             throw config_error(detail::message(name, ": parameters are ", num_observations(), " x ", num_actions(),
-                                               " (observations x actions) but the model has ", d.observations,
+                                               " (observations x actions) but the world has ", d.observations,
                                                " observations and ", d.actions, " actions"));
     }
 

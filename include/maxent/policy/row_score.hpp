@@ -125,7 +125,7 @@ public:
     }
     [[nodiscard]] std::size_t num_actions() const { return policy_->num_actions(); }
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const { policy_->probabilities(v, out); }
-    void check_dimensions(const ModelDimensions& d) const { policy_->check_dimensions(d); }
+    void check_dimensions(const AgentDimensions& d) const { policy_->check_dimensions(d); }
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& /*dense score: unused*/) {
         return policy_->sample_rows(v, g, *score_);

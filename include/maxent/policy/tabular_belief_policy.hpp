@@ -89,11 +89,11 @@ public:
     [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
     [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
 
-    void check_dimensions(const ModelDimensions& d) const {
-        if (d.states != num_states() || d.actions != num_actions())
-            throw config_error(detail::message("TabularBeliefPolicy: built for ", num_states(), " states and ",
-                                               num_actions(), " actions but the model has ", d.states, " states and ",
-                                               d.actions, " actions"));
+    void check_dimensions(const AgentDimensions& d) const {
+        if (d.belief != num_states() || d.actions != num_actions())
+            throw config_error(detail::message("TabularBeliefPolicy: built for ", num_states(), " belief states and ",
+                                               num_actions(), " actions but the belief model has ", d.belief,
+                                               " states and the world ", d.actions, " actions"));
     }
 
     /// The row of b (within the tolerance), or npos; never adds a row.

@@ -1,0 +1,115 @@
+// maxent/belief/concepts.hpp — what a belief model (the agent's side) must offer:
+// BeliefUpdater, its optional refinement SupportTrackingUpdater, and BeliefFeatures.
+//
+// Paper, Section 2.1 (belief update) and Section 5 (approximate beliefs): the agent keeps a
+// belief from its actions and observations alone. The updater owns its belief space; the
+// world (model/concepts.hpp) owns the true states. Optional members an updater may declare
+// are listed with their defaults in core/opt_ins.hpp.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/random.hpp"
+
+namespace maxent {
+
+// ---------------------------------------------------------------------------------------
+// BeliefUpdater: the agent's belief model. It keeps a belief b as a dense Eigen vector over
+// ITS OWN latent states 1..L (L = dimension()), updated in place from the actions and the
+// observations of the world; nothing requires L or these states to be the world's (the
+// exact filter of the true model has L = S; a filter of a coarsened, misspecified or
+// learned model, or a histogram filter of a continuous world, has its own L).
+// Required expressions, for `U u`, `const U cu`, `Eigen::VectorXd& b`, `std::size_t a, o`
+// and a generator `g` (any std::uniform_random_bit_generator; the archetype is DefaultRng):
+//   cu.dimension()           -> std::size_t: L, the length of b
+//   cu.initial(b)            writes the prior b_1 into b (resized if needed)
+//   u.update(b, a, o, g)     b <- the posterior after action a and observation o; exact
+//                            updaters ignore g, noisy ones draw from it. Throws
+//                            zero_likelihood_error if o is impossible under b (exact).
+// `update` is non-const so updaters may keep scratch buffers (no allocation per call).
+// Satisfied by: maxent::BayesFilter<M> and maxent::NoisyBelief<U> (belief/).
+// ---------------------------------------------------------------------------------------
+namespace concept_checks {
+template <class U>
+concept has_updater_dimension = requires(const U& u) { { u.dimension() } -> std::convertible_to<std::size_t>; };
+template <class U>
+concept has_initial_belief = requires(const U& u, Eigen::VectorXd& b) { u.initial(b); };
+template <class U>
+concept has_update = requires(U& u, Eigen::VectorXd& b, std::size_t a, std::size_t o, DefaultRng& g) {
+    u.update(b, a, o, g);
+};
+}  // namespace concept_checks
+
+template <class U>
+concept BeliefUpdater = concept_checks::has_updater_dimension<U> && concept_checks::has_initial_belief<U> &&
+                        concept_checks::has_update<U>;
+
+template <class U>
+consteval bool require_belief_updater() {
+    using namespace concept_checks;
+    static_assert(has_updater_dimension<U>,
+                  "maxent::BeliefUpdater: missing `std::size_t dimension() const` (the length of its belief vector)");
+    static_assert(has_initial_belief<U>, "maxent::BeliefUpdater: missing `void initial(Eigen::VectorXd& b) const`");
+    static_assert(has_update<U>,
+                  "maxent::BeliefUpdater: missing `void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, "
+                  "Rng& g)` (templated on the generator)");
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// SupportTrackingUpdater (optional refinement of BeliefUpdater): the updater can also keep
+// the belief's support, the ascending list of the states where b may be non-zero, so that
+// a step costs O(|support|) instead of O(S). Required expressions, in addition, for
+// `std::vector<sparse_index>& support`:
+//   cu.initial(b, support)                   the prior, and its support
+//   u.update_on_support(b, support, a, o, g) b <- update(b, a, o, g)'s result, to the last
+//                                            bit, for a b that is zero outside `support`;
+//                                            support <- the posterior's (same guarantee)
+// Optional: `cu.support_tracking_pays()` -> bool; when false the rollout keeps to update().
+// The rollout (optim/rollout.hpp) uses the support path when the updater satisfies this
+// concept (and says it pays) and hands the support to the policy (AgentView::support); an
+// updater that does not satisfy it is simply used through update(), so a mistyped
+// update_on_support costs speed, never correctness. Satisfied by maxent::BayesFilter<M>
+// (tests/unit/test_support.cpp) and by NoisyBelief over it (which says it pays only at
+// σ = 0, where it is the inner filter bit for bit).
+// ---------------------------------------------------------------------------------------
+template <class U>
+concept SupportTrackingUpdater =
+    BeliefUpdater<U> && requires(U& u, const U& cu, Eigen::VectorXd& b, std::vector<sparse_index>& support,
+                                 std::size_t a, std::size_t o, DefaultRng& g) {
+        cu.initial(b, support);
+        u.update_on_support(b, support, a, o, g);
+    };
+
+
+// ---------------------------------------------------------------------------------------
+// BeliefFeatures (optional refinement of BeliefUpdater): the policy reads a feature vector
+// φ(b) of the belief instead of the belief itself (AgentView::features()). Required
+// expressions, in addition, for `Eigen::VectorXd& phi`:
+//   cu.feature_dimension()    -> std::size_t: the length of φ(b)
+//   cu.features(b, phi)       phi <- φ(b) (resized if needed)
+// Without them φ(b) = b, so the belief-averaged policy softmax(θᵀ φ(b)) is the paper's BA.
+// The rollout computes φ after every belief update when the updater has them.
+// ---------------------------------------------------------------------------------------
+template <class U>
+concept BeliefFeatures = BeliefUpdater<U> && requires(const U& cu, const Eigen::VectorXd& b, Eigen::VectorXd& phi) {
+    { cu.feature_dimension() } -> std::convertible_to<std::size_t>;
+    cu.features(b, phi);
+};
+
+/// The length of what the policy reads: feature_dimension() when the updater has features,
+/// its belief's dimension() otherwise.
+template <class U>
+[[nodiscard]] std::size_t policy_input_dimension(const U& u) {
+    if constexpr (BeliefFeatures<U>)
+        return u.feature_dimension();
+    else
+        return u.dimension();
+}
+
+}  // namespace maxent

@@ -1,0 +1,105 @@
+// maxent/core/opt_ins.hpp — every OPTIONAL member a component may declare, in one place,
+// with its default and what the library does with it.
+//
+// The concepts (model/concepts.hpp, belief/concepts.hpp, policy/concepts.hpp,
+// objective/feedbacks.hpp, optim/estimators.hpp, optim/step_rules.hpp) list what a component
+// must have. What it may have in addition is read through the traits below and nowhere
+// else, so that a component's author finds the whole menu here:
+//
+//   who          optional member                          default   effect
+//   ------------ ---------------------------------------- --------- ------------------------------
+//   policy       static constexpr bool needs_belief       true      false: the rollout skips belief
+//                                                                   updates when no feedback needs
+//                                                                   beliefs either (the policy then
+//                                                                   sees the prior)
+//   policy       sample_rows(v, g, RowScore&)             absent    row-sparse scores (policy/
+//                                                                   row_score.hpp, RowSparsePolicy)
+//   estimator    static constexpr bool entrywise          false     true: usable on the rows a batch
+//                                                                   touched (row-sparse policies)
+//   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only;
+//                                                                   otherwise the dense step on a
+//                                                                   scattered gradient
+//   updater      static constexpr bool deterministic      false     true: update never draws, so the
+//                                                                   exact objective may enumerate it
+//                                                                   (BayesFilter is deterministic)
+//   updater      initial(b, support) and                  absent    SupportTrackingUpdater: O(|support|)
+//                update_on_support(b, support, a, o, g)             steps (belief/concepts.hpp)
+//   updater      bool support_tracking_pays() const       true      false: keep to update() for now
+//   updater      update(b, a, o, g, step)                 absent    the step number, for messages
+//   updater      feature_dimension(), features(b, φ)      absent    BeliefFeatures: the policy reads
+//                                                                   φ(b) instead of b
+//   model        transition_matrix_transposed(a)          absent    the Bayes filter predicts by
+//                                                                   reading columns (same bits)
+//   model        LabelledPomdp's label maps, or           absent    names instead of indices in
+//                states()/actions()/observations()                  messages
+//                with describe(i)
+//   component    static std::string name()                absent    the name the programs and the
+//                                                                   output files use for it
+//
+// The traits need only the standard library and Eigen, so every layer may use them.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <string>
+
+#include <Eigen/Core>
+
+namespace maxent {
+
+/// Whether a policy reads the belief (`needs_belief`, default true).
+template <class P>
+inline constexpr bool policy_needs_belief = [] {
+    if constexpr (requires { P::needs_belief; })
+        return static_cast<bool>(P::needs_belief);
+    else
+        return true;
+}();
+
+/// Whether an estimator declares itself entry-wise (`entrywise`, default false): its estimate
+/// at a parameter depends only on that parameter's scores and is 0 where they are all 0.
+template <class E>
+inline constexpr bool estimator_is_entrywise = [] {
+    if constexpr (requires { E::entrywise; })
+        return static_cast<bool>(E::entrywise);
+    else
+        return false;
+}();
+
+/// Whether a belief updater declares that it never draws (`deterministic`, default false).
+template <class U>
+inline constexpr bool updater_declares_deterministic = [] {
+    if constexpr (requires { U::deterministic; })
+        return static_cast<bool>(U::deterministic);
+    else
+        return false;
+}();
+
+/// An updater's `support_tracking_pays()`, true when it has none.
+template <class U>
+[[nodiscard]] bool updater_support_tracking_pays(const U& u) {
+    if constexpr (requires { { u.support_tracking_pays() } -> std::convertible_to<bool>; })
+        return u.support_tracking_pays();
+    else
+        return true;
+}
+
+/// Whether a step rule has `apply_rows(θ, rows, compact gradient)`.
+template <class R>
+inline constexpr bool step_rule_has_apply_rows =
+    requires(R& r, Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) {
+        r.apply_rows(theta, rows, c);
+    };
+
+/// Whether a model offers `transition_matrix_transposed(a)` (a compressed row-major sparse
+/// matrix whose row s' lists the states s with P(s' | s, a) > 0 in ascending order).
+template <class M>
+inline constexpr bool model_has_transposed_transitions =
+    requires(const M& m, std::size_t a) { m.transition_matrix_transposed(a).outerIndexPtr(); };
+
+/// Whether a component names itself (`static std::string name()`).
+template <class C>
+inline constexpr bool component_has_name = requires { { C::name() } -> std::convertible_to<std::string>; };
+
+}  // namespace maxent

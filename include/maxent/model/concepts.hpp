@@ -1,0 +1,433 @@
+// maxent/model/concepts.hpp — the ladder of world (environment) concepts, and the one set
+// of free functions through which the rollout samples any world.
+//
+// The paper's first setting (Section 4, Assumption 4.1) knows the POMDP M = (S, A, O, P,
+// Obs, T, μ) exactly; its second (Section 5) and its motivating robot only have a world to
+// act in. The ladder, from least to most the optimiser can be told:
+//
+//   GenerativePomdp   a simulator: draws s_1, o_1, s_{t+1} and o_{t+1} with the caller's
+//                     generator. Any copyable state type (a struct of doubles is fine); a
+//                     finite action set {0..A-1}; observations are indices {0..O-1} (a
+//                     continuous sensor is discretised by the simulator). No enumeration of
+//                     states, no probabilities. Counting true states (MSE, the plotted
+//                     true-state entropy) needs a binning: StateBinning, or
+//                     with_state_binning(model, bins, fn).
+//   ExplicitPomdp     finite, enumerated states 0..S-1 with sparse distributions: μ,
+//                     P(· | s, a), Obs(· | s', a), the first observation's law. Sampled by
+//                     categorical draws; true states are counted by index. (`Pomdp` is the
+//                     same concept under its earlier name.)
+//   TabularPomdp      an ExplicitPomdp that also gives the likelihood columns Obs(o | ·, a)
+//                     the exact Bayes filter multiplies by.
+//   LabelledPomdp     an ExplicitPomdp with label maps both ways (state_label(i) /
+//                     state_index(x), ...); optional, used for messages only.
+//
+// `Environment<M>` is what the rollout and the trainer accept: an ExplicitPomdp, or a
+// GenerativePomdp with a StateBinning. `draw_initial_state`, `draw_initial_observation`,
+// `draw_next_state`, `draw_observation`, `state_bins` and `state_bin` below are the only way
+// the library samples a world: for explicit models they are the categorical draws the
+// rollout always made (same calls, same order, same bits); for generative ones they call the
+// model's members and check what comes back. A type satisfying both ladders' requirements is
+// sampled as an explicit model.
+//
+// Each concept is the conjunction of one named check per required expression; the
+// `require_*` helpers, called in a static_assert at every top-level entry point, turn a
+// missing member into one message naming it.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include <Eigen/Core>
+
+#include "maxent/core/distribution.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+
+namespace maxent {
+
+namespace concept_checks {
+
+// --- shared by both rungs --------------------------------------------------------------------
+template <class M>
+concept has_num_actions = requires(const M& m) { { m.num_actions() } -> std::convertible_to<std::size_t>; };
+template <class M>
+concept has_num_observations =
+    requires(const M& m) { { m.num_observations() } -> std::convertible_to<std::size_t>; };
+template <class M>
+concept has_horizon = requires(const M& m) { { m.horizon() } -> std::convertible_to<std::size_t>; };
+
+// --- GenerativePomdp --------------------------------------------------------------------------
+template <class M>
+concept has_copyable_state_type = requires { typename M::state_type; } && std::copyable<typename M::state_type>;
+template <class M>
+concept has_sample_initial_state = has_copyable_state_type<M> && requires(const M& m, DefaultRng& g) {
+    { m.sample_initial_state(g) } -> std::convertible_to<typename M::state_type>;
+};
+template <class M>
+concept has_sample_initial_observation =
+    has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s, DefaultRng& g) {
+        { m.sample_initial_observation(s, g) } -> std::convertible_to<std::size_t>;
+    };
+template <class M>
+concept has_sample_next_state =
+    has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s, std::size_t a, DefaultRng& g) {
+        { m.sample_next_state(s, a, g) } -> std::convertible_to<typename M::state_type>;
+    };
+template <class M>
+concept has_sample_observation =
+    has_copyable_state_type<M> && requires(const M& m, std::size_t a, const typename M::state_type& s, DefaultRng& g) {
+        { m.sample_observation(a, s, g) } -> std::convertible_to<std::size_t>;
+    };
+
+// --- StateBinning -----------------------------------------------------------------------------
+template <class M>
+concept has_num_state_bins = requires(const M& m) { { m.num_state_bins() } -> std::convertible_to<std::size_t>; };
+template <class M>
+concept has_state_bin = has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s) {
+    { m.state_bin(s) } -> std::convertible_to<std::size_t>;
+};
+
+// --- ExplicitPomdp ----------------------------------------------------------------------------
+template <class M>
+concept has_num_states = requires(const M& m) { { m.num_states() } -> std::convertible_to<std::size_t>; };
+template <class M>
+concept has_initial_distribution =
+    requires(const M& m) { { m.initial_distribution() } -> std::convertible_to<const Eigen::VectorXd&>; };
+template <class M>
+concept has_transition =
+    requires(const M& m, std::size_t s, std::size_t a) { { m.transition(s, a) } -> std::same_as<SparseDistribution>; };
+template <class M>
+concept has_observation =
+    requires(const M& m, std::size_t s, std::size_t a) { { m.observation(a, s) } -> std::same_as<SparseDistribution>; };
+template <class M>
+concept has_initial_observation =
+    requires(const M& m, std::size_t s) { { m.initial_observation(s) } -> std::same_as<SparseDistribution>; };
+template <class M>
+concept has_likelihood =
+    requires(const M& m, std::size_t a, std::size_t o) { { m.likelihood(a, o) } -> std::same_as<SparseDistribution>; };
+
+// --- LabelledPomdp ----------------------------------------------------------------------------
+template <class M>
+concept has_label_types = requires {
+    typename M::state_type;
+    typename M::action_type;
+    typename M::observation_type;
+};
+template <class M>
+concept has_label_maps = has_label_types<M> && requires(const M& m, std::size_t i,
+                                                        const typename M::state_type& x,
+                                                        const typename M::action_type& y,
+                                                        const typename M::observation_type& z) {
+    { m.state_label(i) } -> std::convertible_to<const typename M::state_type&>;
+    { m.action_label(i) } -> std::convertible_to<const typename M::action_type&>;
+    { m.observation_label(i) } -> std::convertible_to<const typename M::observation_type&>;
+    { m.state_index(x) } -> std::convertible_to<std::size_t>;
+    { m.action_index(y) } -> std::convertible_to<std::size_t>;
+    { m.observation_index(z) } -> std::convertible_to<std::size_t>;
+};
+
+/// Whether a type looks like an attempt at an explicit model (for choosing which rung's
+/// messages to print when neither is satisfied).
+template <class M>
+concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has_transition<M> ||
+                         has_observation<M> || has_initial_observation<M>;
+
+}  // namespace concept_checks
+
+// ---------------------------------------------------------------------------------------
+// GenerativePomdp: a simulator. Required expressions, for `const M m`, a state `s` of type
+// `typename M::state_type` (std::copyable), `std::size_t a` and a generator `g` (any
+// std::uniform_random_bit_generator; the archetype is DefaultRng):
+//   m.num_actions(), m.num_observations()    -> std::size_t, > 0
+//   m.horizon()                              -> std::size_t, T >= 1
+//   m.sample_initial_state(g)                -> state_type      s_1 ~ μ
+//   m.sample_initial_observation(s, g)       -> std::size_t     o_1 given s_1, < num_observations()
+//   m.sample_next_state(s, a, g)             -> state_type      s' ~ P(· | s, a)
+//   m.sample_observation(a, s', g)           -> std::size_t     o ~ Obs(· | s', a), < num_observations()
+// Every draw must come from g alone (runs are pure functions of the seed). Satisfied by
+// user simulators, e.g. the continuous room of tests/unit/test_generative.cpp and
+// examples/plug_in/simulator.cpp.
+//
+// StateBinning (what MSE and the reported true-state entropy count for such a world):
+//   m.num_state_bins()                       -> std::size_t, > 0
+//   m.state_bin(s)                           -> std::size_t, < num_state_bins()
+// Added to any generative model by with_state_binning(model, bins, fn) below.
+// ---------------------------------------------------------------------------------------
+template <class M>
+concept GenerativePomdp = concept_checks::has_copyable_state_type<M> && concept_checks::has_num_actions<M> &&
+                          concept_checks::has_num_observations<M> && concept_checks::has_horizon<M> &&
+                          concept_checks::has_sample_initial_state<M> &&
+                          concept_checks::has_sample_initial_observation<M> &&
+                          concept_checks::has_sample_next_state<M> && concept_checks::has_sample_observation<M>;
+
+template <class M>
+concept StateBinning = concept_checks::has_num_state_bins<M> && concept_checks::has_state_bin<M>;
+
+// ---------------------------------------------------------------------------------------
+// ExplicitPomdp: finite enumerated states. Required expressions, for `const M m` and
+// `std::size_t s, a, o`:
+//   m.num_states(), m.num_actions(), m.num_observations()  -> std::size_t, > 0
+//   m.horizon()                                             -> std::size_t, T >= 1
+//   m.initial_distribution()   -> const Eigen::VectorXd&  μ
+//   m.transition(s, a)         -> SparseDistribution      P(· | s, a)
+//   m.observation(a, s)        -> SparseDistribution      Obs(· | s, a): the observation
+//                                                         emitted on arriving in s after a
+//   m.initial_observation(s)   -> SparseDistribution      the law of o_1 given s_1
+// Models generalise the paper's Obs(o | s) to Obs(o | s', a), as in the POMDP file format; a
+// model whose observations ignore the action returns the same row for every action.
+// Satisfied by maxent::FinitePomdp<State, Action, Observation> (model/finite_pomdp.hpp),
+// hence by every grid world and every model read from a file.
+//
+// TabularPomdp, in addition:
+//   m.likelihood(a, o)         -> SparseDistribution over s' (not normalised): the non-zero
+//                                 entries of the column Obs(o | ·, a)
+// (optional, see core/opt_ins.hpp: m.transition_matrix_transposed(a)).
+//
+// LabelledPomdp, in addition: typename M::state_type, action_type, observation_type (the
+// user's labels) and m.state_label(i), m.action_label(i), m.observation_label(i) -> const
+// label&, m.state_index(x), m.action_index(x), m.observation_index(x) -> std::size_t. Only
+// messages use them.
+// ---------------------------------------------------------------------------------------
+template <class M>
+concept ExplicitPomdp = concept_checks::has_num_states<M> && concept_checks::has_num_actions<M> &&
+                        concept_checks::has_num_observations<M> && concept_checks::has_horizon<M> &&
+                        concept_checks::has_initial_distribution<M> && concept_checks::has_transition<M> &&
+                        concept_checks::has_observation<M> && concept_checks::has_initial_observation<M>;
+
+/// The explicit model concept under its earlier name.
+template <class M>
+concept Pomdp = ExplicitPomdp<M>;
+
+template <class M>
+concept TabularPomdp = ExplicitPomdp<M> && concept_checks::has_likelihood<M>;
+
+template <class M>
+concept LabelledPomdp = ExplicitPomdp<M> && concept_checks::has_label_maps<M>;
+
+/// What the rollout and the trainer accept: an explicit model, or a simulator whose states
+/// can be counted.
+template <class M>
+concept Environment = ExplicitPomdp<M> || (GenerativePomdp<M> && StateBinning<M>);
+
+// --- readable messages ------------------------------------------------------------------------
+
+template <class M>
+consteval bool require_pomdp() {
+    using namespace concept_checks;
+    static_assert(has_num_states<M>, "maxent::ExplicitPomdp: missing `std::size_t num_states() const`");
+    static_assert(has_num_actions<M>, "maxent::ExplicitPomdp: missing `std::size_t num_actions() const`");
+    static_assert(has_num_observations<M>,
+                  "maxent::ExplicitPomdp: missing `std::size_t num_observations() const`");
+    static_assert(has_horizon<M>, "maxent::ExplicitPomdp: missing `std::size_t horizon() const`");
+    static_assert(has_initial_distribution<M>,
+                  "maxent::ExplicitPomdp: missing `const Eigen::VectorXd& initial_distribution() const`");
+    static_assert(has_transition<M>,
+                  "maxent::ExplicitPomdp: missing `SparseDistribution transition(std::size_t s, std::size_t a) const`");
+    static_assert(has_observation<M>,
+                  "maxent::ExplicitPomdp: missing `SparseDistribution observation(std::size_t a, std::size_t s) const`");
+    static_assert(has_initial_observation<M>,
+                  "maxent::ExplicitPomdp: missing `SparseDistribution initial_observation(std::size_t s) const`");
+    return true;
+}
+
+template <class M>
+consteval bool require_tabular_pomdp() {
+    static_assert(require_pomdp<M>());
+    static_assert(concept_checks::has_likelihood<M>,
+                  "maxent::TabularPomdp: missing `SparseDistribution likelihood(std::size_t a, std::size_t o) const`"
+                  " (the column Obs(o | ., a) the exact filter needs)");
+    return true;
+}
+
+template <class M>
+consteval bool require_generative_pomdp() {
+    using namespace concept_checks;
+    static_assert(has_copyable_state_type<M>,
+                  "maxent::GenerativePomdp: missing `using state_type = ...;` (any copyable type)");
+    static_assert(has_num_actions<M>, "maxent::GenerativePomdp: missing `std::size_t num_actions() const`");
+    static_assert(has_num_observations<M>,
+                  "maxent::GenerativePomdp: missing `std::size_t num_observations() const`");
+    static_assert(has_horizon<M>, "maxent::GenerativePomdp: missing `std::size_t horizon() const`");
+    static_assert(has_sample_initial_state<M>,
+                  "maxent::GenerativePomdp: missing `state_type sample_initial_state(G& g) const` (templated on "
+                  "the generator)");
+    static_assert(has_sample_initial_observation<M>,
+                  "maxent::GenerativePomdp: missing `std::size_t sample_initial_observation(const state_type& s, "
+                  "G& g) const`");
+    static_assert(has_sample_next_state<M>,
+                  "maxent::GenerativePomdp: missing `state_type sample_next_state(const state_type& s, std::size_t "
+                  "a, G& g) const`");
+    static_assert(has_sample_observation<M>,
+                  "maxent::GenerativePomdp: missing `std::size_t sample_observation(std::size_t a, const "
+                  "state_type& s, G& g) const`");
+    return true;
+}
+
+/// Call in a static_assert at entry points that sample a world (Sampler, Trainer).
+template <class M>
+consteval bool require_environment() {
+    if constexpr (ExplicitPomdp<M>) {
+        return true;
+    } else if constexpr (concept_checks::looks_explicit<M>) {
+        return require_pomdp<M>();
+    } else {
+        static_assert(require_generative_pomdp<M>());
+        static_assert(concept_checks::has_num_state_bins<M> && concept_checks::has_state_bin<M>,
+                      "maxent::Environment: a generative model must say how its true states are counted: "
+                      "`std::size_t num_state_bins() const` and `std::size_t state_bin(const state_type&) const`, "
+                      "or wrap it: maxent::with_state_binning(model, bins, fn)");
+        return true;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sampling any world. `world_state_t<M>` is what a rollout holds as the true state:
+// std::size_t (an index) for explicit models, M::state_type for generative ones.
+// ---------------------------------------------------------------------------------------
+namespace detail {
+template <class M>
+struct world_state {
+    using type = typename M::state_type;
+};
+template <ExplicitPomdp M>
+struct world_state<M> {
+    using type = std::size_t;
+};
+
+[[noreturn]] inline void throw_observation_out_of_range(const char* where, std::size_t o, std::size_t count,
+                                                        std::size_t a, bool has_action) {
+    if (has_action)
+        throw model_error(message("generative model: ", where, " returned observation ", o, " after action ", a,
+                                  "; observations must be < num_observations() = ", count));
+    throw model_error(message("generative model: ", where, " returned observation ", o,
+                              "; observations must be < num_observations() = ", count));
+}
+}  // namespace detail
+
+template <class M>
+using world_state_t = typename detail::world_state<M>::type;
+
+/// s_1 ~ μ.
+template <class M, class G>
+[[nodiscard]] world_state_t<M> draw_initial_state(const M& m, G& g) {
+    if constexpr (ExplicitPomdp<M>)
+        return sample_categorical(m.initial_distribution(), g);
+    else
+        return m.sample_initial_state(g);
+}
+
+/// o_1 given s_1.
+template <class M, class G>
+[[nodiscard]] std::size_t draw_initial_observation(const M& m, const world_state_t<M>& s, G& g) {
+    if constexpr (ExplicitPomdp<M>) {
+        return sample_categorical(m.initial_observation(s), g);
+    } else {
+        const std::size_t o = m.sample_initial_observation(s, g);
+        if (o >= m.num_observations())
+            detail::throw_observation_out_of_range("sample_initial_observation", o, m.num_observations(), 0, false);
+        return o;
+    }
+}
+
+/// s' ~ P(· | s, a).
+template <class M, class G>
+[[nodiscard]] world_state_t<M> draw_next_state(const M& m, const world_state_t<M>& s, std::size_t a, G& g) {
+    if constexpr (ExplicitPomdp<M>)
+        return sample_categorical(m.transition(s, a), g);
+    else
+        return m.sample_next_state(s, a, g);
+}
+
+/// o ~ Obs(· | s', a), the observation emitted on arriving in s' after action a.
+template <class M, class G>
+[[nodiscard]] std::size_t draw_observation(const M& m, std::size_t a, const world_state_t<M>& s_next, G& g) {
+    if constexpr (ExplicitPomdp<M>) {
+        return sample_categorical(m.observation(a, s_next), g);
+    } else {
+        const std::size_t o = m.sample_observation(a, s_next, g);
+        if (o >= m.num_observations())
+            detail::throw_observation_out_of_range("sample_observation", o, m.num_observations(), a, true);
+        return o;
+    }
+}
+
+/// How many bins true states are counted in: S for explicit models.
+template <class M>
+[[nodiscard]] std::size_t state_bins(const M& m) {
+    if constexpr (ExplicitPomdp<M>)
+        return m.num_states();
+    else
+        return m.num_state_bins();
+}
+
+/// The bin a true state is counted in: the index itself for explicit models; for generative
+/// ones the model's state_bin, checked (model_error naming the bin and the count).
+template <class M>
+[[nodiscard]] std::size_t state_bin(const M& m, const world_state_t<M>& s) {
+    if constexpr (ExplicitPomdp<M>) {
+        return s;
+    } else {
+        const std::size_t bin = m.state_bin(s);
+        const std::size_t bins = m.num_state_bins();
+        if (bin >= bins)
+            throw model_error(detail::message("state binning: state_bin returned bin ", bin,
+                                              " for a true state; bins must be < num_state_bins() = ", bins));
+        return bin;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// with_state_binning(model, bins, fn): a generative model counted through the user's
+// partition of its states into `bins` bins, fn(state) -> std::size_t in [0, bins). The
+// result satisfies GenerativePomdp and StateBinning; it refers to `model`, which must
+// outlive it. Out-of-range bins are reported by the rollout (state_bin above).
+// ---------------------------------------------------------------------------------------
+template <GenerativePomdp M, class Binning>
+class BinnedModel {
+public:
+    using state_type = typename M::state_type;
+
+    BinnedModel(const M& model, std::size_t bins, Binning binning)
+        : model_(&model), bins_(bins), binning_(std::move(binning)) {
+        if (bins == 0) throw config_error("with_state_binning: the binning has 0 bins; it needs at least 1");
+    }
+    BinnedModel(const M&& model, std::size_t bins, Binning binning) = delete;
+
+    [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
+    [[nodiscard]] std::size_t num_observations() const { return model_->num_observations(); }
+    [[nodiscard]] std::size_t horizon() const { return model_->horizon(); }
+    template <class G>
+    [[nodiscard]] state_type sample_initial_state(G& g) const {
+        return model_->sample_initial_state(g);
+    }
+    template <class G>
+    [[nodiscard]] std::size_t sample_initial_observation(const state_type& s, G& g) const {
+        return model_->sample_initial_observation(s, g);
+    }
+    template <class G>
+    [[nodiscard]] state_type sample_next_state(const state_type& s, std::size_t a, G& g) const {
+        return model_->sample_next_state(s, a, g);
+    }
+    template <class G>
+    [[nodiscard]] std::size_t sample_observation(std::size_t a, const state_type& s, G& g) const {
+        return model_->sample_observation(a, s, g);
+    }
+    [[nodiscard]] std::size_t num_state_bins() const noexcept { return bins_; }
+    [[nodiscard]] std::size_t state_bin(const state_type& s) const { return static_cast<std::size_t>(binning_(s)); }
+    [[nodiscard]] const M& model() const noexcept { return *model_; }
+
+private:
+    const M* model_;
+    std::size_t bins_;
+    Binning binning_;
+};
+
+template <GenerativePomdp M, class Binning>
+    requires std::invocable<const Binning&, const typename M::state_type&>
+[[nodiscard]] BinnedModel<M, Binning> with_state_binning(const M& model, std::size_t bins, Binning binning) {
+    return BinnedModel<M, Binning>(model, bins, std::move(binning));
+}
+
+}  // namespace maxent
