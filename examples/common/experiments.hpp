@@ -32,6 +32,9 @@
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/trajectory.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/step_rules.hpp"
 #include "maxent/model/grid_world.hpp"
 
 namespace maxent::programs {
@@ -55,10 +58,10 @@ enum class Plotted { true_entropy, belief_entropy_sum };
 
 [[nodiscard]] inline std::string_view name_of(Objective o) {
     switch (o) {
-        case Objective::mse: return "mse";
-        case Objective::moe: return "moe";
-        case Objective::mbe: return "mbe";
-        case Objective::reg_mbe: return "reg-mbe";
+        case Objective::mse: return MSE::name();
+        case Objective::moe: return MOE::name();
+        case Objective::mbe: return MBE::name();
+        case Objective::reg_mbe: return RegMBE::name();
     }
     return "?";
 }
@@ -74,14 +77,16 @@ enum class Plotted { true_entropy, belief_entropy_sum };
 }
 [[nodiscard]] inline std::string_view name_of(EstimatorKind e) {
     switch (e) {
-        case EstimatorKind::reinforce: return "reinforce";
-        case EstimatorKind::batch_mean: return "batch-mean";
-        case EstimatorKind::leave_one_out: return "leave-one-out";
-        case EstimatorKind::optimal: return "optimal";
+        case EstimatorKind::reinforce: return Reinforce::name();
+        case EstimatorKind::batch_mean: return BatchMeanBaseline::name();
+        case EstimatorKind::leave_one_out: return LeaveOneOutBaseline::name();
+        case EstimatorKind::optimal: return OptimalBaseline::name();
     }
     return "?";
 }
-[[nodiscard]] inline std::string_view name_of(StepKind s) { return s == StepKind::constant ? "constant" : "adam"; }
+[[nodiscard]] inline std::string_view name_of(StepKind s) {
+    return s == StepKind::constant ? ConstantStep::name() : Adam::name();
+}
 [[nodiscard]] inline std::string_view name_of(StateCounting c) {
     return c == StateCounting::paper ? "paper" : "authors";
 }
@@ -119,8 +124,8 @@ enum class Plotted { true_entropy, belief_entropy_sum };
     return std::nullopt;
 }
 [[nodiscard]] inline std::optional<StepKind> parse_step(std::string_view s) {
-    if (iequals(s, "constant")) return StepKind::constant;
-    if (iequals(s, "adam")) return StepKind::adam;
+    for (const StepKind k : {StepKind::constant, StepKind::adam})
+        if (iequals(s, name_of(k))) return k;
     return std::nullopt;
 }
 [[nodiscard]] inline std::optional<StateCounting> parse_counting(std::string_view s) {
@@ -223,6 +228,7 @@ struct Experiment {
     bool label_noise = false;   ///< curve labels always carry "@σ" (Figure 3)
     bool label_policy = false;  ///< curve labels always carry "/class" (Figures 4 and 5)
     std::string note;           ///< printed and stored in config.json when not empty
+    bool paper = true;          ///< one of the paper's panels (in "all" and the figure groups)
 };
 
 namespace detail {
@@ -323,6 +329,17 @@ inline std::vector<Experiment> make_registry() {
         e.note = fig5_note;
         r.push_back(e);
     }
+
+    // Beyond the paper: a large map, where the belief support path matters (one step costs
+    // O(|support|), not O(S)). Not part of "all".
+    Experiment big;
+    big.name = "room80";
+    big.figure = "beyond the paper";
+    big.what = "single room 80x80 (6400 cells), deterministic, obs. variance 0.1, T = 6400; MSE and MBE with BA";
+    big.env = {EnvironmentSpec::Layout::single_room, 80, 80, 0.0, EnvironmentSpec::Observation::gaussian, 0.1};
+    big.objectives = {Objective::mse, Objective::mbe};
+    big.paper = false;
+    r.push_back(big);
     return r;
 }
 }  // namespace detail
@@ -341,7 +358,7 @@ inline std::vector<Experiment> make_registry() {
 }
 
 /// The experiments a command-line name stands for: one experiment, a whole figure ("fig2",
-/// "fig3", "fig4", "fig5") or "all". Empty when the name is unknown.
+/// "fig3", "fig4", "fig5") or "all" (the paper's panels only). Empty when the name is unknown.
 [[nodiscard]] inline std::vector<const Experiment*> expand_experiment_name(std::string_view name) {
     std::vector<const Experiment*> out;
     if (const Experiment* e = find_experiment(name)) {
@@ -350,7 +367,7 @@ inline std::vector<Experiment> make_registry() {
     }
     const bool all = iequals(name, "all");
     for (const Experiment& e : experiments())
-        if (all || iequals(std::string_view(e.name).substr(0, 4), name)) out.push_back(&e);
+        if (e.paper && (all || iequals(std::string_view(e.name).substr(0, 4), name))) out.push_back(&e);
     return out;
 }
 

@@ -33,7 +33,7 @@
 //   model        LabelledPomdp's label maps, or           absent    names instead of indices in
 //                states()/actions()/observations()                  messages
 //                with describe(i)
-//   component    static std::string name()                absent    the name the programs and the
+//   component    static constexpr std::string_view name() absent    the name the programs and the
 //                                                                   output files use for it
 //
 // The traits need only the standard library and Eigen, so every layer may use them.
@@ -42,7 +42,7 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
-#include <string>
+#include <string_view>
 
 #include <Eigen/Core>
 
@@ -98,8 +98,8 @@ template <class M>
 inline constexpr bool model_has_transposed_transitions =
     requires(const M& m, std::size_t a) { m.transition_matrix_transposed(a).outerIndexPtr(); };
 
-/// Whether a component names itself (`static std::string name()`).
+/// Whether a component names itself (`static constexpr std::string_view name()`).
 template <class C>
-inline constexpr bool component_has_name = requires { { C::name() } -> std::convertible_to<std::string>; };
+inline constexpr bool component_has_name = requires { { C::name() } -> std::convertible_to<std::string_view>; };
 
 }  // namespace maxent

@@ -26,6 +26,7 @@
 #include <concepts>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <span>
 #include <utility>
 #include <vector>
@@ -96,7 +97,7 @@ public:
         return true_state_entropy(t, counter_);
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {}; }
-    [[nodiscard]] static std::string name() { return "mse"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "mse"; }
 
 private:
     mutable EmpiricalCounter counter_;
@@ -110,7 +111,7 @@ public:
         return detail::empirical_entropy(t.counted(t.observations), t.num_observations, counter_);
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {}; }
-    [[nodiscard]] static std::string name() { return "moe"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "moe"; }
 
 private:
     mutable EmpiricalCounter counter_;
@@ -127,7 +128,7 @@ public:
         return detail::empirical_entropy(t.counted(t.believed), t.belief_dimension, counter_);
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {.belief_entropy = false, .believed_states = true}; }
-    [[nodiscard]] static std::string name() { return "mbe"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "mbe"; }
 
 private:
     mutable EmpiricalCounter counter_;
@@ -146,7 +147,7 @@ public:
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {.belief_entropy = true, .believed_states = true}; }
     [[nodiscard]] double rho() const noexcept { return rho_; }
-    [[nodiscard]] static std::string name() { return "reg-mbe"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "reg-mbe"; }
 
 private:
     double rho_;

@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <Eigen/Core>
 
@@ -81,7 +82,7 @@ struct Reinforce {
         for (std::size_t n = 0; n < f.size(); ++n) out += f[n] * s[n];
         out /= static_cast<double>(f.size());
     }
-    [[nodiscard]] static std::string name() { return "reinforce"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "reinforce"; }
     static constexpr bool entrywise = true;
 };
 
@@ -97,7 +98,7 @@ struct BatchMeanBaseline {
         for (std::size_t n = 0; n < f.size(); ++n) out += (f[n] - mean) * s[n];
         out /= static_cast<double>(f.size());
     }
-    [[nodiscard]] static std::string name() { return "batch-mean"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "batch-mean"; }
     static constexpr bool entrywise = true;
 };
 
@@ -116,7 +117,7 @@ struct LeaveOneOutBaseline {
         }
         out /= N;
     }
-    [[nodiscard]] static std::string name() { return "leave-one-out"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "leave-one-out"; }
     static constexpr bool entrywise = true;
 };
 
@@ -152,7 +153,7 @@ public:
         }
         out /= static_cast<double>(f.size());
     }
-    [[nodiscard]] static std::string name() { return "optimal"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "optimal"; }
     static constexpr bool entrywise = true;
 
 private:

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <Eigen/Core>
 
@@ -90,7 +91,7 @@ public:
     }
     void reset() noexcept {}
     [[nodiscard]] double alpha() const noexcept { return alpha_; }
-    [[nodiscard]] static std::string name() { return "constant"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "constant"; }
 
 private:
     double alpha_;
@@ -138,7 +139,7 @@ public:
         t_ = 0;
     }
     [[nodiscard]] double alpha() const noexcept { return alpha_; }
-    [[nodiscard]] static std::string name() { return "adam"; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "adam"; }
 
 private:
     double alpha_, beta1_, beta2_, eps_;
