@@ -37,20 +37,19 @@ namespace maxent {
 
 namespace concept_checks {
 template <class R>
-concept has_apply = requires(R& r, Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
-    r.apply(theta, g);
-    r.reset();
-};
+concept has_apply = requires(R& r, Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) { r.apply(theta, g); };
+template <class R>
+concept has_reset = requires(R& r) { r.reset(); };
 }  // namespace concept_checks
 
 template <class R>
-concept StepRule = concept_checks::has_apply<R>;
+concept StepRule = concept_checks::has_apply<R> && concept_checks::has_reset<R>;
 
 template <class R>
 consteval bool require_step_rule() {
     static_assert(concept_checks::has_apply<R>,
-                  "maxent::StepRule: missing `void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g)` or "
-                  "`void reset()`");
+                  "maxent::StepRule: missing `void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g)`");
+    static_assert(concept_checks::has_reset<R>, "maxent::StepRule: missing `void reset()`");
     return true;
 }
 
