@@ -163,7 +163,12 @@ TEST_CASE("the registry names every panel and labels curves", "[paper]") {
     CHECK(mp::find_experiment("fig2i") == nullptr);
     CHECK(mp::expand_experiment_name("fig2").size() == 8);
     CHECK(mp::expand_experiment_name("fig4").size() == 6);
-    CHECK(mp::expand_experiment_name("all").size() == mp::experiments().size());
+    CHECK(mp::expand_experiment_name("all").size() == 20);  // the paper's panels; not room80
+    CHECK(mp::experiments().size() == 21);
+    REQUIRE(mp::find_experiment("room80") != nullptr);
+    CHECK_FALSE(mp::find_experiment("room80")->paper);
+    CHECK(mp::find_experiment("room80")->env.num_states() == 6400);
+    CHECK(mp::expand_experiment_name("room80").size() == 1);
     CHECK(mp::expand_experiment_name("nope").empty());
 
     const mp::Settings defaults;

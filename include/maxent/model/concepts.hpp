@@ -147,8 +147,8 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 //   m.sample_next_state(s, a, g)             -> state_type      s' ~ P(· | s, a)
 //   m.sample_observation(a, s', g)           -> std::size_t     o ~ Obs(· | s', a), < num_observations()
 // Every draw must come from g alone (runs are pure functions of the seed). Satisfied by
-// user simulators, e.g. the continuous room of tests/unit/test_generative.cpp and
-// examples/plug_in/simulator.cpp.
+// user simulators, e.g. the continuous room of examples/plug_in/continuous_room.hpp (used by
+// tests/unit/test_generative.cpp and maxent-plug-in).
 //
 // StateBinning (what MSE and the reported true-state entropy count for such a world):
 //   m.num_state_bins()                       -> std::size_t, > 0
