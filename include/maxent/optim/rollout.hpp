@@ -24,6 +24,7 @@
 
 #include <Eigen/Core>
 
+#include "maxent/core/budget.hpp"
 #include "maxent/core/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
@@ -46,7 +47,8 @@ class Sampler {
     static_assert(require_belief_updater<U>());
 
 public:
-    /// The model must outlive the sampler.
+    /// The model must outlive the sampler. Throws budget_error when the trajectory record
+    /// for the model's horizon would exceed max_buffer_bytes (core/budget.hpp).
     Sampler(const M& model, U updater, RolloutOptions options = {})
         : model_(&model), updater_(std::move(updater)), options_(options) {
         if (updater_.num_states() != model.num_states())
@@ -55,6 +57,8 @@ public:
         const std::size_t T = model.horizon();
         if (T == 0) throw config_error("Sampler: horizon 0");
         const std::size_t K = Trajectory::actions_for(options_.counting, T);
+        check_buffer_budget(trajectory_record_cost(model.num_states(), K, options_.needs),
+                            "Sampler: the trajectory record for horizon T = ", T);  // before reserving it
         traj_.counting = options_.counting;
         traj_.horizon = T;
         traj_.num_states = model.num_states();

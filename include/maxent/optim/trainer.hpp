@@ -22,6 +22,9 @@
 // iteration; nothing parameter-shaped is kept by the trainer on this path. last_gradient()
 // is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
 // Every other policy takes the dense path, unchanged.
+//
+// The constructor refuses batch buffers above max_buffer_bytes (core/budget.hpp) with
+// budget_error.
 #pragma once
 
 #include <cmath>
@@ -35,6 +38,7 @@
 
 #include <Eigen/Core>
 
+#include "maxent/core/budget.hpp"
 #include "maxent/core/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
@@ -107,6 +111,8 @@ public:
         config_.validate();
         policy_.check_dimensions({model.num_states(), model.num_actions(), model.num_observations()});
         const Eigen::MatrixXd& theta = policy_.parameters();
+        check_buffer_budget(batch_cost(config_, model.horizon(), theta), "Trainer: the batch buffers for N = ",
+                            config_.batch, " trajectories of horizon T = ", model.horizon());
         if constexpr (row_sparse) {
             // Dense scores stay 0 x 0 (the Sampler's setZero is then free); see the header.
             const std::size_t height =
@@ -128,6 +134,8 @@ public:
     template <class Callback>
     TrainResult run(Callback&& callback) {
         TrainResult result;
+        check_buffer_budget(BufferCost{}.add({config_.iterations - next_iteration_}, sizeof(IterationMetrics)),
+                            "Trainer::run: the history of ", config_.iterations - next_iteration_, " iterations");
         result.history.reserve(config_.iterations - next_iteration_);
         for (; next_iteration_ < config_.iterations;) {
             const IterationMetrics metrics = iterate();
@@ -194,6 +202,22 @@ public:
     [[nodiscard]] std::span<const Eigen::Index> last_gradient_rows() const noexcept { return batch_.rows(); }
 
 private:
+    /// Bytes of the batch buffers: N feedbacks; N scores and the gradient, parameter-shaped
+    /// (dense path) or N·K x A (row-sparse path) — counted before any is allocated.
+    static BufferCost batch_cost(const TrainerConfig& config, std::size_t T, const Eigen::MatrixXd& theta) {
+        const std::size_t N = config.batch;
+        const std::size_t K = Trajectory::actions_for(config.counting, T);
+        const auto cols = static_cast<std::size_t>(theta.cols());
+        const auto size = static_cast<std::size_t>(theta.size());
+        BufferCost cost;
+        cost.add({N}, sizeof(double));
+        if constexpr (row_sparse)
+            cost.add({N, N, K, cols}, sizeof(double)).add({N, K, cols}, sizeof(double));
+        else
+            cost.add({N, size}, sizeof(double)).add({size}, sizeof(double));
+        return cost;
+    }
+
     template <class G>
     const Trajectory& run_one(std::size_t n, G& g) {
         if constexpr (row_sparse) {

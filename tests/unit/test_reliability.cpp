@@ -1,0 +1,125 @@
+// Tests of bad input that must end in a maxent::error, not in a crash, a hang,
+// std::bad_alloc or a NaN/inf result: huge horizons and batches (core/budget.hpp), deep and
+// huge horizons in the exact enumeration (objective/exact.hpp), non-finite numbers in step
+// rules, estimators, the trainer and the entropy helpers (core/finite.hpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/core/budget.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/model/finite_pomdp.hpp"
+#include "maxent/model/pomdp_file.hpp"
+#include "maxent/objective/exact.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/belief_averaged.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
+
+using namespace maxent;
+
+namespace {
+
+using Model = FinitePomdp<int, int, int>;
+constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
+
+/// test_exact.cpp's ring: 3 states, 2 actions with two successors each, 2 noisy
+/// observations, μ = (0.7, 0.3, 0). Leaf bound without believed states: 2 · 2 · 8^K.
+Model ring3(std::size_t horizon) {
+    Eigen::MatrixXd forward = Eigen::MatrixXd::Zero(3, 3);
+    Eigen::MatrixXd back = Eigen::MatrixXd::Zero(3, 3);
+    for (Eigen::Index s = 0; s < 3; ++s) {
+        forward(s, (s + 1) % 3) = 0.8;
+        forward(s, s) = 0.2;
+        back(s, (s + 2) % 3) = 0.6;
+        back(s, s) = 0.4;
+    }
+    Eigen::MatrixXd Z(3, 2);
+    Z << 0.9, 0.1, 0.5, 0.5, 0.15, 0.85;
+    Eigen::VectorXd mu(3);
+    mu << 0.7, 0.3, 0.0;
+    return Model({0, 1, 2}, {0, 1}, {0, 1}, std::vector<Eigen::MatrixXd>{forward, back},
+                 std::vector<Eigen::MatrixXd>{Z}, mu, horizon);
+}
+
+TrainerConfig iterations(std::size_t k) {
+    TrainerConfig c;
+    c.iterations = k;
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("byte costs are counted without overflow", "[reliability][budget]") {
+    CHECK(BufferCost{}.add({3, 5}, 8).add({2}, 4).bytes() == 3 * 5 * 8 + 2 * 4);
+    CHECK_FALSE(BufferCost{}.add({3, 5}, 8).overflowed());
+    CHECK(BufferCost{}.add({size_max / 2 + 1, 2}, 1).overflowed());
+    CHECK(BufferCost{}.add({size_max}, 1).add({1}, 1).overflowed());
+    CHECK_FALSE(BufferCost{}.add({size_max}, 1).overflowed());
+    CHECK(BufferCost{}.add({size_max, 0}, 8).bytes() == 0);
+    // K = 9 actions, 3 states: 10 steps of (state, observation, believed state, entropy),
+    // 9 actions, and the 3 x 10 belief matrix.
+    CHECK(trajectory_record_cost(3, 9, {.beliefs = true}).bytes() == 10 * 32 + 9 * 8 + 3 * 10 * 8);
+    CHECK(trajectory_record_cost(3, size_max, {}).overflowed());
+    CHECK_NOTHROW(check_buffer_budget(BufferCost{}.add({max_buffer_bytes}, 1), "fits"));
+    REQUIRE_THROWS_WITH(check_buffer_budget(BufferCost{}.add({max_buffer_bytes, 1}, 1).add({1}, 1), "x = ", 7),
+                        Catch::Contains("x = 7") && Catch::Contains(std::to_string(max_buffer_bytes + 1)));
+}
+
+TEST_CASE("huge horizons and batches are refused with budget_error before allocating", "[reliability][budget]") {
+    const Model m = ring3(1'000'000'000'000);
+    REQUIRE_THROWS_AS(Sampler(m, BayesFilter(m)), budget_error);
+    REQUIRE_THROWS_WITH(Sampler(m, BayesFilter(m)),
+                        Catch::Contains("T = 1000000000000") && Catch::Contains("bytes") &&
+                            Catch::Contains("max_buffer_bytes"));
+    // K + 1 = SIZE_MAX + 1 steps under the authors' counting.
+    const Model top = ring3(size_max);
+    REQUIRE_THROWS_WITH(Sampler(top, BayesFilter(top), RolloutOptions{StateCounting::authors, {}}),
+                        Catch::Contains(std::to_string(size_max)) && Catch::Contains("more bytes"));
+    REQUIRE_THROWS_AS(train(m, BayesFilter(m), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{}, ConstantStep(0.1),
+                            iterations(1)),
+                      budget_error);
+    TrainerConfig authors = iterations(1);
+    authors.counting = StateCounting::authors;
+    REQUIRE_THROWS_AS(train(top, BayesFilter(top), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{}, ConstantStep(0.1),
+                            authors),
+                      budget_error);
+
+    // A model file with a huge horizon.
+    ReadOptions read;
+    read.horizon = 1'000'000'000'000;
+    const PomdpFile f = parse_pomdp("states: a b\nactions: x\nobservations: o\nT: x identity\nO: x uniform\n",
+                                    "huge.pomdp", read);
+    REQUIRE_THROWS_AS(train(f.model, BayesFilter(f.model), BeliefAveragedPolicy(2, 1), MSE{}, Reinforce{},
+                            ConstantStep(0.1), iterations(1)),
+                      budget_error);
+
+    // Batch buffers: N dense scores (N = 10^15), or N compact N·K x A matrices (row-sparse).
+    const Model small = ring3(100);
+    TrainerConfig many = iterations(1);
+    many.batch = 1'000'000'000'000'000;
+    REQUIRE_THROWS_WITH(Trainer(small, BayesFilter(small), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{},
+                                ConstantStep(0.1), many),
+                        Catch::Contains("N = 1000000000000000") && Catch::Contains("max_buffer_bytes"));
+    many.batch = 20000;  // 20000 x (20000 · 99 x 2) doubles: 634 GB
+    REQUIRE_THROWS_AS(Trainer(small, BayesFilter(small), TabularBeliefPolicy(3, 2), MSE{}, Reinforce{},
+                              ConstantStep(0.1), many),
+                      budget_error);
+    // The history of 10^12 iterations.
+    REQUIRE_THROWS_WITH(train(small, BayesFilter(small), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{},
+                              ConstantStep(0.1), iterations(1'000'000'000'000)),
+                        Catch::Contains("history") && Catch::Contains("1000000000000 iterations"));
+}
