@@ -36,6 +36,13 @@ namespace {
 using Model = FinitePomdp<int, int, int>;
 constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
 
+/// One state, one action, one observation: a single trajectory for any horizon.
+Model single_state(std::size_t horizon) {
+    const Eigen::MatrixXd one = Eigen::MatrixXd::Ones(1, 1);
+    return Model({0}, {0}, {0}, std::vector<Eigen::MatrixXd>{one}, std::vector<Eigen::MatrixXd>{one},
+                 Eigen::VectorXd::Ones(1), horizon);
+}
+
 /// test_exact.cpp's ring: 3 states, 2 actions with two successors each, 2 noisy
 /// observations, μ = (0.7, 0.3, 0). Leaf bound without believed states: 2 · 2 · 8^K.
 Model ring3(std::size_t horizon) {
@@ -122,4 +129,51 @@ TEST_CASE("huge horizons and batches are refused with budget_error before alloca
     REQUIRE_THROWS_WITH(train(small, BayesFilter(small), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{},
                               ConstantStep(0.1), iterations(1'000'000'000'000)),
                         Catch::Contains("history") && Catch::Contains("1000000000000 iterations"));
+}
+
+TEST_CASE("exact objective: horizons above max_horizon are refused before recursing", "[reliability][exact]") {
+    // One trajectory, so the leaf budget passes; the recursion depth is T. 30000 frames
+    // overflowed an 8 MB stack (Release; 10000 with ASan).
+    const BeliefAveragedPolicy policy(1, 1);
+    const Model deep = single_state(30000);
+    CHECK(exact_leaf_bound(deep, MBE{}.needs(), StateCounting::paper) == 1);
+    REQUIRE_THROWS_AS(exact_objective(deep, policy, MSE{}), budget_error);
+    REQUIRE_THROWS_WITH(exact_objective(deep, policy, MBE{}),
+                        Catch::Contains("T = 30000") && Catch::Contains("max_horizon = 1000"));
+    REQUIRE_THROWS_AS(exact_objective_value(deep, policy, MSE{}), budget_error);
+
+    // At the limit the single trajectory is enumerated: one state, entropy 0, probability 1.
+    const ExactResult r = exact_objective(single_state(1000), policy, MBE{});
+    CHECK(r.objective == Approx(0.0).margin(1e-12));
+    CHECK(r.leaves == 1);
+    CHECK(r.probability == 1.0);
+    // The limit is an option: the horizon itself is compared with it.
+    CHECK_NOTHROW(exact_objective(single_state(50), policy, MSE{}, {.max_horizon = 50}));
+    CHECK_THROWS_AS(exact_objective(single_state(51), policy, MSE{}, {.max_horizon = 50}), budget_error);
+}
+
+TEST_CASE("exact objective: the leaf bound of a huge horizon is immediate and said in words",
+          "[reliability][exact]") {
+    // 2 · 2 · 8^(T-1) = 2^(3T - 1): exact at T = 21 (2^62), saturated from T = 22 (2^65).
+    CHECK(exact_leaf_bound(ring3(21), MSE{}.needs(), StateCounting::paper) == std::size_t{1} << 62);
+    CHECK(exact_leaf_bound(ring3(22), MSE{}.needs(), StateCounting::paper) == size_max);
+    // These looped over every step (T = 10^9 took 0.56 s; 10^12 or SIZE_MAX never returned).
+    CHECK(exact_leaf_bound(ring3(1'000'000'000'000), MBE{}.needs(), StateCounting::paper) == size_max);
+    CHECK(exact_leaf_bound(ring3(size_max), MSE{}.needs(), StateCounting::authors) == size_max);
+    CHECK(exact_leaf_bound(single_state(size_max), MBE{}.needs(), StateCounting::authors) == 1);
+
+    const BeliefAveragedPolicy policy(3, 2);
+    const Model huge = ring3(1'000'000'000'000);
+    REQUIRE_THROWS_AS(exact_objective(huge, policy, MSE{}), budget_error);
+    try {
+        (void)exact_objective(huge, policy, MSE{});
+    } catch (const budget_error& e) {
+        const std::string what = e.what();
+        CHECK_THAT(what, Catch::Contains("more trajectories") && Catch::Contains("than a std::size_t can count") &&
+                             Catch::Contains("T = 1000000000000"));
+        CHECK_THAT(what, !Catch::Contains(std::to_string(size_max)));
+    }
+    // A policy that does not fit is reported as such, before the leaf budget.
+    REQUIRE_THROWS_AS(exact_objective(huge, BeliefAveragedPolicy(2, 2), MSE{}), config_error);
+    REQUIRE_THROWS_AS(exact_objective(ring3(100), BeliefAveragedPolicy(3, 3), MBE{}), config_error);
 }
