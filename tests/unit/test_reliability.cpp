@@ -35,6 +35,7 @@ namespace {
 
 using Model = FinitePomdp<int, int, int>;
 constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
+constexpr double inf = std::numeric_limits<double>::infinity();
 
 /// One state, one action, one observation: a single trajectory for any horizon.
 Model single_state(std::size_t horizon) {
@@ -60,6 +61,19 @@ Model ring3(std::size_t horizon) {
     mu << 0.7, 0.3, 0.0;
     return Model({0, 1, 2}, {0, 1}, {0, 1}, std::vector<Eigen::MatrixXd>{forward, back},
                  std::vector<Eigen::MatrixXd>{Z}, mu, horizon);
+}
+
+/// The README's ring of 6 rooms (actions 0 = back, 1 = forward), sensor "warm"/"cold".
+FinitePomdp<int, int, std::string> readme_ring(std::size_t horizon) {
+    using Dist = std::vector<std::pair<int, double>>;
+    return FinitePomdp<int, int, std::string>::from_functions(
+        {0, 1, 2, 3, 4, 5}, {0, 1}, {"warm", "cold"},
+        [](int room, int a) { return Dist{{(room + (a == 1 ? 1 : 5)) % 6, 0.9}, {room, 0.1}}; },
+        [](int room) {
+            return std::vector<std::pair<std::string, double>>{{"warm", room < 3 ? 0.8 : 0.2},
+                                                               {"cold", room < 3 ? 0.2 : 0.8}};
+        },
+        {{0, 1.0}}, horizon);
 }
 
 TrainerConfig iterations(std::size_t k) {
@@ -176,4 +190,110 @@ TEST_CASE("exact objective: the leaf bound of a huge horizon is immediate and sa
     // A policy that does not fit is reported as such, before the leaf budget.
     REQUIRE_THROWS_AS(exact_objective(huge, BeliefAveragedPolicy(2, 2), MSE{}), config_error);
     REQUIRE_THROWS_AS(exact_objective(ring3(100), BeliefAveragedPolicy(3, 3), MBE{}), config_error);
+}
+
+TEST_CASE("the trainer stops with numeric_error when θ or the gradient norm overflows", "[reliability][numeric]") {
+    const auto ring = readme_ring(6);
+    // F ≈ -1e300 · Σ H(b_t): the gradient is finite but α g overflows θ.
+    REQUIRE_THROWS_AS(train(ring, BayesFilter(ring), BeliefAveragedPolicy(6, 2), RegMBE(1e300), Reinforce{},
+                            ConstantStep(1e300), iterations(1)),
+                      numeric_error);
+    REQUIRE_THROWS_WITH(train(ring, BayesFilter(ring), BeliefAveragedPolicy(6, 2), RegMBE(1e300), Reinforce{},
+                              ConstantStep(1e300), iterations(1)),
+                        Catch::Contains("parameters") && Catch::Contains("iteration 0") && Catch::Contains("inf"));
+    // The same on the row-sparse path (touched rows only).
+    REQUIRE_THROWS_WITH(train(ring, BayesFilter(ring), TabularBeliefPolicy(6, 2), RegMBE(1e300), Reinforce{},
+                              ConstantStep(1e300), iterations(1)),
+                        Catch::Contains("parameter row") && Catch::Contains("iteration 0"));
+
+    // Gradient entries near 1e200: θ stays finite, and the reported norm is the norm, not inf.
+    Trainer trainer(ring, BayesFilter(ring), BeliefAveragedPolicy(6, 2), RegMBE(1e200), Reinforce{},
+                    ConstantStep(1e-200), iterations(5));
+    for (int k = 0; k < 5; ++k) {
+        const IterationMetrics x = trainer.iterate();
+        const Eigen::MatrixXd& g = trainer.last_gradient();
+        const double scale = g.cwiseAbs().maxCoeff();
+        REQUIRE(scale > 1e160);
+        const double expected = scale * (g / scale).norm();  // independent of the library's fallback
+        INFO("iteration " << k);
+        CHECK(std::isfinite(x.gradient_norm));
+        CHECK(x.gradient_norm == Approx(expected).epsilon(1e-12));
+        CHECK(trainer.policy().parameters().allFinite());
+    }
+    // On ordinary values the norm is the plain norm, bit for bit.
+    Trainer plain(ring, BayesFilter(ring), BeliefAveragedPolicy(6, 2), RegMBE(0.02), BatchMeanBaseline{},
+                  ConstantStep(0.3), iterations(3));
+    for (int k = 0; k < 3; ++k) {
+        const double reported = plain.iterate().gradient_norm;
+        CHECK(reported == plain.last_gradient().norm());
+    }
+}
+
+namespace {
+/// A feedback that is NaN on every trajectory.
+struct NanFeedback {
+    [[nodiscard]] RolloutNeeds needs() const noexcept { return {}; }
+    template <class G>
+    double operator()(const Trajectory&, G&) const {
+        return std::nan("");
+    }
+};
+}  // namespace
+
+TEST_CASE("step rules and estimators reject NaN and inf the same way", "[reliability][numeric]") {
+    Eigen::MatrixXd theta(2, 2);
+    theta << 1, 2, 3, 4;
+    const Eigen::MatrixXd before = theta;
+    Eigen::MatrixXd g = Eigen::MatrixXd::Constant(2, 2, 0.5);
+    g(1, 0) = std::nan("");
+    REQUIRE_THROWS_AS(ConstantStep(0.1).apply(theta, g), numeric_error);
+    REQUIRE_THROWS_WITH(ConstantStep(0.1).apply(theta, g),
+                        Catch::Contains("ConstantStep") && Catch::Contains("(1, 0)") && Catch::Contains("nan"));
+    CHECK(theta == before);
+
+    // Adam: rejected before its moments move; the next good step is Adam's first step.
+    Adam adam(0.1);
+    g(1, 0) = inf;
+    REQUIRE_THROWS_WITH(adam.apply(theta, g), Catch::Contains("Adam") && Catch::Contains("inf"));
+    CHECK(theta == before);
+    const Eigen::MatrixXd good = Eigen::MatrixXd::Constant(2, 2, 0.5);
+    adam.apply(theta, good);
+    Eigen::MatrixXd fresh = before;
+    Adam(0.1).apply(fresh, good);
+    CHECK(theta == fresh);
+
+    // Row-sparse steps: native (ConstantStep) and scattered (Adam).
+    const std::vector<Eigen::Index> rows{1};
+    Eigen::MatrixXd compact = Eigen::MatrixXd::Zero(2, 2);
+    compact(0, 1) = -inf;
+    Eigen::MatrixXd scratch;
+    theta = before;
+    REQUIRE_THROWS_AS(ConstantStep(0.1).apply_rows(theta, rows, compact), numeric_error);
+    REQUIRE_THROWS_AS(apply_step_rows(adam, theta, rows, compact, scratch), numeric_error);
+    CHECK(theta == before);
+    compact(0, 1) = 0.0;
+    compact(1, 1) = inf;  // beyond rows.size(): ignored, as documented
+    CHECK_NOTHROW(ConstantStep(0.1).apply_rows(theta, rows, compact));
+
+    // Estimators: a NaN score is rejected like a NaN feedback (it made OptimalBaseline NaN).
+    std::vector<Eigen::MatrixXd> s(3, Eigen::MatrixXd::Ones(1, 2));
+    s[1](0, 1) = std::nan("");
+    const std::vector<double> f{1.0, 2.0, 3.0};
+    Eigen::MatrixXd out;
+    OptimalBaseline optimal;
+    REQUIRE_THROWS_WITH(optimal.estimate(f, s, out), Catch::Contains("OptimalBaseline") &&
+                                                         Catch::Contains("score 1") && Catch::Contains("(0, 1)"));
+    REQUIRE_THROWS_AS(Reinforce{}.estimate(f, s, out), numeric_error);
+    REQUIRE_THROWS_AS(BatchMeanBaseline{}.estimate(f, s, out), numeric_error);
+    REQUIRE_THROWS_AS(LeaveOneOutBaseline{}.estimate(f, s, out), numeric_error);
+    s[1](0, 1) = 1.0;
+    const std::vector<double> bad{1.0, inf, 3.0};
+    REQUIRE_THROWS_WITH(optimal.estimate(bad, s, out), Catch::Contains("feedback 1") && Catch::Contains("inf"));
+    // Still a config_error, as non-finite values always were.
+    REQUIRE_THROWS_AS(Reinforce{}.estimate(bad, s, out), config_error);
+
+    const auto ring = readme_ring(6);
+    REQUIRE_THROWS_WITH(train(ring, BayesFilter(ring), BeliefAveragedPolicy(6, 2), NanFeedback{}, Reinforce{},
+                              ConstantStep(0.1), iterations(1)),
+                        Catch::Contains("feedback of trajectory 0 at iteration 0 is nan"));
 }

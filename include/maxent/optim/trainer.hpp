@@ -23,8 +23,10 @@
 // is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
 // Every other policy takes the dense path, unchanged.
 //
-// The constructor refuses batch buffers above max_buffer_bytes (core/budget.hpp) with
-// budget_error.
+// Bad values stop a run instead of propagating: each iteration checks that the feedbacks, the
+// gradient estimate, its norm and θ after the step (the touched rows, on the row-sparse
+// path) are finite, and throws numeric_error naming the iteration. The constructor refuses
+// batch buffers above max_buffer_bytes (core/budget.hpp) with budget_error.
 #pragma once
 
 #include <cmath>
@@ -42,6 +44,7 @@
 #include "maxent/core/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/finite.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -73,7 +76,7 @@ struct IterationMetrics {
     double true_entropy = 0.0;          ///< mean over the batch of H(d(τ_S))
     double feedback = 0.0;              ///< mean over the batch of the feedback F_n
     double belief_entropy_sum = 0.0;    ///< mean over the batch of Σ_t H(b_t) (NaN-free; 0 if untracked)
-    double gradient_norm = 0.0;         ///< Frobenius norm of the gradient estimate
+    double gradient_norm = 0.0;         ///< Frobenius norm of the gradient estimate (scaled if it would overflow)
 };
 
 struct TrainResult {
@@ -166,9 +169,7 @@ public:
             DefaultRng g = stream(config_.seed, k, n);
             const Trajectory& t = run_one(n, g);
             feedbacks_[n] = feedback_(t, g);
-            if (!std::isfinite(feedbacks_[n]))
-                throw config_error(detail::message("feedback of trajectory ", n, " at iteration ", k, " is ",
-                                                   feedbacks_[n]));
+            detail::require_finite(feedbacks_[n], "feedback of trajectory ", n, " at iteration ", k);
             out.true_entropy += true_state_entropy(t, counter_);
             out.feedback += feedbacks_[n];
             if (sampler_.options().needs.belief_entropy) out.belief_entropy_sum += belief_entropy_sum(t);
@@ -180,13 +181,17 @@ public:
         if constexpr (row_sparse) {
             batch_.gather(std::span<const RowScore>(row_scores_));
             estimator_.estimate(std::span<const double>(feedbacks_), batch_.compact(), gradient_);
-            out.gradient_norm = gradient_.norm();
+            out.gradient_norm = checked_norm(k);
             apply_step_rows(step_, policy_.parameters(), batch_.rows(), gradient_, dense_scratch_);
+            for (const Eigen::Index r : batch_.rows())
+                detail::require_finite(policy_.parameters().row(r), "Trainer: parameter row ", r,
+                                       " after the step of iteration ", k);
         } else {
             estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
                                 gradient_);
-            out.gradient_norm = gradient_.norm();
+            out.gradient_norm = checked_norm(k);
             step_.apply(policy_.parameters(), gradient_);
+            detail::require_finite(policy_.parameters(), "Trainer: parameters after the step of iteration ", k);
         }
         return out;
     }
@@ -202,6 +207,15 @@ public:
     [[nodiscard]] std::span<const Eigen::Index> last_gradient_rows() const noexcept { return batch_.rows(); }
 
 private:
+    /// The gradient estimate's norm, after checking the estimate is finite; numeric_error
+    /// naming iteration k otherwise.
+    double checked_norm(std::size_t k) const {
+        detail::require_finite(gradient_, "Trainer: gradient estimate at iteration ", k);
+        const double norm = detail::norm_without_overflow(gradient_);
+        detail::require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
+        return norm;
+    }
+
     /// Bytes of the batch buffers: N feedbacks; N scores and the gradient, parameter-shaped
     /// (dense path) or N·K x A (row-sparse path) — counted before any is allocated.
     static BufferCost batch_cost(const TrainerConfig& config, std::size_t T, const Eigen::MatrixXd& theta) {
