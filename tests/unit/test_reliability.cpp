@@ -297,3 +297,28 @@ TEST_CASE("step rules and estimators reject NaN and inf the same way", "[reliabi
                               ConstantStep(0.1), iterations(1)),
                         Catch::Contains("feedback of trajectory 0 at iteration 0 is nan"));
 }
+
+TEST_CASE("entropies reject non-finite input and do not overflow on huge counts", "[reliability][entropy]") {
+    const std::vector<double> with_inf{1.0, inf};
+    REQUIRE_THROWS_AS(entropy_of_counts(std::span<const double>(with_inf)), numeric_error);
+    REQUIRE_THROWS_WITH(entropy_of_counts(std::span<const double>(with_inf)), Catch::Contains("count 1"));
+    const std::vector<double> with_nan{std::nan(""), 1.0};
+    REQUIRE_THROWS_AS(entropy_of_counts(std::span<const double>(with_nan)), numeric_error);
+
+    // Σ c and Σ c log c overflow; the entropy of the proportions does not.
+    const std::vector<double> two{1e308, 1e308};
+    CHECK(entropy_of_counts(std::span<const double>(two)) == Approx(std::log(2.0)).epsilon(1e-15));
+    const std::vector<double> halves{1e308, 5e307, 5e307, 0.0};  // (1/2, 1/4, 1/4)
+    CHECK(entropy_of_counts(std::span<const double>(halves)) == Approx(1.5 * std::log(2.0)).epsilon(1e-15));
+    const std::vector<double> skewed{3e307, 1e307};  // n fits, Σ c log c does not: (3/4, 1/4)
+    CHECK(entropy_of_counts(std::span<const double>(skewed)) ==
+          Approx(-(0.75 * std::log(0.75) + 0.25 * std::log(0.25))).epsilon(1e-15));
+
+    // entropy() takes probabilities as given: an overflowing sum has no finite answer.
+    Eigen::VectorXd p(2);
+    p << 1e308, 1e308;
+    REQUIRE_THROWS_AS(entropy(p), numeric_error);
+    REQUIRE_THROWS_WITH(entropy(p), Catch::Contains("overflows") && Catch::Contains("e+308"));
+    p << 0.5, inf;
+    REQUIRE_THROWS_WITH(entropy(p), Catch::Contains("entry 1 is inf"));
+}
