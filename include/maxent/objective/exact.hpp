@@ -47,10 +47,11 @@
 //     a 3-state model enumerates about 3 (MSE) to 12 (MBE) million leaves per second on one
 //     core, so the default is seconds); above it, budget_error is thrown naming both numbers.
 //   * Depth: the enumeration recurses once per step (once more per counted step for believed
-//     states), a few hundred bytes of stack each, so the horizon is limited to
-//     ExactOptions::max_horizon (default 1000: at most about 1 MB of stack even with
-//     sanitizers); above it budget_error is thrown. Only models with a single branch per step
-//     get past max_leaves at such horizons. The per-depth buffers are checked against
+//     states); with GCC 12 the frames take up to about 1.5 KB and 0.5 KB (-O3; about 1 KB and
+//     0.3 KB at -O0 with ASan), so the horizon is limited to ExactOptions::max_horizon
+//     (default 1000: about 2 MB of stack, within the 8 MB of a Linux main or worker thread);
+//     above it budget_error is thrown. Only models with a single branch per step get past
+//     max_leaves at such horizons. The per-depth buffers are checked against
 //     max_buffer_bytes (core/budget.hpp) before they are allocated.
 //   * Order of the checks: dimensions (config_error), then the leaf bound, the horizon and
 //     the buffers (budget_error), then the enumeration.
@@ -86,8 +87,9 @@ struct ExactOptions {
     /// Largest accepted upper bound on the number of enumerated trajectories (leaves);
     /// exact_objective throws budget_error when exact_leaf_bound exceeds it.
     std::size_t max_leaves = 50'000'000;
-    /// Largest accepted horizon T (the recursion depth grows with T; see the header);
-    /// exact_objective throws budget_error above it. Raise it only with the stack to match.
+    /// Largest accepted horizon T (the recursion depth grows with T, about 2 KB of stack per
+    /// step; see the header); exact_objective throws budget_error above it. Raise it only
+    /// with the stack to match.
     std::size_t max_horizon = 1000;
 };
 
