@@ -7,6 +7,7 @@
 // allocation after construction.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/finite.hpp"
 
 namespace maxent {
 
@@ -31,33 +33,57 @@ namespace maxent {
 }
 
 /// H(p) = -Σ p_i log p_i over the positive entries of p (0 · log 0 = 0). The vector is
-/// used as given (no renormalisation); a negative or non-finite entry throws config_error.
+/// used as given (no renormalisation); a negative entry throws config_error, a non-finite
+/// one numeric_error, and so does a sum that overflows (entries far above 1, whose
+/// entropy is not representable).
 [[nodiscard]] inline double entropy(const Eigen::Ref<const Eigen::VectorXd>& p) {
     for (Eigen::Index i = 0; i < p.size(); ++i) {
         const double x = p[i];
-        if (!(x >= 0.0) || !std::isfinite(x))
+        detail::require_finite(x, "entropy: entry ", i);
+        if (!(x >= 0.0))
             throw config_error(detail::message("entropy: entry ", i, " is ", x,
                                                " (probabilities must be finite and >= 0)"));
     }
-    return entropy_unchecked(p);
+    const double h = entropy_unchecked(p);
+    if (!std::isfinite(h))
+        throw numeric_error(detail::message("entropy: the sum of -p log p overflows to ", h, " (largest entry ", p.maxCoeff(),
+                                            "; entropy expects probabilities)"));
+    return h;
 }
 
-/// Entropy of the empirical distribution given by non-negative counts: with n = Σ c_i,
-/// H = log n - (1/n) Σ c_i log c_i. Returns 0 for n = 0.
+/// Entropy of the empirical distribution given by non-negative finite counts: with
+/// n = Σ c_i, H = log n - (1/n) Σ c_i log c_i. Returns 0 for n = 0. A negative count throws
+/// config_error, a non-finite one numeric_error. Counts so large that n or Σ c log c
+/// overflows (beyond about 1e306) are divided by the largest count first (H does not
+/// change under scaling); other counts take the formula above unchanged.
 template <class Count>
 [[nodiscard]] double entropy_of_counts(std::span<const Count> counts) {
     double n = 0.0;
     double s = 0.0;
-    for (const Count c : counts) {
-        const auto x = static_cast<double>(c);
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        const auto x = static_cast<double>(counts[i]);
+        detail::require_finite(x, "entropy_of_counts: count ", i);
         if (!(x >= 0.0))
-            throw config_error(detail::message("entropy_of_counts: negative count ", x));
+            throw config_error(detail::message("entropy_of_counts: negative count ", x, " (count ", i, ")"));
         if (x > 0.0) {
             n += x;
             s += x * std::log(x);
         }
     }
-    return n > 0.0 ? std::log(n) - s / n : 0.0;
+    if (std::isfinite(n) && std::isfinite(s)) return n > 0.0 ? std::log(n) - s / n : 0.0;
+    // Overflow: the same formula on c_i / max_j c_j, whose sum is at most counts.size().
+    double top = 0.0;
+    for (const Count c : counts) top = std::max(top, static_cast<double>(c));
+    n = 0.0;
+    s = 0.0;
+    for (const Count c : counts) {
+        const double x = static_cast<double>(c) / top;
+        if (x > 0.0) {
+            n += x;
+            s += x * std::log(x);
+        }
+    }
+    return std::log(n) - s / n;
 }
 
 /// Counts of visits to the outcomes 0..size-1 of a finite set, with the entropy of the

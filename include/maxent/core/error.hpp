@@ -61,6 +61,14 @@ public:
     using error::error;
 };
 
+/// A NaN or infinite number where a finite one is required: an input (a gradient, a score,
+/// a feedback, a count) or a result (parameters after a step, a norm). It is a config_error
+/// (a bad value), so handlers of config_error see it too.
+class numeric_error : public config_error {
+public:
+    using config_error::config_error;
+};
+
 /// A syntax or content error in a model file; the message names file, line and column.
 class parse_error : public error {
 public:

@@ -12,7 +12,7 @@
 //   * μ as a dense vector, and the horizon T.
 // Everything is validated on construction (tolerance 1e-9 on row sums by default); each
 // failure is a model_error whose message names the matrix, row, column and value.
-// It satisfies TabularPomdp (core/concepts.hpp).
+// It satisfies TabularPomdp and LabelledPomdp (model/concepts.hpp).
 #pragma once
 
 #include <cmath>

@@ -46,12 +46,22 @@
 //     leaves (exact_leaf_bound) is compared with ExactOptions::max_leaves (default 5·10^7;
 //     a 3-state model enumerates about 3 (MSE) to 12 (MBE) million leaves per second on one
 //     core, so the default is seconds); above it, budget_error is thrown naming both numbers.
+//   * Depth: the enumeration recurses once per step (once more per counted step for believed
+//     states); with GCC 12 the frames take up to about 1.5 KB and 0.5 KB (-O3; about 1 KB and
+//     0.3 KB at -O0 with ASan), so the horizon is limited to ExactOptions::max_horizon
+//     (default 1000: about 2 MB of stack, within the 8 MB of a Linux main or worker thread);
+//     above it budget_error is thrown. Only models with a single branch per step get past
+//     max_leaves at such horizons. The per-depth buffers are checked against
+//     max_buffer_bytes (core/budget.hpp) before they are allocated.
+//   * Order of the checks: dimensions (config_error), then the leaf bound, the horizon and
+//     the buffers (budget_error), then the enumeration.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -59,6 +69,7 @@
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/concepts.hpp"
+#include "maxent/core/budget.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
@@ -78,6 +89,10 @@ struct ExactOptions {
     /// Largest accepted upper bound on the number of enumerated trajectories (leaves);
     /// exact_objective throws budget_error when exact_leaf_bound exceeds it.
     std::size_t max_leaves = 50'000'000;
+    /// Largest accepted horizon T (the recursion depth grows with T, about 2 KB of stack per
+    /// step; see the header); exact_objective throws budget_error above it. Raise it only
+    /// with the stack to match.
+    std::size_t max_horizon = 1000;
 };
 
 /// What exact_objective computes.
@@ -114,6 +129,16 @@ namespace detail {
     if (a == 0 || b == 0) return 0;
     return a > top / b ? top : a * b;
 }
+/// base^exponent, saturating at the largest std::size_t; stops multiplying as soon as the
+/// result saturates, so it takes at most about 64 steps for any exponent.
+[[nodiscard]] constexpr std::size_t saturating_power(std::size_t base, std::size_t exponent) noexcept {
+    constexpr std::size_t top = std::numeric_limits<std::size_t>::max();
+    if (exponent == 0) return 1;
+    if (base <= 1) return base;
+    std::size_t r = 1;
+    for (std::size_t i = 0; i < exponent && r != top; ++i) r = saturating_product(r, base);
+    return r;
+}
 [[nodiscard]] inline std::size_t positive_entries(const SparseDistribution& d) noexcept {
     std::size_t n = 0;
     for (const double p : d.probability) n += p > 0.0 ? 1 : 0;
@@ -126,7 +151,7 @@ namespace detail {
 ///   |supp μ| · max_{s ∈ supp μ} |supp initial_observation(s)|
 ///     · (A · max_{s,a} |supp P(· | s, a)| · max_{a,s'} |supp Obs(· | s', a)|)^K
 ///     · S^T  (only when needs.believed_states: one believed state per counted step).
-/// Saturates at the largest std::size_t. Cost O(S · A) support scans.
+/// Saturates at the largest std::size_t. Cost O(S · A) support scans, whatever the horizon.
 template <Pomdp M>
 [[nodiscard]] std::size_t exact_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
     static_assert(require_pomdp<M>());
@@ -151,21 +176,40 @@ template <Pomdp M>
         }
     std::size_t bound = detail::saturating_product(starts, first_obs);
     const std::size_t per_step = detail::saturating_product(detail::saturating_product(A, max_next), max_obs);
-    for (std::size_t k = 0; k < K; ++k) bound = detail::saturating_product(bound, per_step);
-    if (needs.believed_states)
-        for (std::size_t t = 0; t < T; ++t) bound = detail::saturating_product(bound, S);
+    bound = detail::saturating_product(bound, detail::saturating_power(per_step, K));
+    if (needs.believed_states) bound = detail::saturating_product(bound, detail::saturating_power(S, T));
     return bound;
 }
 
 namespace detail {
 
+template <Pomdp M, Feedback F>
+std::size_t checked_leaf_bound(const M& model, const F& feedback, const ExactOptions& options) {
+    const RolloutNeeds needs = feedback.needs();
+    const std::size_t bound = exact_leaf_bound(model, needs, options.counting);
+    if (bound > options.max_leaves) {
+        const bool saturated = bound == std::numeric_limits<std::size_t>::max();
+        throw budget_error(detail::message(
+            "exact_objective: ",
+            saturated ? std::string("more trajectories (leaves) to enumerate than a std::size_t can count")
+                      : detail::message("up to ", bound, " trajectories (leaves) to enumerate"),
+            ", above the limit ExactOptions::max_leaves = ", options.max_leaves,
+            " (S = ", model.num_states(), ", A = ", model.num_actions(), ", O = ", model.num_observations(),
+            ", T = ", model.horizon(), ", K = ", Trajectory::actions_for(options.counting, model.horizon()),
+            " actions", needs.believed_states ? ", one believed state per counted step" : "",
+            "); raise max_leaves or use a smaller model or horizon"));
+    }
+    return bound;
+}
+
 /// The depth-first enumeration behind exact_objective / exact_objective_value. Holds the
 /// trajectory being built and one scratch buffer per depth; nothing is allocated per node
-/// (beyond what the policy's own probabilities/log_gradient allocate).
+/// (beyond what the policy's own probabilities/log_gradient allocate). The constructor runs
+/// every check, in the order given in the header, before allocating.
 template <Pomdp M, BeliefUpdater U, Policy P, Feedback F>
 class ExactEnumerator {
 public:
-    ExactEnumerator(const M& model, U& updater, const P& policy, const F& feedback, StateCounting counting)
+    ExactEnumerator(const M& model, U& updater, const P& policy, const F& feedback, const ExactOptions& options)
         : model_(model), updater_(updater), policy_(policy), feedback_(feedback), need_(feedback.needs()) {
         const std::size_t S = model.num_states();
         const std::size_t A = model.num_actions();
@@ -181,8 +225,30 @@ public:
         if (policy.num_actions() != A)
             throw config_error(detail::message("exact_objective: the policy has ", policy.num_actions(),
                                                " actions, the model ", A));
+        updater_.initial(prior_);
+        if (static_cast<std::size_t>(prior_.size()) != S)
+            throw config_error(detail::message("exact_objective: the updater's prior has ", prior_.size(),
+                                               " entries for ", S, " states"));
+        const StateCounting counting = options.counting;
+        leaf_bound_ = checked_leaf_bound(model, feedback, options);
+        if (T > options.max_horizon)
+            throw budget_error(detail::message(
+                "exact_objective: horizon T = ", T, " is above the limit ExactOptions::max_horizon = ",
+                options.max_horizon, " (the enumeration recurses once per step, so the limit bounds its stack use)"));
         K_ = Trajectory::actions_for(counting, T);
         track_ = policy_needs_belief<P> || need_.belief_entropy || need_.believed_states || need_.beliefs;
+        {
+            // The record, π and b_k per depth, and (when tracked) O candidate next beliefs per depth.
+            BufferCost cost = trajectory_record_cost(S, K_, need_);
+            const std::size_t per_depth = sizeof(Eigen::VectorXd) + sizeof(const Eigen::VectorXd*);
+            cost.add({K_, A}, sizeof(double)).add({A}, sizeof(double)).add({K_}, per_depth).add({1}, per_depth);
+            if (track_) {
+                cost.add({K_, O, S}, sizeof(double)).add({O, S}, sizeof(double));
+                cost.add({K_, O}, sizeof(Eigen::VectorXd) + 1).add({O}, sizeof(Eigen::VectorXd) + 1);
+            }
+            check_buffer_budget(cost, "exact_objective: the buffers for horizon T = ", T, " (S = ", S, ", A = ", A,
+                                ", O = ", O, ")");
+        }
 
         traj_.counting = counting;
         traj_.horizon = T;
@@ -198,10 +264,6 @@ public:
         counted_begin_ = traj_.counted_begin();
         counted_end_ = counted_begin_ + T;
 
-        updater_.initial(prior_);
-        if (static_cast<std::size_t>(prior_.size()) != S)
-            throw config_error(detail::message("exact_objective: the updater's prior has ", prior_.size(),
-                                               " entries for ", S, " states"));
         // Placeholder for the uncounted believed state s̃_1 (StateCounting::authors).
         if (need_.believed_states && counted_begin_ > 0)
             for (Eigen::Index s = 0; s < prior_.size(); ++s)
@@ -248,6 +310,7 @@ public:
     }
 
     [[nodiscard]] std::size_t leaves() const noexcept { return leaves_; }
+    [[nodiscard]] std::size_t leaf_bound() const noexcept { return leaf_bound_; }
     [[nodiscard]] double probability() const noexcept { return mass_; }
 
 private:
@@ -370,24 +433,8 @@ private:
     DefaultRng rng_{0};  // handed to the updater and the feedback; deterministic ones ignore it
     std::size_t leaves_ = 0;
     double mass_ = 0.0;
+    std::size_t leaf_bound_ = 0;
 };
-
-template <Pomdp M, Feedback F>
-std::size_t checked_leaf_bound(const M& model, const F& feedback, const ExactOptions& options) {
-    const RolloutNeeds needs = feedback.needs();
-    const std::size_t bound = exact_leaf_bound(model, needs, options.counting);
-    if (bound > options.max_leaves) {
-        const bool saturated = bound == std::numeric_limits<std::size_t>::max();
-        throw budget_error(detail::message(
-            "exact_objective: up to ", saturated ? "more than " : "", bound,
-            " trajectories (leaves) to enumerate, above the limit ExactOptions::max_leaves = ", options.max_leaves,
-            " (S = ", model.num_states(), ", A = ", model.num_actions(), ", O = ", model.num_observations(),
-            ", T = ", model.horizon(), ", K = ", Trajectory::actions_for(options.counting, model.horizon()),
-            " actions", needs.believed_states ? ", one believed state per counted step" : "",
-            "); raise max_leaves or use a smaller model or horizon"));
-    }
-    return bound;
-}
 
 template <class U>
 consteval bool require_deterministic_updater() {
@@ -401,7 +448,8 @@ consteval bool require_deterministic_updater() {
 }  // namespace detail
 
 /// J(θ) and ∇J(θ) exactly, with the given deterministic belief updater (copied; its prior
-/// is b_1). Throws budget_error when exact_leaf_bound exceeds options.max_leaves,
+/// is b_1). Throws budget_error when exact_leaf_bound exceeds options.max_leaves, the
+/// horizon exceeds options.max_horizon or the buffers max_buffer_bytes,
 /// config_error when the policy or updater does not fit the model or the feedback is not
 /// finite, zero_likelihood_error when the updater cannot explain a possible observation
 /// (as the Sampler would).
@@ -414,8 +462,8 @@ template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F>
     static_assert(require_differentiable_policy<P>());
     static_assert(require_feedback<F>());
     ExactResult result;
-    result.leaf_bound = detail::checked_leaf_bound(model, feedback, options);
-    detail::ExactEnumerator<M, U, P, F> enumerate(model, updater, policy, feedback, options.counting);
+    detail::ExactEnumerator<M, U, P, F> enumerate(model, updater, policy, feedback, options);
+    result.leaf_bound = enumerate.leaf_bound();
     result.objective = enumerate.run(&result.gradient);
     result.leaves = enumerate.leaves();
     result.probability = enumerate.probability();
@@ -440,8 +488,7 @@ template <Pomdp M, BeliefUpdater U, Policy P, Feedback F>
     static_assert(detail::require_deterministic_updater<U>());
     static_assert(require_policy<P>());
     static_assert(require_feedback<F>());
-    (void)detail::checked_leaf_bound(model, feedback, options);
-    detail::ExactEnumerator<M, U, P, F> enumerate(model, updater, policy, feedback, options.counting);
+    detail::ExactEnumerator<M, U, P, F> enumerate(model, updater, policy, feedback, options);
     return enumerate.run(nullptr);
 }
 

@@ -17,7 +17,8 @@
 // GradientEstimator concept — required expression, for `E e`, spans of N doubles `f` and
 // N score matrices `s` (all of one shape) and a matrix `out`:
 //   e.estimate(f, s, out)     out <- ĝ (resized to the score shape if needed)
-// Satisfied by the four estimators here. Estimators may keep scratch buffers.
+// Satisfied by the four estimators here. Estimators may keep scratch buffers. A NaN or
+// infinite feedback or score entry throws numeric_error naming it.
 // Optional: `static constexpr bool entrywise = true;` declares that the estimate at each
 // parameter depends only on the feedbacks and that parameter's N scores, and is 0 where
 // they are all 0 (true of the four here). The trainer requires it for row-sparse policies
@@ -34,6 +35,7 @@
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/finite.hpp"
 #include "maxent/core/opt_ins.hpp"
 
 namespace maxent {
@@ -61,11 +63,11 @@ inline void check_batch(std::span<const double> f, std::span<const Eigen::Matrix
     if (f.size() != s.size())
         throw config_error(detail::message(who, ": ", f.size(), " feedbacks but ", s.size(), " scores"));
     for (std::size_t n = 0; n < f.size(); ++n) {
-        if (!std::isfinite(f[n]))
-            throw config_error(detail::message(who, ": feedback ", n, " is ", f[n]));
+        detail::require_finite(f[n], who, ": feedback ", n);
         if (s[n].rows() != s[0].rows() || s[n].cols() != s[0].cols())
             throw config_error(detail::message(who, ": score ", n, " is ", s[n].rows(), " x ", s[n].cols(),
                                                ", score 0 is ", s[0].rows(), " x ", s[0].cols()));
+        detail::require_finite(s[n], who, ": score ", n);
     }
 }
 inline void shape_like(Eigen::MatrixXd& out, const Eigen::MatrixXd& like) {

@@ -32,6 +32,7 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/concepts.hpp"
+#include "maxent/core/budget.hpp"
 #include "maxent/core/opt_ins.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
@@ -56,6 +57,8 @@ class Sampler {
 
 public:
     /// The world model must outlive the sampler. The updater's belief space is its own.
+    /// Throws budget_error when the trajectory record for the model's horizon would exceed
+    /// max_buffer_bytes (core/budget.hpp).
     Sampler(const M& model, U updater, RolloutOptions options = {})
         : model_(&model), updater_(std::move(updater)), options_(options) {
         const std::size_t L = updater_.dimension();
@@ -63,6 +66,8 @@ public:
         const std::size_t T = model.horizon();
         if (T == 0) throw config_error("Sampler: horizon 0");
         const std::size_t K = Trajectory::actions_for(options_.counting, T);
+        check_buffer_budget(trajectory_record_cost(L, K, options_.needs),
+                            "Sampler: the trajectory record for horizon T = ", T);  // before reserving it
         traj_.counting = options_.counting;
         traj_.horizon = T;
         traj_.num_states = state_bins(model);

@@ -7,7 +7,9 @@
 // gradient `const Eigen::MatrixXd g` of the same shape:
 //   r.apply(theta, g)   ascent step on theta (maximisation)
 //   r.reset()           forget any state (moments), e.g. before a new run
-// Satisfied by ConstantStep and Adam.
+// Satisfied by ConstantStep and Adam. Both reject a gradient with a NaN or infinite entry
+// (numeric_error, θ and the moments untouched); θ overflowing is the caller's to check
+// (the trainer does, after every step).
 //
 // Row-sparse steps (for RowSparsePolicy, policy/row_score.hpp). Optional expression, for
 // `std::span<const Eigen::Index> rows` and a compact gradient `c` whose row i is the
@@ -31,6 +33,7 @@
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/finite.hpp"
 #include "maxent/core/opt_ins.hpp"
 
 namespace maxent {
@@ -58,6 +61,7 @@ inline void check_step_shapes(const Eigen::MatrixXd& theta, const Eigen::MatrixX
     if (theta.rows() != g.rows() || theta.cols() != g.cols())
         throw config_error(detail::message(who, ": gradient is ", g.rows(), " x ", g.cols(), ", parameters are ",
                                            theta.rows(), " x ", theta.cols()));
+    detail::require_finite(g, who, ": gradient");
 }
 inline void check_step_rows(const Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows,
                             const Eigen::MatrixXd& c, const char* who) {
@@ -68,6 +72,7 @@ inline void check_step_rows(const Eigen::MatrixXd& theta, std::span<const Eigen:
         if (r < 0 || r >= theta.rows())
             throw config_error(detail::message(who, ": gradient row ", r, " is outside the parameters' ",
                                                theta.rows(), " rows"));
+    detail::require_finite(c.topRows(static_cast<Eigen::Index>(rows.size())), who, ": compact gradient");
 }
 }  // namespace detail
 

@@ -22,6 +22,11 @@
 // iteration; nothing parameter-shaped is kept by the trainer on this path. last_gradient()
 // is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
 // Every other policy takes the dense path, unchanged.
+//
+// Bad values stop a run instead of propagating: each iteration checks that the feedbacks, the
+// gradient estimate, its norm and θ after the step (the touched rows, on the row-sparse
+// path) are finite, and throws numeric_error naming the iteration. The constructor refuses
+// batch buffers above max_buffer_bytes (core/budget.hpp) with budget_error.
 #pragma once
 
 #include <cmath>
@@ -36,9 +41,11 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/concepts.hpp"
+#include "maxent/core/budget.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/finite.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -70,7 +77,7 @@ struct IterationMetrics {
     double true_entropy = 0.0;          ///< mean over the batch of H(d(τ_S))
     double feedback = 0.0;              ///< mean over the batch of the feedback F_n
     double belief_entropy_sum = 0.0;    ///< mean over the batch of Σ_t H(b_t) (NaN-free; 0 if untracked)
-    double gradient_norm = 0.0;         ///< Frobenius norm of the gradient estimate
+    double gradient_norm = 0.0;         ///< Frobenius norm of the gradient estimate (scaled if it would overflow)
 };
 
 struct TrainResult {
@@ -109,6 +116,8 @@ public:
         config_.validate();
         policy_.check_dimensions(agent_dimensions(model, sampler_.updater()));
         const Eigen::MatrixXd& theta = policy_.parameters();
+        check_buffer_budget(batch_cost(config_, model.horizon(), theta), "Trainer: the batch buffers for N = ",
+                            config_.batch, " trajectories of horizon T = ", model.horizon());
         if constexpr (row_sparse) {
             // Dense scores stay 0 x 0 (the Sampler's setZero is then free); see the header.
             const std::size_t height =
@@ -130,6 +139,8 @@ public:
     template <class Callback>
     TrainResult run(Callback&& callback) {
         TrainResult result;
+        check_buffer_budget(BufferCost{}.add({config_.iterations - next_iteration_}, sizeof(IterationMetrics)),
+                            "Trainer::run: the history of ", config_.iterations - next_iteration_, " iterations");
         result.history.reserve(config_.iterations - next_iteration_);
         for (; next_iteration_ < config_.iterations;) {
             const IterationMetrics metrics = iterate();
@@ -160,9 +171,7 @@ public:
             DefaultRng g = stream(config_.seed, k, n);
             const Trajectory& t = run_one(n, g);
             feedbacks_[n] = feedback_(t, g);
-            if (!std::isfinite(feedbacks_[n]))
-                throw config_error(detail::message("feedback of trajectory ", n, " at iteration ", k, " is ",
-                                                   feedbacks_[n]));
+            detail::require_finite(feedbacks_[n], "feedback of trajectory ", n, " at iteration ", k);
             out.true_entropy += true_state_entropy(t, counter_);
             out.feedback += feedbacks_[n];
             if (sampler_.options().needs.belief_entropy) out.belief_entropy_sum += belief_entropy_sum(t);
@@ -174,13 +183,17 @@ public:
         if constexpr (row_sparse) {
             batch_.gather(std::span<const RowScore>(row_scores_));
             estimator_.estimate(std::span<const double>(feedbacks_), batch_.compact(), gradient_);
-            out.gradient_norm = gradient_.norm();
+            out.gradient_norm = checked_norm(k);
             apply_step_rows(step_, policy_.parameters(), batch_.rows(), gradient_, dense_scratch_);
+            for (const Eigen::Index r : batch_.rows())
+                detail::require_finite(policy_.parameters().row(r), "Trainer: parameter row ", r,
+                                       " after the step of iteration ", k);
         } else {
             estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
                                 gradient_);
-            out.gradient_norm = gradient_.norm();
+            out.gradient_norm = checked_norm(k);
             step_.apply(policy_.parameters(), gradient_);
+            detail::require_finite(policy_.parameters(), "Trainer: parameters after the step of iteration ", k);
         }
         return out;
     }
@@ -196,6 +209,31 @@ public:
     [[nodiscard]] std::span<const Eigen::Index> last_gradient_rows() const noexcept { return batch_.rows(); }
 
 private:
+    /// The gradient estimate's norm, after checking the estimate is finite; numeric_error
+    /// naming iteration k otherwise.
+    double checked_norm(std::size_t k) const {
+        detail::require_finite(gradient_, "Trainer: gradient estimate at iteration ", k);
+        const double norm = detail::norm_without_overflow(gradient_);
+        detail::require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
+        return norm;
+    }
+
+    /// Bytes of the batch buffers: N feedbacks; N scores and the gradient, parameter-shaped
+    /// (dense path) or N·K x A (row-sparse path) — counted before any is allocated.
+    static BufferCost batch_cost(const TrainerConfig& config, std::size_t T, const Eigen::MatrixXd& theta) {
+        const std::size_t N = config.batch;
+        const std::size_t K = Trajectory::actions_for(config.counting, T);
+        const auto cols = static_cast<std::size_t>(theta.cols());
+        const auto size = static_cast<std::size_t>(theta.size());
+        BufferCost cost;
+        cost.add({N}, sizeof(double));
+        if constexpr (row_sparse)
+            cost.add({N, N, K, cols}, sizeof(double)).add({N, K, cols}, sizeof(double));
+        else
+            cost.add({N, size}, sizeof(double)).add({size}, sizeof(double));
+        return cost;
+    }
+
     template <class G>
     const Trajectory& run_one(std::size_t n, G& g) {
         if constexpr (row_sparse) {
