@@ -168,7 +168,11 @@ public:
         create_output_directory(parent);
         std::error_code ec;
         const fs::file_status st = fs::symlink_status(final_, ec);
-        if (fs::exists(st)) {
+        if (fs::exists(st) || fs::is_symlink(st)) {
+            if (fs::is_symlink(st))
+                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: it is a "
+                                       "symbolic link, and a run replaces the folder itself; give --out the "
+                                       "directory it points into"));
             if (!fs::is_directory(st))
                 throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
                                        std::strerror(ENOTDIR), " (it exists and is not a directory)"));
