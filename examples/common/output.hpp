@@ -1,5 +1,5 @@
 // examples/common/output.hpp — the files of one experiment: runs.csv, summary.csv,
-// config.json, curves.gp and curves.png, each written atomically.
+// config.json, curves.gp and curves.png, written and replaced as one set.
 //
 // Paper, Section 6 / Appendix D: every figure shows, per curve and iteration, the mean and
 // the 95% confidence interval over the seeds of the true-state entropy (Figures 2f and 2h:
@@ -19,8 +19,26 @@
 //                plots show T log S instead), drawn by gnuplot when it is installed. For
 //                K > 400 each plotted point is the mean over a bin of ceil(K / 400)
 //                iterations (of the mean and of both bounds; said in the title).
-// Every file is written to "<name>.tmp" and renamed over the final name, so an interrupted
-// or failed write never leaves a torn file.
+//   gnuplot.log  gnuplot's messages, only when it printed any.
+// (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above.)
+//
+// One consistent set (OutputFolder). The files in a folder always come from one run:
+//   - a run first checks OUT and creates a hidden staging folder OUT/.<name>.partial-<pid>
+//     before any work, so a bad --out fails at once, with the system's reason;
+//   - it writes the whole set into the staging folder, renders the plot there (so a
+//     curves.png is present only when gnuplot drew it from these CSV files: never a plot of
+//     an earlier run after --no-plot or a failed gnuplot), and only then puts it in place:
+//     renameat2(RENAME_EXCHANGE) swaps the two folders in one atomic step (where the file
+//     system lacks it: OUT/<name> -> OUT/.<name>.old-<pid>, then staging -> OUT/<name>), and
+//     the previous set is removed;
+//   - so a kill (even SIGKILL) or an error at any moment leaves OUT/<name> holding the
+//     complete previous set or the complete new one (after the fallback's first rename, no
+//     folder), never a mix. Staging and old folders of killed runs (their process is gone)
+//     are removed by the next run that writes the same OUT/<name>.
+// The folder belongs to the program: an existing OUT/<name> holding anything but the files
+// listed above (or their "<file>.tmp" left by older versions) is refused, not replaced.
+// Folder names come from safe_folder_name (no '.', '..', path separators or control
+// characters). Each file is also written to "<file>.tmp" and renamed (write_file_atomically).
 #pragma once
 
 #include <algorithm>
@@ -29,6 +47,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -36,7 +55,14 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "experiments.hpp"
 #include "runner.hpp"
@@ -60,7 +86,7 @@ public:
 inline void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::FILE*)>& write) {
     const std::filesystem::path tmp = path.string() + ".tmp";
     std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (f == nullptr) throw output_error(cat("cannot open ", tmp.string(), " for writing"));
+    if (f == nullptr) throw output_error(cat("cannot open ", tmp.string(), " for writing: ", std::strerror(errno)));
     static thread_local std::vector<char> buffer(1 << 20);
     std::setvbuf(f, buffer.data(), _IOFBF, buffer.size());
     try {
@@ -70,21 +96,206 @@ inline void write_file_atomically(const std::filesystem::path& path, const std::
         std::remove(tmp.c_str());
         throw;
     }
-    bool ok = std::ferror(f) == 0;
-    ok = (std::fclose(f) == 0) && ok;
+    errno = 0;
+    bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
+    int err = errno;
+    if (std::fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
     if (!ok) {
         std::remove(tmp.c_str());
-        throw output_error(cat("error while writing ", tmp.string()));
+        throw output_error(cat("error while writing ", tmp.string(), ": ", err != 0 ? std::strerror(err) : "write error"));
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        err = errno;
         std::remove(tmp.c_str());
-        throw output_error(cat("cannot rename ", tmp.string(), " to ", path.string()));
+        throw output_error(cat("cannot rename ", tmp.string(), " to ", path.string(), ": ", std::strerror(err)));
     }
 }
 
 inline void write_string_atomically(const std::filesystem::path& path, const std::string& text) {
     write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
 }
+
+// ---------------------------------------------------------------------------------------
+// The experiment's folder, replaced as a whole (see the header comment)
+// ---------------------------------------------------------------------------------------
+
+/// The names a program writes into an experiment's folder; "<name>.tmp" of each is also ours.
+inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
+                                                         "curves.gp",   "curves.png",  "gnuplot.log",
+                                                         "bounds.csv",  "samples.csv"};
+
+/// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
+/// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
+/// result becomes `fallback`. "...pomdp"'s stem ".." gives `fallback`; "tiger.95" stays.
+[[nodiscard]] inline std::string safe_folder_name(std::string_view name, std::string_view fallback = "model") {
+    std::string out;
+    for (const char ch : name) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (out.empty() && ch == '.') continue;
+        out += (ch == '/' || ch == '\\' || c < 0x20 || c == 0x7f) ? '_' : ch;
+    }
+    return out.empty() ? std::string(fallback) : out;
+}
+
+/// Creates the output directory `out` (and its parents) or throws output_error saying why
+/// (e.g. "'runs.txt' exists and is not a directory", "Permission denied").
+inline void create_output_directory(const std::filesystem::path& out) {
+    std::error_code ec;
+    if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec))
+        throw output_error(cat("cannot use '", out.string(), "' as the output directory: ", std::strerror(ENOTDIR),
+                               " (it exists and is not a directory)"));
+    std::filesystem::create_directories(out, ec);
+    if (ec) throw output_error(cat("cannot create the directory '", out.string(), "': ", ec.message()));
+}
+
+/// One experiment's folder OUT/<name>, replaced as a whole: files are written into
+/// staging() and commit() puts the set in place; a folder never committed is removed
+/// (discard(), also by the destructor), leaving OUT/<name> as it was.
+class OutputFolder {
+public:
+    OutputFolder() = default;
+
+    /// Creates `final_dir`'s parent, checks `final_dir` (absent, or a folder holding only
+    /// output_file_names), removes the staging and old folders of dead processes, and
+    /// creates the staging folder, all before any work. Throws output_error naming the path
+    /// and the system's reason.
+    explicit OutputFolder(std::filesystem::path final_dir) : final_(std::move(final_dir)) {
+        namespace fs = std::filesystem;
+        const fs::path parent = final_.parent_path().empty() ? fs::path(".") : final_.parent_path();
+        create_output_directory(parent);
+        std::error_code ec;
+        const fs::file_status st = fs::symlink_status(final_, ec);
+        if (fs::exists(st) || fs::is_symlink(st)) {
+            if (fs::is_symlink(st))
+                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: it is a "
+                                       "symbolic link, and a run replaces the folder itself; give --out the "
+                                       "directory it points into"));
+            if (!fs::is_directory(st))
+                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
+                                       std::strerror(ENOTDIR), " (it exists and is not a directory)"));
+            for (fs::directory_iterator it(final_, ec), end; !ec && it != end; it.increment(ec)) {
+                const std::string f = it->path().filename().string();
+                if (!owned(f) || !it->is_regular_file())
+                    throw output_error(cat("'", final_.string(), "' holds '", f,
+                                           "', which is not one of maxent's output files; a run replaces the "
+                                           "folder as a whole, so move it away or choose another --out"));
+            }
+            if (ec) throw output_error(cat("cannot read the directory '", final_.string(), "': ", ec.message()));
+        }
+        remove_stale(parent);
+        staging_ = parent / cat(".", final_.filename().string(), ".partial-", std::to_string(::getpid()));
+        fs::remove_all(staging_, ec);  // a leftover of an earlier process with our pid
+        if (!fs::create_directory(staging_, ec) || ec)
+            throw output_error(cat("cannot create the directory '", staging_.string(), "': ",
+                                   ec ? ec.message() : std::string("it exists")));
+        active_ = true;
+    }
+    OutputFolder(const OutputFolder&) = delete;
+    OutputFolder& operator=(const OutputFolder&) = delete;
+    OutputFolder(OutputFolder&& o) noexcept
+        : final_(std::move(o.final_)), staging_(std::move(o.staging_)), active_(std::exchange(o.active_, false)) {}
+    OutputFolder& operator=(OutputFolder&& o) noexcept {
+        if (this != &o) {
+            discard();
+            final_ = std::move(o.final_);
+            staging_ = std::move(o.staging_);
+            active_ = std::exchange(o.active_, false);
+        }
+        return *this;
+    }
+    ~OutputFolder() { discard(); }
+
+    /// Where the files go until commit().
+    [[nodiscard]] const std::filesystem::path& staging() const noexcept { return staging_; }
+    /// OUT/<name>, where they are after commit() (the path to show the user).
+    [[nodiscard]] const std::filesystem::path& path() const noexcept { return final_; }
+
+    /// Puts the staged set in place of OUT/<name> and removes the previous set. Throws
+    /// output_error (OUT/<name> then still holds the previous set, except after a failed
+    /// second rename of the fallback, said in the message).
+    void commit() {
+        namespace fs = std::filesystem;
+        if (!active_) throw output_error(cat("OutputFolder: nothing staged for '", final_.string(), "'"));
+        std::error_code ec;
+        if (::rename(staging_.c_str(), final_.c_str()) == 0) {  // no previous set (or an empty folder)
+            active_ = false;
+            return;
+        }
+        int err = errno;
+        if (err == ENOTEMPTY || err == EEXIST) {
+            if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+                active_ = false;
+                fs::remove_all(staging_, ec);  // the previous set; if this fails, the next run removes it
+                return;
+            }
+            err = errno;
+            if (err == EINVAL || err == ENOSYS) {  // no RENAME_EXCHANGE on this file system: two renames
+                const fs::path old = staging_.parent_path() /
+                                     cat(".", final_.filename().string(), ".old-", std::to_string(::getpid()));
+                fs::remove_all(old, ec);
+                if (::rename(final_.c_str(), old.c_str()) != 0) {
+                    err = errno;
+                } else if (::rename(staging_.c_str(), final_.c_str()) != 0) {
+                    err = errno;
+                    if (::rename(old.c_str(), final_.c_str()) != 0)
+                        throw output_error(cat("cannot rename '", staging_.string(), "' to '", final_.string(),
+                                               "': ", std::strerror(err), "; the previous set is in '",
+                                               old.string(), "'"));
+                } else {
+                    active_ = false;
+                    fs::remove_all(old, ec);
+                    return;
+                }
+            }
+        }
+        throw output_error(
+            cat("cannot rename '", staging_.string(), "' to '", final_.string(), "': ", std::strerror(err)));
+    }
+
+    /// Removes the staging folder (nothing committed). Never throws.
+    void discard() noexcept {
+        if (!active_) return;
+        active_ = false;
+        std::error_code ec;
+        std::filesystem::remove_all(staging_, ec);
+    }
+
+private:
+    static bool owned(std::string_view f) {
+        for (const std::string_view n : output_file_names)
+            if (f == n || (f.size() == n.size() + 4 && f.substr(0, n.size()) == n && f.substr(n.size()) == ".tmp"))
+                return true;
+        return false;
+    }
+
+    /// Removes parent/.<name>.partial-<pid> and parent/.<name>.old-<pid> of processes that
+    /// no longer exist (a concurrent run's folders are left alone).
+    void remove_stale(const std::filesystem::path& parent) const {
+        namespace fs = std::filesystem;
+        const std::string name = final_.filename().string();
+        std::error_code ec;
+        std::vector<fs::path> stale;
+        for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string f = it->path().filename().string();
+            for (const std::string_view kind : {".partial-", ".old-"}) {
+                const std::string prefix = cat(".", name, kind);
+                if (f.size() <= prefix.size() || f.compare(0, prefix.size(), prefix) != 0) continue;
+                const std::string digits = f.substr(prefix.size());
+                if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+                const auto pid = static_cast<pid_t>(std::stol(digits));
+                if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(it->path());
+            }
+        }
+        for (const fs::path& p : stale) fs::remove_all(p, ec);
+    }
+
+    std::filesystem::path final_;
+    std::filesystem::path staging_;
+    bool active_ = false;
+};
 
 // ---------------------------------------------------------------------------------------
 // runs.csv
@@ -377,6 +588,36 @@ struct PlotSpec {
     return p;
 }
 
+/// `s` as a gnuplot string expression that is taken literally: single-quoted pieces (no
+/// escapes, no `command` substitution, which gnuplot performs inside double quotes; a quote
+/// is doubled) joined by "\n" for each line break; other control characters become '?'.
+/// E.g. a"b`c`<newline>d gives 'a"b`c`'."\n".'d'.
+[[nodiscard]] inline std::string gnuplot_string(std::string_view s) {
+    std::string out = "'";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (ch == '\n')
+            out += "'.\"\\n\".'";
+        else if (ch == '\'')
+            out += "''";
+        else
+            out += (c < 0x20 || c == 0x7f) ? '?' : ch;
+    }
+    return out + "'";
+}
+
+/// `s` for a '#' comment line of a gnuplot script: control characters become '?' (a line
+/// break would end the comment, and the caller never ends the line with `s`, since a
+/// trailing backslash continues a gnuplot comment onto the next line).
+[[nodiscard]] inline std::string gnuplot_comment_text(std::string_view s) {
+    std::string out;
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        out += (c < 0x20 || c == 0x7f) ? '?' : ch;
+    }
+    return out;
+}
+
 /// The gnuplot script that draws the curves (run it inside the experiment's folder). The
 /// binned data are inline datablocks, so the script is self-contained. It writes
 /// "curves.png.tmp"; write_plot renames it. Empty when no curve has a complete run.
@@ -384,18 +625,7 @@ struct PlotSpec {
 [[nodiscard]] inline std::string gnuplot_script(const PlotSpec& p, const ExperimentResult& r,
                                                 const std::vector<CurveSummary>& summary) {
     const std::size_t S = p.states;
-    auto quote = [](std::string_view s) {  // a gnuplot double-quoted string
-        std::string out = "\"";
-        for (const char c : s) {
-            if (c == '\n') {
-                out += "\\n";
-                continue;
-            }
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        return out + "\"";
-    };
+    const auto quote = gnuplot_string;
     // Colour: the hue is the objective (mse blue, moe red, mbe green, reg-mbe orange); curves
     // of one objective that differ in noise σ or policy class get shades (dark to light) of
     // that hue and dash types, in curve order.
@@ -465,7 +695,7 @@ struct PlotSpec {
                      quote(line.title));
 
     std::string g;
-    g += cat("# Generated by ", p.generator, ". Run inside this folder: gnuplot curves.gp\n");
+    g += cat("# Generated by ", gnuplot_comment_text(p.generator), ". Run inside this folder: gnuplot curves.gp\n");
     g += "# Data: per curve, bins of iterations: mean iteration, mean, ci_low, ci_high (means over the bin)\n";
     g += data;
     g += "set encoding utf8\n";
@@ -500,6 +730,7 @@ struct PlotSpec {
 /// What happened to the plot.
 struct PlotOutcome {
     bool drawn = false;
+    bool failed = false;  ///< gnuplot ran but drew nothing (a failed run of the program)
     std::string message;  ///< for the user: where the PNG is, or why there is none and how to get it
 };
 
@@ -522,36 +753,48 @@ struct PlotOutcome {
 
 /// Writes `script` (from gnuplot_script) to dir/curves.gp and, when `render` and gnuplot is
 /// installed, renders curves.png (atomically). An empty script: nothing is written.
-inline PlotOutcome write_plot_script(const std::filesystem::path& dir, const std::string& script, bool render) {
-    if (script.empty()) return {false, "no complete run: nothing to plot"};
+/// `shown` is the folder named in the messages (the final folder when `dir` is a staging
+/// folder; empty: `dir`). Only a PNG gnuplot finished with exit status 0 counts as drawn.
+inline PlotOutcome write_plot_script(const std::filesystem::path& dir, const std::string& script, bool render,
+                                     const std::filesystem::path& shown = {}) {
+    const std::filesystem::path named = shown.empty() ? dir : shown;
+    if (script.empty()) return {false, false, "no complete run: nothing to plot"};
     write_string_atomically(dir / "curves.gp", script);
     const std::filesystem::path png = dir / "curves.png";
-    const std::string how = cat("cd ", shell_quote(dir.string()), " && gnuplot curves.gp && mv curves.png.tmp curves.png");
-    if (!render) return {false, cat("plot skipped (--no-plot); draw it with: ", how)};
+    const std::string how =
+        cat("cd ", shell_quote(named.string()), " && gnuplot curves.gp && mv curves.png.tmp curves.png");
+    if (!render) return {false, false, cat("plot skipped (--no-plot); draw it with: ", how)};
     if (!gnuplot_available())
-        return {false, cat("gnuplot not found, so no curves.png (the CSV files are written). Install it with "
-                           "`apt-get install gnuplot-nox`, then run: ",
-                           how)};
+        return {false, false,
+                cat("gnuplot not found, so no curves.png (the CSV files are written). Install it with "
+                    "`apt-get install gnuplot-nox`, then run: ",
+                    how)};
     const std::string cmd = cat("cd ", shell_quote(dir.string()), " && gnuplot curves.gp 2>gnuplot.log");
     const int status = std::system(cmd.c_str());
     const std::filesystem::path tmp = dir / "curves.png.tmp";
     std::error_code ec;
     if (status != 0 || !std::filesystem::exists(tmp, ec)) {
         std::filesystem::remove(tmp, ec);
-        return {false, cat("gnuplot failed (exit status ", std::to_string(status), "); see ",
-                           (dir / "gnuplot.log").string())};
+        const std::string how_failed =
+            status == -1 ? std::string("could not be started")
+            : WIFEXITED(status) ? cat("exited with status ", std::to_string(WEXITSTATUS(status)))
+            : WIFSIGNALED(status) ? cat("was killed by signal ", std::to_string(WTERMSIG(status)))
+                                  : cat("failed (status ", std::to_string(status), ")");
+        return {false, true,
+                cat("gnuplot ", how_failed, ", so there is no curves.png; see ", (named / "gnuplot.log").string())};
     }
     std::filesystem::rename(tmp, png, ec);
-    if (ec) return {false, cat("cannot rename ", tmp.string(), " to ", png.string(), ": ", ec.message())};
+    if (ec) return {false, true, cat("cannot rename ", tmp.string(), " to ", png.string(), ": ", ec.message())};
     const std::filesystem::path log = dir / "gnuplot.log";
     if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) std::filesystem::remove(log, ec);
-    return {true, png.string()};
+    return {true, false, (named / "curves.png").string()};
 }
 
 /// Writes curves.gp and, when gnuplot is installed, renders curves.png (atomically).
 inline PlotOutcome write_plot(const std::filesystem::path& dir, const ExperimentResult& r,
-                              const std::vector<CurveSummary>& summary, bool render) {
-    return write_plot_script(dir, gnuplot_script(r, summary), render);
+                              const std::vector<CurveSummary>& summary, bool render,
+                              const std::filesystem::path& shown = {}) {
+    return write_plot_script(dir, gnuplot_script(r, summary), render, shown);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -564,23 +807,39 @@ struct WrittenFiles {
     PlotOutcome plot;
 };
 
-/// Writes the experiment's folder `out/<name>/`: config.json, runs.csv, summary.csv and the
-/// plot (when `plot`), keeping only complete runs. Writes nothing when no run completed.
-inline WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
-                                     const RunInfo& info, bool plot) {
+/// The folder of experiment `e` under `out`: out/<name>, prepared (see OutputFolder).
+[[nodiscard]] inline OutputFolder experiment_folder(const std::filesystem::path& out, const Experiment& e) {
+    return OutputFolder(out / safe_folder_name(e.name, "experiment"));
+}
+
+/// Writes the experiment's set into `folder` (prepared before the training): config.json,
+/// runs.csv, summary.csv and the plot (when `plot`), keeping only complete runs, and
+/// commits it. When no run completed, writes nothing and leaves the previous set.
+inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, const RunInfo& info,
+                                     bool plot) {
     WrittenFiles w;
-    w.dir = out / r.experiment->name;
-    if (r.complete_runs() == 0) return w;
-    std::error_code ec;
-    std::filesystem::create_directories(w.dir, ec);
-    if (ec) throw output_error(cat("cannot create directory ", w.dir.string(), ": ", ec.message()));
+    w.dir = folder.path();
+    if (r.complete_runs() == 0) {
+        folder.discard();
+        return w;
+    }
+    const std::filesystem::path& dir = folder.staging();
     const std::vector<CurveSummary> summary = summarize(r, r.experiment->plotted);
-    write_file_atomically(w.dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
-    write_file_atomically(w.dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
-    write_string_atomically(w.dir / "config.json", config_json(r, info));
-    w.plot = write_plot(w.dir, r, summary, plot);
+    write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
+    write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
+    write_string_atomically(dir / "config.json", config_json(r, info));
+    w.plot = write_plot(dir, r, summary, plot, w.dir);
+    folder.commit();
     w.wrote = true;
     return w;
+}
+
+/// The same, preparing out/<name> itself (for callers that did not prepare it earlier).
+inline WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
+                                     const RunInfo& info, bool plot) {
+    if (r.complete_runs() == 0) return {out / safe_folder_name(r.experiment->name, "experiment"), false, {}};
+    OutputFolder folder = experiment_folder(out, *r.experiment);
+    return write_experiment(folder, r, info, plot);
 }
 
 }  // namespace maxent::programs

@@ -6,7 +6,8 @@
 //     maxent-explore MODEL [--objectives mse,mbe] [--policy BA] [--iterations 300] [--batch 10]
 //                          [--seeds 0-7] [--horizon T] [--rho 0.02] [--alpha 0.3] [--step constant]
 //                          [--estimator batch-mean] [--counting paper] [--empty-rows error]
-//                          [--uniform-trajectories N] [--threads N] [--out out] [--progress|--quiet]
+//                          [--uniform-trajectories N] [--threads N] [--max-work 2e11] [--out out]
+//                          [--progress|--quiet]
 //                          [--no-plot] [--help] [--version]
 // Flags take their value as the next argument or after '=' (--seeds=0-3). The value parsers
 // (seed lists, counts, numbers, the names of objectives, classes, estimators, step rules and
@@ -37,6 +38,9 @@ using programs::usage_error;
 /// seconds on two cores.
 inline constexpr std::size_t default_iterations = 300;
 inline constexpr std::uint64_t default_seed_count = 8;
+/// The largest estimated work (belief-entry updates, explore.hpp estimate_work) run without
+/// --max-work: about half an hour of CPU time; maxent-explore refuses more (exit 2).
+inline constexpr double default_max_work = 2e11;
 
 struct Options {
     std::string model;  ///< the model file (positional)
@@ -53,6 +57,7 @@ struct Options {
     EmptyRows empty_rows = EmptyRows::error;
     std::optional<std::size_t> uniform_trajectories;  ///< per seed; default: final window x batch
     std::size_t threads = 0;                          ///< 0 = all hardware threads
+    double max_work = default_max_work;               ///< --max-work
     std::string out = "out";
     enum class ProgressMode { automatic, force, quiet } progress = ProgressMode::automatic;
     bool plot = true;
@@ -125,6 +130,8 @@ struct Options {
             s.batch = pd::positive_count(flag, value());
         } else if (flag == "--horizon") {
             o.horizon = pd::positive_count(flag, value());
+        } else if (flag == "--max-work") {
+            o.max_work = pd::positive_number(flag, value());
         } else if (flag == "--uniform-trajectories") {
             o.uniform_trajectories = pd::positive_count(flag, value());
         } else if (flag == "--threads") {
@@ -163,9 +170,7 @@ struct Options {
             else
                 pd::bad_value(flag, v, "is not one of error, self-loop");
         } else if (flag == "--out") {
-            const std::string_view v = value();
-            if (v.empty()) pd::bad_value(flag, v, "is empty; give a directory");
-            o.out = std::string(v);
+            o.out = pd::out_directory(flag, value());
         } else {
             throw usage_error(cat("unknown option '", flag, "'"));
         }
@@ -211,7 +216,8 @@ struct Options {
         "  --iterations K           iterations of Algorithm 1 (default 300)\n"
         "  --batch N                trajectories per iteration (default 10)\n"
         "  --seeds LIST             seeds, a list 0,3,5 or a range 0-15 or both (default 0-7)\n"
-        "  --horizon T              steps per episode (default T = S, the number of states)\n"
+        "  --horizon T              steps per episode (default T = S, the number of states; give a\n"
+        "                           smaller T for large models, see --max-work)\n"
         "  --rho X                  Reg-MBE regularisation weight (default 0.02)\n"
         "  --alpha X                step size (default 0.3 for constant, 0.05 for adam)\n"
         "  --step S                 constant (default) or adam\n"
@@ -222,14 +228,27 @@ struct Options {
         "                           needs it)\n"
         "  --uniform-trajectories N episodes per seed for the uniform baseline (default ceil(K/10) x N)\n"
         "  --threads T              worker threads (default 0 = all cores); results do not depend on it\n"
-        "  --out DIR                output directory (default out); files go to DIR/<model name>/\n"
+        "  --max-work W             refuse (exit 2) a run estimated above W belief-entry updates\n"
+        "                           (default 2e11, about half an hour of CPU time): the estimate is\n"
+        "                           S x T x curves x seeds x K x N (a dense belief of S entries\n"
+        "                           updated at every training step) + T x seeds x uniform trajectories.\n"
+        "                           A model of 2e5 states at the default T = S needs ~2e15: give a\n"
+        "                           smaller --horizon.\n"
+        "  --out DIR                output directory (default out), created if missing and checked\n"
+        "                           before any work; files go to DIR/<model name>/, which is replaced\n"
+        "                           as a whole set. <model name> is the file name without its last\n"
+        "                           extension, with leading dots removed and '/', '\\' and control\n"
+        "                           characters replaced by '_' (\"model\" if nothing is left)\n"
         "  --progress               show progress on stderr even when it is not a terminal\n"
         "  --quiet                  no progress line\n"
         "  --no-plot                write curves.gp but do not run gnuplot\n"
         "  --version                print the maxent version and exit\n"
         "  --help                   this text\n"
         "\n"
-        "Exit status: 0 done, 1 error (e.g. a syntax error in the model file), 2 bad command line.\n");
+        "Ctrl-C or SIGTERM stops early and keeps the runs that finished (no uniform baseline then);\n"
+        "a second one aborts. Exit status: 0 done, 1 error (e.g. a syntax error in the model file,\n"
+        "or gnuplot failed; the CSV files are written), 2 bad command line, --out or too much work\n"
+        "(--max-work), 130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
 }
 
 }  // namespace maxent::explore

@@ -61,10 +61,18 @@ using Model = PomdpFile::Model;
 // The model
 // ---------------------------------------------------------------------------------------
 
+/// The name a model file's outputs are filed under: the file name without its last
+/// extension, made safe by programs::safe_folder_name ('/', '\\' and control characters
+/// become '_', leading dots are dropped; "model" when nothing is left): "tiger.95" for
+/// tiger.95.POMDP, "model" for "...pomdp" (whose stem is ".."), never a path outside --out.
+[[nodiscard]] inline std::string model_folder_name(const std::filesystem::path& path) {
+    return programs::safe_folder_name(path.stem().string(), "model");
+}
+
 /// A model file as read, with the name its outputs are filed under.
 struct LoadedModel {
     std::filesystem::path path;
-    std::string name;  ///< the file name without its last extension ("tiger.95")
+    std::string name;  ///< model_folder_name(path) ("tiger.95"); also the name in titles and config.json
     PomdpFile file;
 };
 
@@ -74,9 +82,7 @@ struct LoadedModel {
     ReadOptions o;
     o.horizon = horizon;
     o.empty_transition_rows = empty_rows;
-    LoadedModel m{path, path.stem().string(), read_pomdp_file(path, o)};
-    if (m.name.empty()) m.name = "model";
-    return m;
+    return LoadedModel{path, model_folder_name(path), read_pomdp_file(path, o)};
 }
 
 /// "S = 2 states, A = 3 actions, O = 2 observations, T = 2".
@@ -161,9 +167,13 @@ struct Result {
     double uniform_seconds = 0.0;
 };
 
-/// Trains every curve on every seed and estimates the uniform baseline. `progress` may be null.
+/// Trains every curve on every seed and estimates the uniform baseline. `progress` and
+/// `stop` may be null. When `stop` is set during the training (SIGINT, SIGTERM), only the
+/// complete runs are kept (runs.interrupted is set; a curve without complete runs has a
+/// learned value with n = 0) and the uniform baseline is skipped (uniform.n = 0).
 [[nodiscard]] inline Result run(const Model& m, const programs::Settings& s, std::size_t uniform_episodes,
-                                std::size_t threads, programs::ProgressCounters* progress = nullptr) {
+                                std::size_t threads, programs::ProgressCounters* progress = nullptr,
+                                const std::atomic<bool>* stop = nullptr) {
     Result out;
     programs::ExperimentResult& r = out.runs;
     r.settings = s;
@@ -175,14 +185,15 @@ struct Result {
     const auto start = std::chrono::steady_clock::now();
     std::vector<programs::SeedRun> fresh = run_parallel(curves.size() * seeds, threads, [&](std::size_t j) {
         const std::size_t c = j / seeds;
-        programs::SeedRun run = programs::run_curve_seed(m, curves[c], s, s.seeds[j % seeds], nullptr,
+        programs::SeedRun run = programs::run_curve_seed(m, curves[c], s, s.seeds[j % seeds], stop,
                                                    progress ? &progress->iterations : nullptr);
-        if (progress) progress->runs_done[c].fetch_add(1);
+        if (progress && run.complete) progress->runs_done[c].fetch_add(1);
         return run;
     });
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t j = 0; j < fresh.size(); ++j) {
         r.iterations_run += fresh[j].records.size();
+        r.interrupted = r.interrupted || !fresh[j].complete;
         r.curves[j / seeds].runs.push_back(std::move(fresh[j]));
     }
 
@@ -191,13 +202,16 @@ struct Result {
     for (const programs::CurveRuns& c : r.curves) {
         values.clear();
         for (const programs::SeedRun& run : c.runs) {
+            if (!run.complete) continue;
             double sum = 0.0;
             for (std::size_t k = run.records.size() - out.window; k < run.records.size(); ++k)
                 sum += run.records[k].true_entropy;
             values.push_back(sum / static_cast<double>(out.window));
         }
-        out.learned.push_back(programs::mean_confidence_interval(values, 0.95));
+        out.learned.push_back(values.empty() ? programs::ConfidenceInterval{}
+                                             : programs::mean_confidence_interval(values, 0.95));
     }
+    if (r.interrupted) return out;  // no uniform baseline: the user asked to stop
 
     out.uniform_episodes = uniform_episodes;
     const auto ustart = std::chrono::steady_clock::now();
@@ -207,6 +221,33 @@ struct Result {
     out.uniform_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ustart).count();
     out.uniform = programs::mean_confidence_interval(out.uniform_per_seed, 0.95);
     return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The work, estimated before it starts
+// ---------------------------------------------------------------------------------------
+
+/// What a run will cost, before it starts. Every training step updates a dense belief over
+/// the S states (the Bayes filter's prediction and observation weighting; the policy reads
+/// it), so training costs about S belief-entry updates per step; the uniform baseline's
+/// policy reads no belief, so its steps count once:
+///   steps   = T x (curves x seeds x K x N  +  seeds x M)   (M: uniform episodes per seed)
+///   updates = S x T x curves x seeds x K x N  +  T x seeds x M
+/// Measured (Release, 2 busy cores) at about 1e8 updates per second and core: hallway at the
+/// defaults (S = T = 60) is ~2e8; a model of 2e5 states at the default T = S would be ~2e15
+/// (about a year), which is why main() refuses above --max-work before any work.
+struct WorkEstimate {
+    double steps = 0.0;
+    double updates = 0.0;
+};
+
+[[nodiscard]] inline WorkEstimate estimate_work(std::size_t states, std::size_t horizon, std::size_t curves,
+                                                const programs::Settings& s, std::size_t uniform_episodes) {
+    const auto d = [](std::size_t x) { return static_cast<double>(x); };
+    const double seeds = d(s.seeds.size());
+    const double training = d(horizon) * d(curves) * seeds * d(s.iterations) * d(s.batch);
+    const double uniform = d(horizon) * seeds * d(uniform_episodes);
+    return {training + uniform, training * d(states) + uniform};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,6 +266,11 @@ struct Result {
     std::snprintf(buf, sizeof buf, "  %-22s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ log S");
     t += buf;
     auto row = [&](const std::string& name, const programs::ConfidenceInterval& ci) {
+        if (ci.n == 0) {  // after an interruption
+            std::snprintf(buf, sizeof buf, "  %-22s %8s   (interrupted: no value)\n", name.c_str(), "-");
+            t += buf;
+            return;
+        }
         char interval[64];
         std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", ci.low, ci.high);
         std::snprintf(buf, sizeof buf, "  %-22s %8.4f   %-20s %7.1f%%\n", name.c_str(), ci.mean, interval,
@@ -239,8 +285,9 @@ struct Result {
     const std::size_t N = x.runs.settings.batch;
     t += cat("learned = per seed, the mean of the batch means of the last ", std::to_string(x.window),
              x.window == 1 ? " iteration (" : " iterations (", std::to_string(x.window * N), " episodes);\n",
-             "uniform = per seed, the mean over ", std::to_string(x.uniform_episodes),
-             " episodes of the uniformly random policy pi(a | i) = 1/A.\n");
+             x.uniform.n == 0 ? std::string("uniform = not computed (interrupted).\n")
+                              : cat("uniform = per seed, the mean over ", std::to_string(x.uniform_episodes),
+                                    " episodes of the uniformly random policy pi(a | i) = 1/A.\n"));
     if (m.horizon() < S)
         t += cat("note: T = ", std::to_string(m.horizon()), " < S, so at most log T = ",
                  programs::format_number(std::log(static_cast<double>(m.horizon()))), " is reachable\n");
@@ -284,8 +331,8 @@ struct Result {
         const programs::Curve& c = x.runs.curves[i].curve;
         curves += cat(i ? ", " : "", "{\"label\": ", str(c.label), ", \"objective\": ", str(programs::name_of(c.objective)),
                       ", \"policy_class\": ", str(programs::name_of(c.policy)), ", \"complete_runs\": ",
-                      std::to_string(x.runs.curves[i].complete_runs()), ", \"final_true_entropy\": {", ci(x.learned[i]),
-                      "}");
+                      std::to_string(x.runs.curves[i].complete_runs()), ", \"final_true_entropy\": ",
+                      x.learned[i].n == 0 ? std::string("null") : cat("{", ci(x.learned[i]), "}"));
         if (c.policy == programs::PolicyClass::belief_state) {  // the lazy table's size per run, as maxent-paper
             const programs::TableStats t = programs::table_stats(x.runs.curves[i]);
             curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",
@@ -296,8 +343,9 @@ struct Result {
     }
     field("curves", cat(curves, "]"));
     field("final_window_iterations", std::to_string(x.window));
-    field("uniform_policy", cat("{\"episodes_per_seed\": ", std::to_string(x.uniform_episodes),
-                                ", \"true_entropy\": {", ci(x.uniform), "}}"));
+    field("uniform_policy", x.uniform.n == 0 ? std::string("null")
+                                             : cat("{\"episodes_per_seed\": ", std::to_string(x.uniform_episodes),
+                                                   ", \"true_entropy\": {", ci(x.uniform), "}}"));
     field("log_S", num(std::log(static_cast<double>(m.num_states()))));
     std::string seeds = "[";
     for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
@@ -314,24 +362,29 @@ struct Result {
     field("plotted", str("true_entropy"));
     field("confidence", str("95% Student t across seeds, n - 1 degrees of freedom; n = 1: bounds = mean"));
     field("threads", std::to_string(info.threads));
+    if (x.runs.interrupted) field("interrupted", "true");  // (absent from a complete run's file)
     field("command_line", str(info.command_line), true);
     return j + "}\n";
 }
 
-/// Writes OUT/<model name>/: config.json, runs.csv, summary.csv, curves.gp and (gnuplot)
-/// curves.png, each atomically.
-inline programs::WrittenFiles write_outputs(const std::filesystem::path& out, const LoadedModel& lm, const Result& x,
-                                         const programs::RunInfo& info, EmptyRows empty_rows, bool plot) {
+/// Writes the set into `folder` (OUT/<model name>/, prepared before the training):
+/// config.json, runs.csv, summary.csv, curves.gp and (gnuplot) curves.png, then commits it
+/// (output.hpp: the set is replaced as a whole). Without a complete run (interrupted at
+/// once), writes nothing and leaves the previous set.
+inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, const LoadedModel& lm, const Result& x,
+                                            const programs::RunInfo& info, EmptyRows empty_rows, bool plot) {
     using programs::cat;
     programs::WrittenFiles w;
-    w.dir = out / lm.name;
-    std::error_code ec;
-    std::filesystem::create_directories(w.dir, ec);
-    if (ec) throw programs::output_error(cat("cannot create directory ", w.dir.string(), ": ", ec.message()));
+    w.dir = folder.path();
+    if (x.runs.complete_runs() == 0) {
+        folder.discard();
+        return w;
+    }
+    const std::filesystem::path& dir = folder.staging();
     const std::vector<programs::CurveSummary> summary = programs::summarize(x.runs, programs::Plotted::true_entropy);
-    programs::write_file_atomically(w.dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
-    programs::write_file_atomically(w.dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
-    programs::write_string_atomically(w.dir / "config.json", config_json(lm, x, info, empty_rows));
+    programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
+    programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
+    programs::write_string_atomically(dir / "config.json", config_json(lm, x, info, empty_rows));
 
     const Model& m = lm.file.model;
     programs::PlotSpec p;
@@ -340,10 +393,13 @@ inline programs::WrittenFiles write_outputs(const std::filesystem::path& out, co
     p.states = m.num_states();
     p.horizon = m.horizon();
     p.plotted = programs::Plotted::true_entropy;
-    char title[96];
-    std::snprintf(title, sizeof title, "uniform random policy = %.3f", x.uniform.mean);
-    p.extra_lines.push_back({x.uniform.mean, title});
-    w.plot = programs::write_plot_script(w.dir, programs::gnuplot_script(p, x.runs, summary), plot);
+    if (x.uniform.n > 0) {
+        char title[96];
+        std::snprintf(title, sizeof title, "uniform random policy = %.3f", x.uniform.mean);
+        p.extra_lines.push_back({x.uniform.mean, title});
+    }
+    w.plot = programs::write_plot_script(dir, programs::gnuplot_script(p, x.runs, summary), plot, w.dir);
+    folder.commit();
     w.wrote = true;
     return w;
 }

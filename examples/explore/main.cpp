@@ -5,6 +5,7 @@
 // command line, explore.hpp for what is computed and written).
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
+#include "../common/signals.hpp"
 #include "cli.hpp"
 #include "explore.hpp"
 
@@ -43,6 +45,16 @@ int main(int argc, char** argv) {
         return 0;
     }
 
+    // The output folder is checked and its staging folder created before any work, so that a
+    // bad --out fails now (exit 2, with the system's reason), not after the training.
+    mp::OutputFolder folder;
+    try {
+        folder = mp::OutputFolder(std::filesystem::path(options.out) / mx::model_folder_name(options.model));
+    } catch (const mp::output_error& e) {
+        std::fprintf(stderr, "maxent-explore: --out: %s\nTry 'maxent-explore --help'.\n", e.what());
+        return 2;
+    }
+
     std::optional<mx::LoadedModel> loaded;
     try {
         loaded.emplace(mx::load_model(options.model, options.horizon, options.empty_rows));
@@ -64,13 +76,24 @@ int main(int argc, char** argv) {
     for (const std::string& a : args) info.command_line += mp::cat(" ", a);
 
     const mx::Model& m = model.file.model;
+    const std::vector<mp::Curve> curves = mx::make_curves(settings);
+    const mx::WorkEstimate work = mx::estimate_work(m.num_states(), m.horizon(), curves.size(), settings, uniform_episodes);
+    if (work.updates > options.max_work) {
+        std::fprintf(stderr,
+                     "maxent-explore: too much work: S = %zu states, T = %zu steps per episode, %zu curve(s) x %zu "
+                     "seed(s) x K = %zu x N = %zu, %zu uniform episodes per seed: about %.3g steps, each training step "
+                     "updating a belief over the %zu states, so about %.3g belief-entry updates, above --max-work %.3g. Give a smaller --horizon (the default is T = S), "
+                     "--iterations, --seeds or --batch, or raise --max-work to run it anyway.\n",
+                     m.num_states(), m.horizon(), curves.size(), settings.seeds.size(), settings.iterations,
+                     settings.batch, uniform_episodes, work.steps, m.num_states(), work.updates, options.max_work);
+        return 2;
+    }
     std::printf("%s (%s): %s\n", model.name.c_str(), model.path.string().c_str(), mx::describe(m).c_str());
     if (!model.file.absorbing_rows.empty())
         std::printf("  --empty-rows self-loop: %zu (action, state) rows without T: entries made absorbing\n",
                     model.file.absorbing_rows.size());
     std::fflush(stdout);
 
-    const std::vector<mp::Curve> curves = mx::make_curves(settings);
     std::vector<std::string> labels;
     for (const mp::Curve& c : curves) labels.push_back(c.label);
     const bool tty = isatty(fileno(stderr)) != 0;
@@ -80,6 +103,7 @@ int main(int argc, char** argv) {
     else if (options.progress == mx::Options::ProgressMode::automatic && tty)
         mode = mp::ProgressReporter::Mode::terminal;
 
+    mp::install_stop_handlers();
     try {
         mp::ProgressCounters counters(curves.size());
         mx::Result result;
@@ -88,26 +112,45 @@ int main(int argc, char** argv) {
                                           static_cast<std::uint64_t>(curves.size() * settings.seeds.size()) *
                                               settings.iterations,
                                           counters);
-            result = mx::run(m, settings, uniform_episodes, options.threads, &counters);
+            result = mx::run(m, settings, uniform_episodes, options.threads, &counters, &mp::stop_flag());
             reporter.finish();
         }
         const double rate =
             result.runs.seconds > 0.0 ? static_cast<double>(result.runs.iterations_run) / result.runs.seconds : 0.0;
         std::printf("  %s\n", mp::settings_line(result.runs).c_str());
-        std::printf("  trained %zu runs (%zu curve%s x %zu seed%s), %llu iterations in %.2f s (%.0f iterations/s, %zu "
-                    "threads); uniform baseline %zu x %zu episodes in %.2f s\n\n",
-                    curves.size() * settings.seeds.size(), curves.size(), curves.size() == 1 ? "" : "s",
-                    settings.seeds.size(), settings.seeds.size() == 1 ? "" : "s",
-                    static_cast<unsigned long long>(result.runs.iterations_run), result.runs.seconds, rate,
-                    info.threads, settings.seeds.size(), uniform_episodes, result.uniform_seconds);
+        if (result.runs.interrupted)
+            std::printf("  interrupted: %zu of %zu runs complete (%zu curve%s x %zu seed%s), %llu iterations in %.2f "
+                        "s; uniform baseline skipped\n\n",
+                        result.runs.complete_runs(), result.runs.total_runs(), curves.size(),
+                        curves.size() == 1 ? "" : "s", settings.seeds.size(), settings.seeds.size() == 1 ? "" : "s",
+                        static_cast<unsigned long long>(result.runs.iterations_run), result.runs.seconds);
+        else
+            std::printf("  trained %zu runs (%zu curve%s x %zu seed%s), %llu iterations in %.2f s (%.0f iterations/s, "
+                        "%zu threads); uniform baseline %zu x %zu episodes in %.2f s\n\n",
+                        curves.size() * settings.seeds.size(), curves.size(), curves.size() == 1 ? "" : "s",
+                        settings.seeds.size(), settings.seeds.size() == 1 ? "" : "s",
+                        static_cast<unsigned long long>(result.runs.iterations_run), result.runs.seconds, rate,
+                        info.threads, settings.seeds.size(), uniform_episodes, result.uniform_seconds);
         std::fputs(mx::table(m, result).c_str(), stdout);
         std::fflush(stdout);
 
-        const mp::WrittenFiles w =
-            mx::write_outputs(options.out, model, result, info, options.empty_rows, options.plot);
-        std::printf("\nwrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
-                    w.plot.drawn ? ",curves.png" : "");
-        std::printf("%s%s\n", w.plot.drawn ? "PNG: " : "", w.plot.message.c_str());
+        const mp::WrittenFiles w = mx::write_outputs(folder, model, result, info, options.empty_rows, options.plot);
+        if (w.wrote) {
+            std::printf("\nwrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
+                        w.plot.drawn ? ",curves.png" : "");
+            if (w.plot.failed)
+                std::fprintf(stderr, "maxent-explore: error: %s\n", w.plot.message.c_str());
+            else
+                std::printf("%s%s\n", w.plot.drawn ? "PNG: " : "", w.plot.message.c_str());
+        }
+        std::fflush(stdout);
+        if (result.runs.interrupted) {
+            std::fprintf(stderr, "maxent-explore: %s: kept %zu complete runs of %zu%s\n", mp::stop_signal_name(),
+                         result.runs.complete_runs(), result.runs.total_runs(),
+                         w.wrote ? mp::cat(" in ", w.dir.string()).c_str() : "; nothing written");
+            return mp::stop_exit_status();
+        }
+        if (w.plot.failed) return 1;
     } catch (const std::exception& ex) {
         std::fprintf(stderr, "maxent-explore: error: %s\n", ex.what());
         return 1;

@@ -2,7 +2,9 @@
 # Trains on tiger (3 seeds, 20 iterations, the default objectives mse and mbe) and checks the
 # files, their headers and row counts and the printed table; then that bad flags exit with
 # status 2 naming the flag's value and write nothing, and that mini-hall2 (a state without
-# T: entries) fails with a hint by default and runs with --empty-rows self-loop.
+# T: entries) fails with a hint by default and runs with --empty-rows self-loop; then that
+# folder names stay inside --out, odd model names reach gnuplot literally, and a huge model
+# is refused with its estimated work (issue 21).
 # Variables: EXE (the maxent-explore binary), OUT (a scratch directory), POMDP_DIR (the
 # classic model files). Prints "SKIPPED" (ctest SKIP_REGULAR_EXPRESSION) when POMDP_DIR
 # does not hold tiger.95.POMDP.
@@ -121,5 +123,56 @@ if(EXISTS "${mini}")
   if(NOT rc EQUAL 0 OR NOT EXISTS "${OUT}/mini-hall2/runs.csv")
     message(FATAL_ERROR "mini-hall2 with --empty-rows self-loop failed (${rc}):\n${out}\n${err}")
   endif()
+endif()
+
+# --- Reliability (issue 21) ---------------------------------------------------------------
+# Folder names stay inside --out: "...pomdp" (stem "..") and "..pomdp" (stem ".") go to
+# OUT/esc/inner/model, never to OUT/esc or OUT/esc/inner itself.
+file(READ "${tiger}" tiger_text)
+set(models "${OUT}/models")
+file(WRITE "${models}/...pomdp" "${tiger_text}")
+file(WRITE "${models}/..pomdp" "${tiger_text}")
+foreach(m "...pomdp" "..pomdp")
+  execute_process(COMMAND "${EXE}" "${models}/${m}" --seeds 0 --iterations 2 --out "${OUT}/esc/inner" --quiet --no-plot
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "model '${m}' failed (${rc}):\n${out}\n${err}")
+  endif()
+endforeach()
+file(GLOB_RECURSE written RELATIVE "${OUT}/esc" "${OUT}/esc/*")
+if(NOT written STREQUAL "inner/model/config.json;inner/model/curves.gp;inner/model/runs.csv;inner/model/summary.csv")
+  message(FATAL_ERROR "dot-named models wrote '${written}', expected only inner/model/*")
+endif()
+
+# A model name with quotes and a backquoted command: the gnuplot script takes it literally
+# (nothing is executed), and a plot is claimed only when gnuplot drew it.
+set(odd "${models}/odd`touch INJECTED`'\"name.pomdp")
+file(WRITE "${odd}" "${tiger_text}")
+execute_process(COMMAND "${EXE}" "${odd}" --seeds 0 --iterations 2 --out "${OUT}/odd" --quiet
+                WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(GLOB_RECURSE injected "${OUT}/*INJECTED")
+list(FILTER injected EXCLUDE REGEX "\\.pomdp$")
+if(NOT rc EQUAL 0 OR injected)
+  message(FATAL_ERROR "odd model name: exit ${rc}, files '${injected}':\n${out}\n${err}")
+endif()
+file(GLOB odd_dir "${OUT}/odd/*")
+if(GNUPLOT AND NOT EXISTS "${odd_dir}/curves.png")
+  message(FATAL_ERROR "odd model name: gnuplot is installed but there is no curves.png in '${odd_dir}':\n${out}\n${err}")
+endif()
+
+# A huge valid model (2e5 states, T = S by default): refused at once with the estimated work.
+file(WRITE "${models}/huge.pomdp"
+     "discount: 0.95\nvalues: reward\nstates: 200000\nactions: 2\nobservations: 2\nT: * identity\nO: * uniform\n")
+execute_process(COMMAND "${EXE}" "${models}/huge.pomdp" --out "${OUT}/huge" --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 20)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "too much work: S = 200000 states, T = 200000 .* 1\\.92e\\+15 belief-entry updates, above --max-work 2e\\+11")
+  message(FATAL_ERROR "huge model: exit ${rc}, expected 2 and the estimate:\n${out}\n${err}")
+endif()
+# ... and runs with a short horizon (the estimate is then small).
+execute_process(COMMAND "${EXE}" "${models}/huge.pomdp" --horizon 3 --seeds 0 --iterations 2 --batch 2 --out "${OUT}/huge"
+                        --quiet --no-plot
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 30)
+if(NOT rc EQUAL 0 OR NOT EXISTS "${OUT}/huge/huge/runs.csv")
+  message(FATAL_ERROR "huge model with --horizon 3: exit ${rc}:\n${out}\n${err}")
 endif()
 message(STATUS "maxent-explore smoke test passed")

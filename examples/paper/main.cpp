@@ -1,9 +1,7 @@
 // examples/paper/main.cpp — maxent-paper: runs the paper's experiments by name and writes
 // their CSV files, config and plot (paper, Section 6 and Appendix D; see cli.hpp for the
 // command line, experiments.hpp for the registry, output.hpp for the files).
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -11,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <signal.h>
 #include <unistd.h>
 
 #include "maxent/core/error.hpp"
@@ -21,27 +18,13 @@
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
 #include "../common/runner.hpp"
+#include "../common/signals.hpp"
 
 #ifndef MAXENT_VERSION
 #define MAXENT_VERSION "unknown"
 #endif
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT flag must be lock-free");
-
-extern "C" void on_sigint(int) { g_stop.store(true); }
-
-/// First Ctrl-C: set the flag (jobs stop at their next iteration, finished runs are kept);
-/// SA_RESETHAND restores the default action, so a second Ctrl-C terminates at once.
-void install_sigint_handler() {
-    struct sigaction sa {};
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = static_cast<int>(SA_RESETHAND);
-    sigaction(SIGINT, &sa, nullptr);
-}
 
 std::string join_seeds(const std::vector<std::uint64_t>& seeds) {
     std::string out;
@@ -106,8 +89,19 @@ int main(int argc, char** argv) {
                     join_seeds(settings.seeds).c_str(), settings.iterations, settings.batch,
                     mp::format_number(settings.effective_alpha()).c_str());
 
-    install_sigint_handler();
+    // Every experiment's folder is checked and its staging folder created before any work, so
+    // that a bad --out fails now (exit 2, with the system's reason), not after the training.
+    std::vector<mp::OutputFolder> folders;
+    try {
+        for (const mp::Experiment* e : todo) folders.push_back(mp::experiment_folder(options.out, *e));
+    } catch (const mp::output_error& e) {
+        std::fprintf(stderr, "maxent-paper: --out: %s\nTry 'maxent-paper --help'.\n", e.what());
+        return 2;
+    }
+
+    mp::install_stop_handlers();
     mp::RunCache cache;
+    bool plot_failed = false;
     std::vector<std::string> pngs;
     try {
         for (std::size_t x = 0; x < todo.size(); ++x) {
@@ -123,7 +117,7 @@ int main(int argc, char** argv) {
             {
                 mp::ProgressReporter reporter(mode, e.name, labels, settings.seeds.size(),
                                               static_cast<std::uint64_t>(pending) * settings.iterations, counters);
-                result = mp::run_experiment(e, settings, options.threads, &g_stop, &counters, &cache);
+                result = mp::run_experiment(e, settings, options.threads, &mp::stop_flag(), &counters, &cache);
                 reporter.finish();
             }
 
@@ -136,7 +130,7 @@ int main(int argc, char** argv) {
             cache.retain([&](const std::string& key) { return needed.count(key) != 0; });
 
             const auto write_start = std::chrono::steady_clock::now();
-            const mp::WrittenFiles w = mp::write_experiment(options.out, result, info, options.plot);
+            const mp::WrittenFiles w = mp::write_experiment(folders[x], result, info, options.plot);
             const double write_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
             const std::size_t runs = result.complete_runs();
@@ -157,14 +151,17 @@ int main(int argc, char** argv) {
                 if (w.plot.drawn) {
                     std::printf("  plot: %s\n", w.plot.message.c_str());
                     pngs.push_back(w.plot.message);
+                } else if (w.plot.failed) {
+                    plot_failed = true;
+                    std::fprintf(stderr, "maxent-paper: error: %s: %s\n", e.name.c_str(), w.plot.message.c_str());
                 } else {
                     std::printf("  %s\n", w.plot.message.c_str());
                 }
             }
             std::fflush(stdout);
-            if (result.interrupted || g_stop.load()) {
-                std::fprintf(stderr, "maxent-paper: interrupted during %s: kept %zu complete runs of %zu", e.name.c_str(),
-                             runs, result.total_runs());
+            if (result.interrupted || mp::stop_requested()) {
+                std::fprintf(stderr, "maxent-paper: %s during %s: kept %zu complete runs of %zu", mp::stop_signal_name(),
+                             e.name.c_str(), runs, result.total_runs());
                 if (w.wrote) {
                     std::fprintf(stderr, " in %s (", w.dir.string().c_str());
                     bool first = true;
@@ -182,7 +179,7 @@ int main(int argc, char** argv) {
                 }
                 if (x + 1 < todo.size()) std::fprintf(stderr, "; skipped %zu later experiment(s)", todo.size() - x - 1);
                 std::fprintf(stderr, ".\n");
-                return 130;
+                return mp::stop_exit_status();
             }
         }
     } catch (const std::exception& ex) {
@@ -190,5 +187,5 @@ int main(int argc, char** argv) {
         return 1;
     }
     if (pngs.size() == 1) std::printf("PNG: %s\n", pngs.front().c_str());
-    return 0;
+    return plot_failed ? 1 : 0;
 }

@@ -1,6 +1,8 @@
 # examples/paper/smoke_test.cmake — end-to-end test of maxent-paper (cmake -P).
 # Runs a tiny fig2a (3 seeds, 20 iterations) and checks the files, their headers and row
-# counts; then checks that bad flags exit with status 2 and name the flag and value.
+# counts; then checks that bad flags exit with status 2 and name the flag and value; then the
+# reliability of the outputs (issue 21): --out checked before any work, a rerun replacing the
+# set as a whole, a failing gnuplot, SIGTERM keeping the finished runs.
 # Variables: EXE (the maxent-paper binary), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)
 if(NOT EXE OR NOT OUT)
@@ -80,5 +82,57 @@ foreach(case "--iterations;abc;abc" "--seeds;3-1;3-1" "--objectives;mse,foo;foo"
 endforeach()
 if(EXISTS "${OUT}/bad")
   message(FATAL_ERROR "a rejected command line wrote ${OUT}/bad")
+endif()
+
+# --- Reliability (issue 21) ---------------------------------------------------------------
+# --out is checked before any work: an existing regular file fails at once (exit 2) with the
+# system's reason, not after the training.
+file(WRITE "${OUT}/a-file" "x")
+execute_process(COMMAND "${EXE}" fig2a --seeds 0-3 --iterations 3000 --out "${OUT}/a-file" --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 10)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "a-file.*Not a directory" OR NOT out STREQUAL "")
+  message(FATAL_ERROR "--out FILE: exit ${rc}, expected 2 at once and 'Not a directory':\n${out}\n${err}")
+endif()
+
+# A rerun replaces the set as a whole: no curves.png of the earlier run next to CSV files
+# drawn without a plot; temporaries of killed runs (a dead process's staging folder, an
+# older version's summary.csv.tmp) are gone.
+file(MAKE_DIRECTORY "${OUT}/.fig2a.partial-999999999")
+file(WRITE "${OUT}/.fig2a.partial-999999999/runs.csv" "stale")
+file(WRITE "${dir}/summary.csv.tmp" "stale")
+file(WRITE "${dir}/curves.png" "an earlier run's plot")
+execute_process(COMMAND "${EXE}" fig2a --seeds 0-1 --iterations 5 --out "${OUT}" --quiet --no-plot
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(GLOB left RELATIVE "${OUT}" "${OUT}/.*" "${dir}/*")
+if(NOT rc EQUAL 0 OR NOT left STREQUAL "fig2a/config.json;fig2a/curves.gp;fig2a/runs.csv;fig2a/summary.csv")
+  message(FATAL_ERROR "rerun with --no-plot: exit ${rc}, left '${left}':\n${out}\n${err}")
+endif()
+
+# A gnuplot that fails: exit status 1, a message, no plot claimed or left.
+set(fake "${OUT}/fake-gnuplot")
+file(WRITE "${fake}/gnuplot" "#!/bin/sh\necho 'fake gnuplot: failing' >&2\nexit 3\n")
+file(CHMOD "${fake}/gnuplot" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env "PATH=${fake}:$ENV{PATH}"
+                        "${EXE}" fig2a --seeds 0 --iterations 5 --out "${OUT}" --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "gnuplot exited with status 3" OR out MATCHES "curves.png"
+   OR EXISTS "${dir}/curves.png")
+  message(FATAL_ERROR "failing gnuplot: exit ${rc}, expected 1 and no plot:\n${out}\n${err}")
+endif()
+
+# SIGTERM behaves like the first Ctrl-C: the finished runs are written, exit status 143.
+execute_process(COMMAND sh -c "\"$0\" fig2a --seeds 0-1 --iterations 5000 --threads 1 --out \"$1\" --quiet --no-plot & p=$!; sleep 1; kill -TERM $p; wait $p"
+                        "${EXE}" "${OUT}/term"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 143 OR NOT err MATCHES "SIGTERM during fig2a: kept ([0-9]+) complete runs of 8")
+  message(FATAL_ERROR "SIGTERM: exit ${rc}, expected 143 and the runs kept:\n${out}\n${err}")
+endif()
+if(NOT CMAKE_MATCH_1 EQUAL 0)
+  file(STRINGS "${OUT}/term/fig2a/runs.csv" runs)
+  list(LENGTH runs n)
+  math(EXPR expected "${CMAKE_MATCH_1} * 5000 + 1")
+  if(NOT n EQUAL expected)
+    message(FATAL_ERROR "SIGTERM: runs.csv has ${n} lines, expected ${expected} for ${CMAKE_MATCH_1} runs")
+  endif()
 endif()
 message(STATUS "maxent-paper smoke test passed")

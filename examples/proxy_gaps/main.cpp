@@ -61,7 +61,11 @@ void usage(std::FILE* f) {
         "0.9), on a 5 x 5 room (log S = log 25). Also measures J and p for N trajectories\n"
         "(default 200) of the uniform policy in environment (i) with k = 0.1, each from M\n"
         "believed-state sequences (default 1000), and checks that every true-state entropy lies\n"
-        "in its bounds. Writes DIR/fig1/{bounds.csv,samples.csv,curves.gp,curves.png}.\n",
+        "in its bounds. Writes DIR/fig1/{bounds.csv,samples.csv,curves.gp,curves.png}, replacing\n"
+        "the folder as a whole (DIR is created if missing and checked before any work).\n"
+        "\n"
+        "Exit status: 0 done, 1 error (a trajectory outside its bounds, gnuplot failed), 2 bad\n"
+        "command line or --out.\n",
         f);
 }
 
@@ -77,7 +81,7 @@ Options parse(int argc, char** argv) {
             usage(stdout);
             std::exit(0);
         } else if (a == "--out") {
-            o.out = value();
+            o.out = maxent::programs::detail::out_directory(a, value());
         } else if (a == "--samples") {
             o.samples = maxent::programs::detail::positive_count(a, value());
         } else if (a == "--draws") {
@@ -140,10 +144,22 @@ std::string figure_script(double log_s) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-    const Options o = parse(argc, argv);
+    Options o;
+    maxent::programs::OutputFolder folder;
+    try {
+        o = parse(argc, argv);
+        // Checked, and the staging folder created, before any work (output.hpp: the set in
+        // OUT/fig1 is replaced as a whole).
+        folder = maxent::programs::OutputFolder(o.out / "fig1");
+    } catch (const maxent::programs::output_error& e) {
+        std::fprintf(stderr, "maxent-proxy-gaps: --out: %s\nTry 'maxent-proxy-gaps --help'.\n", e.what());
+        return 2;
+    } catch (const maxent::programs::usage_error& e) {
+        std::fprintf(stderr, "maxent-proxy-gaps: %s\nTry 'maxent-proxy-gaps --help'.\n", e.what());
+        return 2;
+    }
     const double log_s = std::log(25.0);
-    const std::filesystem::path dir = o.out / "fig1";
-    std::filesystem::create_directories(dir);
+    const std::filesystem::path dir = folder.staging();
 
     // Figure 1: the bounds as functions of the MBE value, for each p.
     std::string bounds = "p,proxy_value,lower,upper\n";
@@ -189,10 +205,16 @@ int main(int argc, char** argv) try {
     std::printf("  hallucination probability from %.3f to %.3f; mean MBE - MSE gap %+.3f; mean bound width %.3f\n",
                 p_min, p_max, gap / N, width / N);
     std::printf("  true-state entropy inside its bounds: %zu of %zu\n", inside, o.samples);
-    const auto plot = maxent::programs::write_plot_script(dir, figure_script(log_s), o.plot);
-    std::printf("  wrote %s/{bounds.csv,samples.csv,curves.gp}\n  %s\n", dir.string().c_str(), plot.message.c_str());
-    return inside == o.samples ? 0 : 1;
+    const auto plot = maxent::programs::write_plot_script(dir, figure_script(log_s), o.plot, folder.path());
+    folder.commit();
+    std::printf("  wrote %s/{bounds.csv,samples.csv,curves.gp%s}\n", folder.path().string().c_str(),
+                plot.drawn ? ",curves.png" : "");
+    if (plot.failed)
+        std::fprintf(stderr, "maxent-proxy-gaps: error: %s\n", plot.message.c_str());
+    else
+        std::printf("  %s%s\n", plot.drawn ? "plot: " : "", plot.message.c_str());
+    return inside == o.samples && !plot.failed ? 0 : 1;
 } catch (const std::exception& e) {
-    std::fprintf(stderr, "maxent-proxy-gaps: %s\n", e.what());
-    return 2;
+    std::fprintf(stderr, "maxent-proxy-gaps: error: %s\n", e.what());
+    return 1;
 }

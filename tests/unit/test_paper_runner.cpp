@@ -4,6 +4,8 @@
 // to end (files, columns, row counts, byte-identical output for 1 and 2 threads, only
 // complete runs kept after an interruption).
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -21,6 +24,7 @@
 #include "../../examples/common/experiments.hpp"
 #include "../../examples/common/output.hpp"
 #include "../../examples/common/runner.hpp"
+#include "../../examples/common/signals.hpp"
 #include "../../examples/common/stats.hpp"
 
 namespace mp = maxent::programs;
@@ -394,4 +398,196 @@ TEST_CASE("fig2f shares the runs of fig2e and plots the regulariser", "[paper]")
     const std::string script_e = mp::gnuplot_script(e, mp::summarize(e, e.experiment->plotted));
     CHECK(script_e.find("true-state entropy") != std::string::npos);
     CHECK(script_e.find("log S = log 25") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reliability (issue 21): the command line's numbers and seed lists, the output set as a
+// whole, the gnuplot script's strings, the stop signals.
+// ---------------------------------------------------------------------------------------
+
+namespace {
+std::string usage_message(const std::vector<std::string>& args) {
+    try {
+        (void)mp::parse_command_line(args);
+    } catch (const mp::usage_error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+}  // namespace
+
+TEST_CASE("numbers that underflow or overflow a double say so", "[paper][reliability]") {
+    const std::string under = usage_message({"--noise", "1e-400"});
+    CHECK(under.find("--noise") != std::string::npos);
+    CHECK(under.find("'1e-400'") != std::string::npos);
+    CHECK(under.find("underflows") != std::string::npos);
+    CHECK(under.find("[0, 1]") == std::string::npos);
+    const std::string over = usage_message({"--noise", "0,1e400"});
+    CHECK(over.find("'1e400'") != std::string::npos);
+    CHECK(over.find("overflows") != std::string::npos);
+    CHECK(usage_message({"--rho", "1e-400"}).find("underflows") != std::string::npos);
+    CHECK(usage_message({"--alpha", "-1e999"}).find("overflows") != std::string::npos);
+    // Still "not a number" / out of [0, 1] when that is the problem; a denormal is a number.
+    CHECK(usage_message({"--noise", "2"}).find("[0, 1]") != std::string::npos);
+    CHECK(usage_message({"--rho", "x"}).find("is not a finite number") != std::string::npos);
+    CHECK((*mp::parse_command_line({"--noise", "1e-310"}).settings.noises)[0] == 1e-310);
+}
+
+TEST_CASE("seed lists: duplicates found in O(n log n), same messages and order", "[paper][reliability]") {
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(usage_message({"--seeds", "0-99998,50"}) == "--seeds: '0-99998,50' lists seed 50 twice");
+    const mp::Options o = mp::parse_command_line({"--seeds", "99999,0-99998"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    REQUIRE(o.settings.seeds.size() == 100000);
+    CHECK(o.settings.seeds.front() == 99999);
+    CHECK(o.settings.seeds[1] == 0);
+    CHECK(o.settings.seeds.back() == 99998);
+    CHECK(seconds < 1.0);  // the quadratic check took 3 to 6 s
+    CHECK(usage_message({"--seeds", "7,3-9,3"}) == "--seeds: '7,3-9,3' lists seed 7 twice");
+    CHECK(usage_message({"--seeds", "1,1,x"}) == "--seeds: '1,1,x' lists seed 1 twice");
+    CHECK(mp::parse_command_line({"--seeds", "5,0-2,9"}).settings.seeds == std::vector<std::uint64_t>{5, 0, 1, 2, 9});
+}
+
+TEST_CASE("folder names never leave the output directory", "[paper][reliability]") {
+    CHECK(mp::safe_folder_name("tiger.95") == "tiger.95");
+    CHECK(mp::safe_folder_name("..") == "model");
+    CHECK(mp::safe_folder_name(".") == "model");
+    CHECK(mp::safe_folder_name("") == "model");
+    CHECK(mp::safe_folder_name(".hidden") == "hidden");
+    CHECK(mp::safe_folder_name("a/../b") == "a_.._b");
+    CHECK(mp::safe_folder_name("new\nline") == "new_line");
+    CHECK(mp::safe_folder_name("x\\y") == "x_y");
+}
+
+TEST_CASE("the output set is replaced as a whole", "[paper][reliability]") {
+    ScratchDir d("set");
+    const std::filesystem::path final_dir = d.path / "fig2a";
+    {
+        mp::OutputFolder f(final_dir);
+        CHECK_FALSE(std::filesystem::exists(final_dir));  // nothing visible before commit
+        mp::write_string_atomically(f.staging() / "runs.csv", "old\n");
+        mp::write_string_atomically(f.staging() / "curves.png", "old plot\n");
+        f.commit();
+    }
+    CHECK(read_file(final_dir / "runs.csv") == "old\n");
+    // A legacy temporary of a killed older version is replaced with the set.
+    mp::write_string_atomically(final_dir / "summary.csv.tmp", "stale\n");
+    {
+        mp::OutputFolder f(final_dir);
+        mp::write_string_atomically(f.staging() / "runs.csv", "new\n");  // no plot this time
+        f.commit();
+    }
+    CHECK(read_file(final_dir / "runs.csv") == "new\n");
+    CHECK_FALSE(std::filesystem::exists(final_dir / "curves.png"));  // no plot of an earlier run
+    CHECK_FALSE(std::filesystem::exists(final_dir / "summary.csv.tmp"));
+    {
+        mp::OutputFolder f(final_dir);  // not committed (an error, or no complete run)
+        mp::write_string_atomically(f.staging() / "runs.csv", "lost\n");
+    }
+    CHECK(read_file(final_dir / "runs.csv") == "new\n");
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(d.path)) ++entries;
+    CHECK(entries == 1);  // no staging or old folder left behind
+
+    // Refused before any work: a file in place of the directory, a folder with foreign files.
+    mp::write_string_atomically(d.path / "file", "x");
+    CHECK_THROWS_WITH(mp::OutputFolder(d.path / "file" / "fig2a"), Catch::Contains("Not a directory"));
+    CHECK_THROWS_WITH(mp::OutputFolder(d.path / "file"), Catch::Contains("Not a directory"));
+    mp::write_string_atomically(final_dir / "notes.txt", "mine");
+    CHECK_THROWS_WITH(mp::OutputFolder(final_dir), Catch::Contains("notes.txt"));
+}
+
+TEST_CASE("a run killed while writing leaves the previous set, and the next run cleans up", "[paper][reliability]") {
+    ScratchDir d("kill");
+    const std::filesystem::path final_dir = d.path / "fig2a";
+    {
+        mp::OutputFolder f(final_dir);
+        mp::write_string_atomically(f.staging() / "runs.csv", "old runs\n");
+        mp::write_string_atomically(f.staging() / "config.json", "old config\n");
+        f.commit();
+    }
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {  // a rerun killed after writing runs.csv, before config.json
+        mp::OutputFolder f(final_dir);
+        mp::write_string_atomically(f.staging() / "runs.csv", "new runs\n");
+        raise(SIGKILL);
+        _exit(0);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(read_file(final_dir / "runs.csv") == "old runs\n");
+    CHECK(read_file(final_dir / "config.json") == "old config\n");
+    const std::filesystem::path stale = d.path / (".fig2a.partial-" + std::to_string(child));
+    CHECK(std::filesystem::exists(stale / "runs.csv"));
+    { mp::OutputFolder next(final_dir); }  // the next run removes the dead process's folder
+    CHECK_FALSE(std::filesystem::exists(stale));
+    CHECK(read_file(final_dir / "runs.csv") == "old runs\n");
+}
+
+TEST_CASE("a run with nothing complete leaves the previous set; write_experiment fills the folder", "[paper][reliability]") {
+    const mp::Experiment& e = *mp::find_experiment("fig2a");
+    mp::Settings s = tiny_settings();
+    s.seeds = {0};
+    s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
+    ScratchDir d("write");
+    mp::OutputFolder folder = mp::experiment_folder(d.path, e);
+    const mp::WrittenFiles w = mp::write_experiment(folder, mp::run_experiment(e, s, 1), {}, false);
+    REQUIRE(w.wrote);
+    CHECK(w.dir == d.path / "fig2a");
+    CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
+    CHECK(w.plot.message.find(w.dir.string()) != std::string::npos);  // names the final folder
+    std::atomic<bool> stop{true};
+    mp::OutputFolder again = mp::experiment_folder(d.path, e);
+    CHECK_FALSE(mp::write_experiment(again, mp::run_experiment(e, s, 1, &stop), {}, false).wrote);
+    CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
+}
+
+TEST_CASE("gnuplot strings are literal: no line breaks, quotes or command substitution leak", "[paper][reliability]") {
+    CHECK(mp::gnuplot_string("plain") == "'plain'");
+    CHECK(mp::gnuplot_string("it's") == "'it''s'");
+    CHECK(mp::gnuplot_string("a\nb") == "'a'.\"\\n\".'b'");
+    CHECK(mp::gnuplot_string("x`touch y`\"z") == "'x`touch y`\"z'");
+    CHECK(mp::gnuplot_string("t\tr\r") == "'t?r?'");
+    CHECK(mp::gnuplot_comment_text("a\nb\\") == "a?b\\");
+
+    ScratchDir d("gp");
+    mp::Settings s = tiny_settings();
+    s.seeds = {0};
+    s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
+    const mp::ExperimentResult r = mp::run_experiment(*mp::find_experiment("fig2a"), s, 1);
+    mp::PlotSpec p = mp::plot_spec(*r.experiment);
+    p.generator = "x\nset output 'evil.png'\\";
+    p.subject = "name `touch injected` with \"quotes\", 'single' and a\nline break";
+    const std::string script = mp::gnuplot_script(p, r, mp::summarize(r, p.plotted));
+    CHECK(script.find("\nset output 'evil.png'") == std::string::npos);
+    if (mp::gnuplot_available()) {
+        const mp::PlotOutcome o = mp::write_plot_script(d.path, script, true);
+        CHECK(o.drawn);
+        CHECK_FALSE(o.failed);
+        CHECK(std::filesystem::exists(d.path / "curves.png"));
+        CHECK_FALSE(std::filesystem::exists(d.path / "injected"));
+        CHECK_FALSE(std::filesystem::exists(d.path / "evil.png"));
+        // A script gnuplot rejects: no plot is claimed.
+        std::filesystem::create_directories(d.path / "bad");
+        const mp::PlotOutcome bad = mp::write_plot_script(d.path / "bad", "this is no gnuplot command\n", true);
+        CHECK_FALSE(bad.drawn);
+        CHECK(bad.failed);
+        CHECK(bad.message.find("exited with status") != std::string::npos);
+    }
+}
+
+TEST_CASE("SIGTERM stops like the first Ctrl-C", "[paper][reliability]") {
+    mp::install_stop_handlers();
+    CHECK_FALSE(mp::stop_requested());
+    raise(SIGTERM);  // the handler runs before raise returns
+    CHECK(mp::stop_requested());
+    CHECK(mp::stop_flag().load());
+    CHECK(mp::stop_exit_status() == 128 + SIGTERM);
+    std::signal(SIGINT, SIG_DFL);  // leave the test process as it was (SIGTERM was reset by SA_RESETHAND)
+    // The runner stops at the flag: nothing complete.
+    mp::Settings s = tiny_settings();
+    s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
+    CHECK(mp::run_experiment(*mp::find_experiment("fig2a"), s, 1, &mp::stop_flag()).complete_runs() == 0);
 }
