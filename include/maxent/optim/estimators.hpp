@@ -67,8 +67,17 @@ inline void check_batch(std::span<const double> f, std::span<const Eigen::Matrix
         if (s[n].rows() != s[0].rows() || s[n].cols() != s[0].cols())
             throw config_error(detail::message(who, ": score ", n, " is ", s[n].rows(), " x ", s[n].cols(),
                                                ", score 0 is ", s[0].rows(), " x ", s[0].cols()));
-        detail::require_finite(s[n], who, ": score ", n);
     }
+}
+/// After an estimate: a NaN or infinite score entry always makes the estimate's entry at
+/// that position non-finite (c·NaN, c·inf and 0·inf are not finite, nor is any sum with
+/// them), so the scores are scanned, to name the culprit, only when the estimate is not
+/// finite: one pass over the parameters per batch instead of N. Also catches an estimate
+/// that overflowed from finite inputs.
+inline void check_estimate(std::span<const Eigen::MatrixXd> s, const Eigen::MatrixXd& out, const char* who) {
+    if (out.allFinite()) return;
+    for (std::size_t n = 0; n < s.size(); ++n) detail::require_finite(s[n], who, ": score ", n);
+    detail::require_finite(out, who, ": estimate (overflow)");
 }
 inline void shape_like(Eigen::MatrixXd& out, const Eigen::MatrixXd& like) {
     if (out.rows() != like.rows() || out.cols() != like.cols()) out.resize(like.rows(), like.cols());
@@ -83,6 +92,7 @@ struct Reinforce {
         out.setZero();
         for (std::size_t n = 0; n < f.size(); ++n) out += f[n] * s[n];
         out /= static_cast<double>(f.size());
+        detail::check_estimate(s, out, "Reinforce");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "reinforce"; }
     static constexpr bool entrywise = true;
@@ -99,6 +109,7 @@ struct BatchMeanBaseline {
         out.setZero();
         for (std::size_t n = 0; n < f.size(); ++n) out += (f[n] - mean) * s[n];
         out /= static_cast<double>(f.size());
+        detail::check_estimate(s, out, "BatchMeanBaseline");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "batch-mean"; }
     static constexpr bool entrywise = true;
@@ -118,6 +129,7 @@ struct LeaveOneOutBaseline {
             out += (f[n] - baseline) * s[n];
         }
         out /= N;
+        detail::check_estimate(s, out, "LeaveOneOutBaseline");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "leave-one-out"; }
     static constexpr bool entrywise = true;
@@ -154,6 +166,7 @@ public:
                 }
         }
         out /= static_cast<double>(f.size());
+        detail::check_estimate(s, out, "OptimalBaseline");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "optimal"; }
     static constexpr bool entrywise = true;

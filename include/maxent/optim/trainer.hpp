@@ -212,9 +212,13 @@ private:
     /// The gradient estimate's norm, after checking the estimate is finite; numeric_error
     /// naming iteration k otherwise.
     double checked_norm(std::size_t k) const {
-        detail::require_finite(gradient_, "Trainer: gradient estimate at iteration ", k);
+        // A non-finite entry makes the norm non-finite, so the entries are scanned (to name
+        // the culprit) only then.
         const double norm = detail::norm_without_overflow(gradient_);
-        detail::require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
+        if (!std::isfinite(norm)) {
+            detail::require_finite(gradient_, "Trainer: gradient estimate at iteration ", k);
+            detail::require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
+        }
         return norm;
     }
 
