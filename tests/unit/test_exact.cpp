@@ -219,13 +219,16 @@ TEST_CASE("exact objective: hand-derived values under the authors' counting", "[
     const ExactResult mse = exact_objective(m, policy, MSE{}, authors);
     CHECK(mse.objective == Approx(expected).epsilon(1e-14));
     CHECK(mse.probability == Approx(1.0).epsilon(1e-14));
-    // Beliefs of the counted steps are point masses on the true states: MBE = Reg-MBE = MSE.
+    // MBE and Reg-MBE count the beliefs at acting time, b_1 = uniform and b_2 = e_{s_2}: the
+    // believed states s~_1 ~ U{0, 1} and s~_2 = s_2 differ with probability 1/2 whatever the
+    // policy, so J_MBE = log(2) / 2 with a zero gradient, and Reg-MBE subtracts
+    // rho (H(b_1) + H(b_2)) = 0.3 (log 2 + 0).
     const ExactResult mbe = exact_objective(m, policy, MBE{}, authors);
     const ExactResult reg = exact_objective(m, policy, RegMBE(0.3), authors);
-    CHECK(mbe.objective == Approx(expected).epsilon(1e-14));
-    CHECK(reg.objective == Approx(expected).epsilon(1e-14));
-    CHECK((mbe.gradient - mse.gradient).cwiseAbs().maxCoeff() < 1e-14);
-    CHECK((reg.gradient - mse.gradient).cwiseAbs().maxCoeff() < 1e-14);
+    CHECK(mbe.objective == Approx(0.5 * std::log(2.0)).epsilon(1e-14));
+    CHECK(reg.objective == Approx(0.5 * std::log(2.0) - 0.3 * std::log(2.0)).epsilon(1e-14));
+    CHECK(mbe.gradient.cwiseAbs().maxCoeff() < 1e-15);
+    CHECK(reg.gradient.cwiseAbs().maxCoeff() < 1e-15);
     // The paper's counting of the same model is a different objective (s_1, s_2 counted, one action).
     CHECK(exact_objective_value(m, policy, MSE{}) == Approx(q * std::log(2.0)).epsilon(1e-14));
 }
@@ -268,8 +271,10 @@ void check_against_finite_differences(const Model& m, P policy, const F& feedbac
 template <class F>
 void check_all_policies(const F& feedback, const std::string& name, std::uint64_t seed) {
     for (const StateCounting c : {StateCounting::paper, StateCounting::authors}) {
-        // K = 2 actions under both countings (T = 3 paper, T = 2 authors): small enumerations.
-        const Model m = ring_model(c == StateCounting::paper ? 3 : 2);
+        // T = 3 under both countings (K = 2 actions paper, K = 3 authors). With T = 2 the
+        // authors' MBE would count s~_1 ~ b_1 = uniform and s~_2: P(s~_1 != s~_2) = 2/3 whatever
+        // the policy, a constant objective with a zero gradient.
+        const Model m = ring_model(3);
         check_against_finite_differences(m, randomised(BeliefAveragedPolicy(3, 2), seed), feedback, c,
                                          name + " / BeliefAveraged");
         check_against_finite_differences(m, randomised(BeliefMixturePolicy(3, 2), seed + 1), feedback, c,
@@ -310,7 +315,7 @@ TEST_CASE("exact objective agrees with Monte Carlo rollouts of the Sampler", "[e
             CHECK(std::abs(mc.mean - exact) < 4.0 * mc.standard_error);
         };
         const BeliefAveragedPolicy ba = randomised(BeliefAveragedPolicy(3, 2), 21);
-        // Believed states and belief entropies, under both countings (authors: placeholder s~_1).
+        // Believed states and belief entropies, under both countings (authors: placeholder s~_{T+1}).
         check(ba, RegMBE(0.3), StateCounting::paper, "Reg-MBE / BA", 4);
         check(ba, RegMBE(0.3), StateCounting::authors, "Reg-MBE / BA", 5);
         // User feedbacks: one on the states, one reading the belief matrix.
@@ -409,6 +414,12 @@ TEST_CASE("gradient estimators are unbiased for the exact gradient, and baseline
     const BeliefAveragedPolicy policy = randomised(BeliefAveragedPolicy(3, 2), 31);
     SECTION("MSE, authors' counting") { check_estimators(m, policy, MSE{}, StateCounting::authors, 41); }
     SECTION("Reg-MBE (rho = 0.3), paper counting") { check_estimators(m, policy, RegMBE(0.3), StateCounting::paper, 42); }
+    SECTION("Reg-MBE (rho = 0.3), authors' counting (believed states and entropies at acting time)") {
+        check_estimators(m, policy, RegMBE(0.3), StateCounting::authors, 43);
+    }
+    SECTION("MOE, authors' counting (observations before each action)") {
+        check_estimators(m, policy, MOE{}, StateCounting::authors, 44);
+    }
 }
 
 TEST_CASE("exact objective refuses enumerations above the leaf budget", "[exact]") {

@@ -17,6 +17,7 @@
 #include "maxent/policy/belief_averaged.hpp"
 
 using namespace maxent;
+using Catch::Matchers::Contains;
 
 namespace {
 /// A deterministic 1-D corridor of `n` cells, actions left/right, identity observations.
@@ -32,6 +33,54 @@ FinitePomdp<int, int, int> corridor(int n, std::size_t horizon) {
         [](int s) { return std::vector<std::pair<int, double>>{{s, 1.0}}; }, {{0, 1.0}}, horizon);
 }
 }  // namespace
+
+TEST_CASE("which entries each feedback counts under each convention: a two-action episode", "[optim][counting]") {
+    // One episode of two actions a_1, a_2: steps 1..3 hold s = (0, 1, 1), o = (2, 2, 0),
+    // s~ = (3, 4, 4), H(b) = (0.5, 0.25, 0.125). Every quantity is chosen so that each
+    // alignment gives a different value.
+    Trajectory t;
+    t.num_states = 5;
+    t.num_observations = 3;
+    t.belief_dimension = 5;
+    t.states = {0, 1, 1};
+    t.observations = {2, 2, 0};
+    t.actions = {1, 0};
+    t.believed = {3, 4, 4};
+    t.belief_entropy = {0.5, 0.25, 0.125};
+    DefaultRng g(0);
+    const double third = -(std::log(1.0 / 3.0) / 3.0 + 2.0 * std::log(2.0 / 3.0) / 3.0);  // H(1/3, 2/3)
+
+    SECTION("paper: T = 3 (two actions), every quantity at steps 1..3") {
+        t.counting = StateCounting::paper;
+        t.horizon = 3;
+        CHECK(t.counted_states().size() == 3);
+        CHECK(MSE{}(t, g) == Approx(third));                     // s_1..s_3 = 0, 1, 1
+        CHECK(MOE{}(t, g) == Approx(third));                     // o_1..o_3 = 2, 2, 0
+        CHECK(MBE{}(t, g) == Approx(third));                     // s~_1..s~_3 = 3, 4, 4
+        CHECK(belief_entropy_sum(t) == Approx(0.875));           // H(b_1)..H(b_3)
+        CHECK(RegMBE(2.0)(t, g) == Approx(third - 2.0 * 0.875));
+    }
+    SECTION("authors: T = 2 (two actions), states after each action, the rest at acting time") {
+        t.counting = StateCounting::authors;
+        t.horizon = 2;
+        CHECK(t.counted_begin(Counted::states) == 1);
+        CHECK(t.counted_begin(Counted::observations) == 0);
+        CHECK(t.counted_begin(Counted::believed_states) == 0);
+        CHECK(t.counted_begin(Counted::belief_entropies) == 0);
+        CHECK(MSE{}(t, g) == 0.0);                               // s_2, s_3 = 1, 1
+        CHECK(MOE{}(t, g) == 0.0);                               // o_1, o_2 = 2, 2 (not o_2, o_3 = 2, 0)
+        CHECK(MBE{}(t, g) == Approx(std::log(2.0)));             // s~_1, s~_2 = 3, 4 (not 4, 4)
+        CHECK(belief_entropy_sum(t) == Approx(0.75));            // H(b_1) + H(b_2) (not 0.375)
+        CHECK(RegMBE(2.0)(t, g) == Approx(std::log(2.0) - 1.5));
+    }
+    SECTION("a sequence shorter than what is counted is refused, naming both sizes") {
+        t.counting = StateCounting::paper;
+        t.horizon = 3;
+        t.believed = {3, 4};
+        CHECK_THROWS_WITH(t.counted_believed(), Contains("2 entries, 3 are counted"));
+        CHECK_THROWS_WITH(MBE{}(t, g), Contains("recorded 2 believed states, 3 needed"));
+    }
+}
 
 TEST_CASE("feedbacks compute the entropies of hand-built trajectories", "[optim][feedback]") {
     Trajectory t;
@@ -56,17 +105,17 @@ TEST_CASE("feedbacks compute the entropies of hand-built trajectories", "[optim]
     PartitionEntropy rooms({0, 0, 1, 1, 1});
     CHECK(rooms(t, g) == Approx(-(0.75 * std::log(0.75) + 0.25 * std::log(0.25))));
 
-    // The authors' convention skips s_1 and counts s_2..s_{T+1}.
+    // The authors' convention counts s_2..s_{T+1} but o_1..o_T, s~_1..s~_T and H(b_1)..H(b_T).
     t.counting = StateCounting::authors;
     t.states = {0, 1, 2, 3, 4};
     t.observations = {0, 1, 2, 0, 0};
     t.believed = {0, 0, 0, 0, 0};
     t.belief_entropy = {9.0, 1.0, 1.0, 1.0, 1.0};
     CHECK(MSE{}(t, g) == Approx(std::log(4.0)));
-    // observations counted: 1, 2, 0, 0 -> (1/2, 1/4, 1/4)
+    // observations counted: 0, 1, 2, 0 -> (1/2, 1/4, 1/4)
     CHECK(MOE{}(t, g) == Approx(1.5 * std::log(2.0)));
     CHECK(MBE{}(t, g) == 0.0);
-    CHECK(belief_entropy_sum(t) == Approx(4.0));
+    CHECK(belief_entropy_sum(t) == Approx(12.0));  // H(b_1) .. H(b_4) = 9 + 1 + 1 + 1
 
     REQUIRE_THROWS_WITH(RegMBE(-0.1), Catch::Contains("rho") && Catch::Contains("-0.1"));
     REQUIRE_THROWS_AS(RegMBE(std::nan("")), config_error);

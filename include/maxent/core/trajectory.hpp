@@ -11,11 +11,20 @@
 // the user's binning for a simulator; `num_states` bins); believed states and beliefs are the
 // AGENT's, over its belief model's own `belief_dimension` latent states. MSE counts the
 // former, MBE and Reg-MBE the latter, MOE the world's observations. Which steps enter the
-// empirical distributions is the `StateCounting` convention:
-//   * paper   (default): T - 1 actions, steps s_1 .. s_T are counted (paper, Section 2.1);
-//   * authors: T actions, steps s_2 .. s_{T+1} are counted (the states reached after each
-//              of the T actions, as in the authors' published code; REFERENCE.md).
-// Either way exactly T steps are counted; `counted_begin()` is the first of them.
+// empirical distributions is the `StateCounting` convention, per quantity (steps are
+// 1-based as in the paper; entry k of a per-step vector is step k + 1):
+//
+//   quantity (who reads it)                      paper (T - 1 actions)  authors (T actions)
+//   true states s_t (MSE, the plotted metric)    s_1 .. s_T             s_2 .. s_{T+1}
+//   observations o_t (MOE)                       o_1 .. o_T             o_1 .. o_T
+//   believed states s̃_t ~ b_t (MBE, Reg-MBE)     s̃_1 .. s̃_T             s̃_1 .. s̃_T
+//   belief entropies H(b_t) (Reg-MBE, Σ H(b_t))  H(b_1) .. H(b_T)       H(b_1) .. H(b_T)
+//
+// `paper` (the default) is the paper's Section 2.1, everything aligned. `authors` is the
+// authors' published code: the true states reached after each of its T actions, but the
+// observations seen and the beliefs held at acting time, before each action (REFERENCE.md).
+// Either way exactly T entries of each quantity are counted; `counted(per_step, quantity)`
+// returns them and `counted_begin(quantity)` is the first one's entry.
 #pragma once
 
 #include <cstddef>
@@ -24,11 +33,21 @@
 
 #include <Eigen/Core>
 
+#include "maxent/core/error.hpp"
+
 namespace maxent {
 
 enum class StateCounting {
-    paper,   ///< count s_1 .. s_T (T - 1 actions)
-    authors  ///< count s_2 .. s_{T+1} (T actions)
+    paper,   ///< T - 1 actions; count s_1 .. s_T, o_1 .. o_T, s̃_1 .. s̃_T, H(b_1) .. H(b_T)
+    authors  ///< T actions; count s_2 .. s_{T+1}, but o_1 .. o_T, s̃_1 .. s̃_T, H(b_1) .. H(b_T)
+};
+
+/// The per-step quantities a feedback may count (see the table above).
+enum class Counted {
+    states,            ///< true states (as bins)
+    observations,      ///< observations
+    believed_states,   ///< believed states s̃_t ~ b_t
+    belief_entropies   ///< H(b_t)
 };
 
 /// What a rollout must record beyond states, observations and actions (which it always
@@ -57,17 +76,43 @@ struct Trajectory {
     std::vector<std::size_t> believed;       ///< s̃_1 .. s̃_{K+1} in the agent's space (if recorded)
     Eigen::MatrixXd beliefs;                 ///< column k = b_{k+1}, belief_dimension rows (if recorded)
 
-    /// Index (into states, observations, ...) of the first counted step.
-    [[nodiscard]] std::size_t counted_begin() const noexcept { return counting == StateCounting::paper ? 0 : 1; }
-    /// The T counted entries of a per-step sequence.
+    /// Entry of the first counted step of a quantity: 1 for true states under the authors'
+    /// convention, 0 otherwise.
+    [[nodiscard]] std::size_t counted_begin(Counted quantity) const noexcept {
+        return counting == StateCounting::authors && quantity == Counted::states ? 1 : 0;
+    }
+    /// The T counted entries of a per-step sequence holding `quantity` (e.g.
+    /// t.counted(t.observations, Counted::observations)). Throws config_error naming both
+    /// sizes when the sequence is too short (the rollout did not record the quantity).
     template <class T>
-    [[nodiscard]] std::span<const T> counted(const std::vector<T>& per_step) const {
-        return std::span<const T>(per_step).subspan(counted_begin(), horizon);
+    [[nodiscard]] std::span<const T> counted(const std::vector<T>& per_step, Counted quantity) const {
+        const std::size_t first = counted_begin(quantity);
+        if (per_step.size() < first + horizon) throw_too_short(per_step.size(), first + horizon);
+        return std::span<const T>(per_step).subspan(first, horizon);
+    }
+    /// The counted true states, observations, believed states and belief entropies.
+    [[nodiscard]] std::span<const std::size_t> counted_states() const { return counted(states, Counted::states); }
+    [[nodiscard]] std::span<const std::size_t> counted_observations() const {
+        return counted(observations, Counted::observations);
+    }
+    [[nodiscard]] std::span<const std::size_t> counted_believed() const {
+        return counted(believed, Counted::believed_states);
+    }
+    [[nodiscard]] std::span<const double> counted_belief_entropies() const {
+        return counted(belief_entropy, Counted::belief_entropies);
     }
     /// Number of actions a rollout with this convention takes for horizon T.
     [[nodiscard]] static constexpr std::size_t actions_for(StateCounting c, std::size_t T) noexcept {
         return c == StateCounting::paper ? T - 1 : T;
     }
+
+private:
+    [[noreturn]] static void throw_too_short(std::size_t have, std::size_t need);
 };
+
+inline void Trajectory::throw_too_short(std::size_t have, std::size_t need) {
+    throw config_error(detail::message("Trajectory: a per-step sequence has ", have, " entries, ", need,
+                                       " are counted (record it: RolloutNeeds)"));
+}
 
 }  // namespace maxent

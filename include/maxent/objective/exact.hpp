@@ -36,10 +36,11 @@
 //   * The feedback must be a function of the trajectory: it is given one fixed-seed
 //     generator, so a feedback that draws from it is not computed exactly (the built-in
 //     feedbacks never draw; MBE's believed states are part of the enumeration).
-//   * Believed states are enumerated for the T COUNTED steps only; under
-//     StateCounting::authors the uncounted entry s̃_1 of `Trajectory::believed` holds a
-//     placeholder (the first state in the support of b_1). Feedbacks must read the
-//     believed states through `Trajectory::counted` (as the built-in ones do).
+//   * Believed states are enumerated for the T COUNTED steps only (s̃_1 .. s̃_T under both
+//     conventions); under StateCounting::authors the uncounted last entry s̃_{T+1} of
+//     `Trajectory::believed` holds a placeholder (the first state in the support of
+//     b_{T+1}). Feedbacks must read the believed states through `Trajectory::counted_believed`
+//     (as the built-in ones do).
 //   * Cost: one feedback call per leaf and one log_gradient call per action edge (the
 //     gradient is accumulated bottom-up: each action edge adds ∇ log π(a | i) times the sum
 //     of p F over the leaves below it). Before enumerating, an upper bound on the number of
@@ -261,16 +262,11 @@ public:
         if (need_.belief_entropy) traj_.belief_entropy.assign(K_ + 1, 0.0);
         if (need_.believed_states) traj_.believed.assign(K_ + 1, 0);
         if (need_.beliefs) traj_.beliefs.resize(static_cast<Eigen::Index>(S), static_cast<Eigen::Index>(K_ + 1));
-        counted_begin_ = traj_.counted_begin();
+        // The believed states counted (core/trajectory.hpp): s̃_1 .. s̃_T under both
+        // conventions; under StateCounting::authors the entry of s̃_{T+1} is not counted and
+        // holds a placeholder (set at the leaf).
+        counted_begin_ = traj_.counted_begin(Counted::believed_states);
         counted_end_ = counted_begin_ + T;
-
-        // Placeholder for the uncounted believed state s̃_1 (StateCounting::authors).
-        if (need_.believed_states && counted_begin_ > 0)
-            for (Eigen::Index s = 0; s < prior_.size(); ++s)
-                if (prior_[s] > 0.0) {
-                    traj_.believed[0] = static_cast<std::size_t>(s);
-                    break;
-                }
 
         probs_.assign(K_ + 1, Eigen::VectorXd::Zero(static_cast<Eigen::Index>(A)));
         belief_at_.assign(K_ + 1, &prior_);
@@ -323,7 +319,10 @@ private:
         traj_.observations[k] = o;
         if (need_.belief_entropy) traj_.belief_entropy[k] = entropy_unchecked(b);
         if (need_.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
-        if (k == K_) return believed(counted_begin_, w);
+        if (k == K_) {
+            if (need_.believed_states && counted_end_ <= K_) traj_.believed[K_] = first_in_support(b);
+            return believed(counted_begin_, w);
+        }
 
         const AgentView view{k, o, b};
         Eigen::VectorXd& pi = probs_[k];
@@ -388,6 +387,13 @@ private:
             ready_[slot] = 1;
         }
         return out;
+    }
+
+    /// The first state with positive belief (the placeholder of an uncounted believed state).
+    [[nodiscard]] static std::size_t first_in_support(const Eigen::VectorXd& b) {
+        for (Eigen::Index s = 0; s < b.size(); ++s)
+            if (b[s] > 0.0) return static_cast<std::size_t>(s);
+        return 0;
     }
 
     /// Enumerates the believed states of the counted steps k..counted_end-1 (when the

@@ -6,7 +6,8 @@
 //   MOE      H(d(τ_O))                  entropy of the observations       (Eq. 3)
 //   MBE      H(d(τ_S̃)),  s̃_t ~ b_t      entropy of believed states        (Eq. 4)
 //   Reg-MBE  H(d(τ_S̃)) - ρ Σ_t H(b_t)   MBE with belief regularisation    (Section 5)
-// All entropies use the natural log over the T counted steps (core/trajectory.hpp). MSE counts
+// All entropies use the natural log over the T counted steps, aligned per quantity as the
+// StateCounting convention says (core/trajectory.hpp). MSE counts
 // the world's true states (by index, or in the bins of a simulator's binning), MOE the
 // world's observations, MBE and Reg-MBE believed states in the agent's own belief space.
 //
@@ -71,7 +72,7 @@ inline double empirical_entropy(std::span<const std::size_t> values, std::size_t
 
 /// H(d(τ_S)) of a trajectory's counted true states (what every figure plots).
 [[nodiscard]] inline double true_state_entropy(const Trajectory& t, EmpiricalCounter& scratch) {
-    return detail::empirical_entropy(t.counted(t.states), t.num_states, scratch);
+    return detail::empirical_entropy(t.counted_states(), t.num_states, scratch);
 }
 [[nodiscard]] inline double true_state_entropy(const Trajectory& t) {
     EmpiricalCounter scratch(t.num_states);
@@ -80,12 +81,13 @@ inline double empirical_entropy(std::span<const std::size_t> values, std::size_t
 
 /// Σ_t H(b_t) over the counted steps (requires belief entropies to have been recorded).
 [[nodiscard]] inline double belief_entropy_sum(const Trajectory& t) {
-    if (t.belief_entropy.size() < t.counted_begin() + t.horizon)
+    const std::size_t needed = t.counted_begin(Counted::belief_entropies) + t.horizon;
+    if (t.belief_entropy.size() < needed)
         throw config_error(detail::message("belief_entropy_sum: the trajectory recorded ", t.belief_entropy.size(),
-                                           " belief entropies, ", t.counted_begin() + t.horizon,
+                                           " belief entropies, ", needed,
                                            " needed (record them with RolloutNeeds::belief_entropy)"));
     double sum = 0.0;
-    for (const double h : t.counted(t.belief_entropy)) sum += h;
+    for (const double h : t.counted_belief_entropies()) sum += h;
     return sum;
 }
 
@@ -108,7 +110,7 @@ class ObservationEntropy {
 public:
     template <class G>
     double operator()(const Trajectory& t, G&) const {
-        return detail::empirical_entropy(t.counted(t.observations), t.num_observations, counter_);
+        return detail::empirical_entropy(t.counted_observations(), t.num_observations, counter_);
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {}; }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "moe"; }
@@ -122,10 +124,11 @@ class BelievedStateEntropy {
 public:
     template <class G>
     double operator()(const Trajectory& t, G&) const {
-        if (t.believed.size() < t.counted_begin() + t.horizon)
+        const std::size_t needed = t.counted_begin(Counted::believed_states) + t.horizon;
+        if (t.believed.size() < needed)
             throw config_error(detail::message("MBE feedback: the trajectory recorded ", t.believed.size(),
-                                               " believed states, ", t.counted_begin() + t.horizon, " needed"));
-        return detail::empirical_entropy(t.counted(t.believed), t.belief_dimension, counter_);
+                                               " believed states, ", needed, " needed"));
+        return detail::empirical_entropy(t.counted_believed(), t.belief_dimension, counter_);
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {.belief_entropy = false, .believed_states = true}; }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "mbe"; }
@@ -169,7 +172,7 @@ public:
                                                " states, the trajectory's model has ", t.num_states));
         if (counter_.size() != blocks_) counter_.resize(blocks_);
         counter_.clear();
-        for (const std::size_t s : t.counted(t.states)) counter_.add(block_[s]);
+        for (const std::size_t s : t.counted_states()) counter_.add(block_[s]);
         return counter_.entropy();
     }
     [[nodiscard]] RolloutNeeds needs() const noexcept { return {}; }

@@ -97,7 +97,7 @@ template <std::uniform_random_bit_generator G>
 [[nodiscard]] MbeHallucination mbe_hallucination(const Trajectory& t, std::size_t draws, G& g,
                                                  double tie_tolerance = 1e-12) {
     if (draws == 0) throw config_error("mbe_hallucination: draws (M) must be >= 1, got 0");
-    const std::size_t first = t.counted_begin();
+    const std::size_t first = t.counted_begin(Counted::believed_states);
     const auto needed = static_cast<Eigen::Index>(first + t.horizon);
     if (t.belief_dimension != t.num_states)
         throw config_error(detail::message("mbe_hallucination: the beliefs have ", t.belief_dimension,
