@@ -185,6 +185,24 @@ if(EXISTS "${OUT}/resume/.fig2a.runs")
   message(FATAL_ERROR "the work area is left after the study completed")
 endif()
 
+# --- 3b. the README's GNU parallel one-liner, when GNU parallel is installed ---------------------
+find_program(PARALLEL parallel)
+if(PARALLEL)
+  get_filename_component(bin "${PAPER}" DIRECTORY)
+  run(0 o ${CMAKE_COMMAND} -E env "PATH=${bin}:$ENV{PATH}" sh -c
+      "parallel --will-cite -j4 maxent-paper fig2a --seeds 0-3 --iterations 20 --threads 1 --out gnu --quiet --shard {}/4 ::: 1 2 3 4 && maxent-paper merge gnu/fig2a.shard-*-of-4 --out gnu")
+  # Its command line has --out gnu: compare all but config.json's command line.
+  same_files("${OUT}/single" "${OUT}/gnu/fig2a" runs.csv summary.csv curves.gp)
+  file(READ "${OUT}/single/config.json" a)
+  file(READ "${OUT}/gnu/fig2a/config.json" b)
+  string(REPLACE "--out study" "--out gnu" a "${a}")
+  if(NOT a STREQUAL b)
+    message(FATAL_ERROR "GNU parallel: config.json differs from the single process's beyond --out")
+  endif()
+else()
+  message(STATUS "GNU parallel part skipped: no parallel on PATH")
+endif()
+
 # --- 4. maxent-explore ------------------------------------------------------------------------
 set(tiger "${POMDP_DIR}/tiger.95.POMDP")
 if(EXISTS "${tiger}")
