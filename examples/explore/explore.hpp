@@ -342,7 +342,8 @@ struct WorkEstimate {
     t += buf;
     auto row = [&](const std::string& name, const programs::ConfidenceInterval& ci) {
         if (ci.n == 0) {  // after an interruption
-            std::snprintf(buf, sizeof buf, "  %-22s %8s   (interrupted: no value)\n", name.c_str(), "-");
+            std::snprintf(buf, sizeof buf, "  %-22s %8s   (%s)\n", name.c_str(), "-",
+                          x.runs.selected.empty() || x.runs.interrupted ? "interrupted: no value" : "no run in this shard");
             t += buf;
             return;
         }

@@ -319,10 +319,10 @@ int main(int argc, char** argv) {
         else
             std::printf("  trained %zu runs (%zu curve%s x %zu seed%s), %llu iterations in %.2f s (%.0f iterations/s, "
                         "%zu threads); uniform baseline %zu x %zu episodes in %.2f s\n\n",
-                        curves.size() * settings.seeds.size(), curves.size(), curves.size() == 1 ? "" : "s",
+                        result.runs.selected_runs() - result.runs.reused, curves.size(), curves.size() == 1 ? "" : "s",
                         settings.seeds.size(), settings.seeds.size() == 1 ? "" : "s",
                         static_cast<unsigned long long>(result.runs.iterations_run), result.runs.seconds, rate,
-                        info.threads, settings.seeds.size(), uniform_episodes, result.uniform_seconds);
+                        info.threads, result.uniform_seeds.size(), uniform_episodes, result.uniform_seconds);
         if (result.runs.reused > 0)
             std::printf("  reused %zu finished run%s from %s (resumed)\n", result.runs.reused,
                         result.runs.reused == 1 ? "" : "s", store.dir().string().c_str());

@@ -124,6 +124,15 @@ endforeach()
 refused("the shards come from builds whose floating-point results could differ: 'floating_point' is \"[^\"]* fast-math\" in 'fastmath/fig2a.shard-1-of-4' \\(shard 1/4\\) but \"[^\"]*\" in this maxent-paper; merge with the maxent-paper that ran the shards"
         "${PAPER}" merge fastmath/fig2a.shard-1-of-4 fastmath/fig2a.shard-2-of-4 fastmath/fig2a.shard-3-of-4
         fastmath/fig2a.shard-4-of-4 --out merged)
+# A shard whose runs.csv lost its last row (a run cut short).
+file(COPY "${OUT}/study/fig2a.shard-4-of-4" DESTINATION "${OUT}/cut")
+file(STRINGS "${OUT}/cut/fig2a.shard-4-of-4/runs.csv" rows)
+list(REMOVE_AT rows -1)
+list(JOIN rows "\n" text)
+file(WRITE "${OUT}/cut/fig2a.shard-4-of-4/runs.csv" "${text}\n")
+refused("'cut/fig2a.shard-4-of-4' \\(shard 4/4\\): run \\(reg-mbe, seed 3\\) has 19 iterations, not 20"
+        "${PAPER}" merge study/fig2a.shard-1-of-4 study/fig2a.shard-2-of-4 study/fig2a.shard-3-of-4
+        cut/fig2a.shard-4-of-4 --out merged)
 # A folder that is not a shard: a whole study's output.
 refused("'single' is not a shard folder \\(its config.json has no \"shard\" section"
         "${PAPER}" merge single --out merged)
@@ -218,6 +227,9 @@ if(EXISTS "${tiger}")
   refused("runs missing: 2 of 8 runs are in none of the shards: mse seed 3; mbe seed 3 \\(--shard 4/4\\)"
           "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
           --out explore-merged)
+  # A shard of the other program.
+  refused("'explore/tiger.95.shard-1-of-4' is a shard of maxent-explore, not of maxent-paper"
+          "${PAPER}" merge explore/tiger.95.shard-1-of-4 --out explore-merged)
 else()
   message(STATUS "maxent-explore part skipped: no ${tiger}")
 endif()
