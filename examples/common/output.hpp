@@ -37,6 +37,11 @@
 //     complete previous set or the complete new one (after the fallback's first rename, no
 //     folder), never a mix. Staging and old folders of killed runs (their process is gone)
 //     are removed by the next run that writes the same OUT/<name>.
+// Resume (runner.hpp RunStore): each finished run is also written, as soon as it finishes, to
+// its own file in the work area OUT/.<name>.runs/, beside the folder and never inside it (the
+// folder is only ever replaced as a whole, as above); a rerun reuses those files and the
+// program removes the work area once the set is committed with every run complete. Shards
+// (shards.hpp) write OUT/<name>.shard-I-of-N/ the same way, with runs.csv and config.json only.
 // The folder belongs to the program: an existing OUT/<name> holding anything but the files
 // listed above (or their "<file>.tmp" left by older versions) is refused, not replaced.
 // Folder names come from safe_folder_name (no '.', '..', path separators or control
