@@ -6,7 +6,8 @@
 //                  [--objectives mse,moe,mbe,reg-mbe] [--rho 0.02] [--noise 0,0.01]
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--threads N] [--out out] [--progress|--quiet]
-//                  [--no-plot] [--list] [--help] [--version]
+//                  [--no-plot] [--shard I/N] [--list] [--help] [--version]
+//     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). A bad flag or
 // value throws usage_error naming the flag and the value; main() prints it and exits with
 // status 2.
@@ -38,6 +39,13 @@ public:
 /// The experiment run with no arguments, and its seeds (see help_text()).
 inline constexpr std::string_view default_experiment = "fig2a";
 
+/// --shard I/N: this process runs the I-th of N slices of the study (shards.hpp).
+struct ShardSpec {
+    std::size_t index = 0;  ///< I, 1-based
+    std::size_t count = 0;  ///< N; 0 = not sharded
+    [[nodiscard]] bool active() const noexcept { return count > 0; }
+};
+
 struct Options {
     std::vector<std::string> experiments;  ///< names as given (single experiments, "fig2", "all")
     Settings settings;
@@ -45,6 +53,7 @@ struct Options {
     std::string out = "out";
     enum class ProgressMode { automatic, force, quiet } progress = ProgressMode::automatic;
     bool plot = true;
+    ShardSpec shard;
     bool list = false;
     bool help = false;
     bool version = false;
@@ -185,6 +194,16 @@ inline double positive_number(std::string_view flag, std::string_view v) {
     return x;
 }
 
+/// --shard: "I/N" with 1 <= I <= N <= 100000.
+inline ShardSpec parse_shard(std::string_view flag, std::string_view v) {
+    const std::size_t slash = v.find('/');
+    const auto i = slash == std::string_view::npos ? std::nullopt : to_uint(v.substr(0, slash));
+    const auto n = slash == std::string_view::npos ? std::nullopt : to_uint(v.substr(slash + 1));
+    if (!i || !n || *i < 1 || *i > *n || *n > 100000)
+        bad_value(flag, v, "is not a shard I/N with 1 <= I <= N <= 100000 (e.g. 2/4: the second of 4 slices)");
+    return {static_cast<std::size_t>(*i), static_cast<std::size_t>(*n)};
+}
+
 /// --out: a directory name, not empty (every program files its outputs under it).
 inline std::string out_directory(std::string_view flag, std::string_view v) {
     if (v.empty()) bad_value(flag, v, "is empty; give a directory");
@@ -289,6 +308,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
             s.counting = *x;
         } else if (flag == "--out") {
             o.out = detail::out_directory(flag, value());
+        } else if (flag == "--shard") {
+            o.shard = detail::parse_shard(flag, value());
         } else {
             throw usage_error(cat("unknown option '", flag, "'"));
         }
@@ -361,9 +382,22 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "  --progress           show progress on stderr even when it is not a terminal\n"
         "  --quiet              no progress line\n"
         "  --no-plot            write curves.gp but do not run gnuplot\n"
+        "  --shard I/N          run only the I-th of N slices of the study's runs (curve, seed),\n"
+        "                       assigned deterministically and balanced by cost, into\n"
+        "                       OUT/<experiment>.shard-I-of-N/ (runs.csv, config.json); put the\n"
+        "                       shards together with: maxent-paper merge SHARD_DIR... --out OUT\n"
         "  --list               list the experiments and exit\n"
         "  --version            print the maxent version and exit\n"
         "  --help               this text\n"
+        "\n"
+        "Merge: maxent-paper merge SHARD_DIR... [--out DIR] [--no-plot] reads the shard folders of\n"
+        "one or more experiments and writes DIR/<experiment>/ (runs.csv, summary.csv, config.json,\n"
+        "curves.png), byte for byte what one process would have written. It refuses shards whose\n"
+        "settings or builds differ, that hold a run twice, or that leave runs missing.\n"
+        "\n"
+        "Resume: every finished run is also kept in OUT/.<folder>.runs/ until the folder is written\n"
+        "complete; run the same command again after an interruption or a failure and only the\n"
+        "missing runs are trained (a kept run is reused only by the same settings and build).\n"
         "\n"
         "Curves are labelled by objective, plus '/CLASS' when policy classes are compared (fig4:\n"
         "mse/BA) and '@SIGMA' when noise levels are (fig3: mbe@0.01). Ctrl-C or SIGTERM stops early\n"

@@ -12,7 +12,9 @@
 //   summary.csv  objective,iteration,mean,ci_low,ci_high,n — across the complete runs of a
 //                curve, of the plotted quantity; Student-t bounds with n - 1 degrees of
 //                freedom (stats.hpp); with n = 1 the bounds equal the mean.
-//   config.json  every setting, the seed list, the curves, the maxent version.
+//   config.json  every setting, the seed list, the curves, the maxent version and the build
+//                fingerprint ("build", shards.hpp: what must match for runs to be merged or
+//                reused); a shard's also has a "shard" section (shards.hpp).
 //   curves.gp    the gnuplot script, with the plotted data inline (re-run it inside the
 //                folder: `gnuplot curves.gp && mv curves.png.tmp curves.png`).
 //   curves.png   the learning curves with shaded 95% bands and the line log S (Σ_t H(b_t)
@@ -35,6 +37,11 @@
 //     complete previous set or the complete new one (after the fallback's first rename, no
 //     folder), never a mix. Staging and old folders of killed runs (their process is gone)
 //     are removed by the next run that writes the same OUT/<name>.
+// Resume (runner.hpp RunStore): each finished run is also written, as soon as it finishes, to
+// its own file in the work area OUT/.<name>.runs/, beside the folder and never inside it (the
+// folder is only ever replaced as a whole, as above); a rerun reuses those files and the
+// program removes the work area once the set is committed with every run complete. Shards
+// (shards.hpp) write OUT/<name>.shard-I-of-N/ the same way, with runs.csv and config.json only.
 // The folder belongs to the program: an existing OUT/<name> holding anything but the files
 // listed above (or their "<file>.tmp" left by older versions) is refused, not replaced.
 // Folder names come from safe_folder_name (no '.', '..', path separators or control
@@ -453,6 +460,11 @@ struct RunInfo {
     std::string version = "unknown";  ///< the maxent version (MAXENT_VERSION)
     std::size_t threads = 1;
     std::string command_line;
+    /// The build fingerprint as a JSON object (shards.hpp build_fingerprint_json): written as
+    /// "build" after "maxent_version" when not empty.
+    std::string build;
+    /// Further fields (name, raw JSON value) written last, e.g. a shard's "shard" section.
+    std::vector<std::pair<std::string, std::string>> extra_fields;
 };
 
 [[nodiscard]] inline std::string config_json(const ExperimentResult& r, const RunInfo& info) {
@@ -469,6 +481,7 @@ struct RunInfo {
     field("paper_figure", str(e.figure));
     field("description", str(e.what));
     field("maxent_version", str(info.version));
+    if (!info.build.empty()) field("build", info.build);
     std::string env = "{";
     env += cat("\"name\": ", str(e.env.describe()));
     env += cat(", \"layout\": ",
@@ -525,7 +538,9 @@ struct RunInfo {
     field("total_runs", std::to_string(r.total_runs()));
     field("interrupted", r.interrupted ? "true" : "false");
     field("command_line", str(info.command_line));
-    field("note", str(e.note), true);
+    field("note", str(e.note), info.extra_fields.empty());
+    for (std::size_t i = 0; i < info.extra_fields.size(); ++i)
+        field(info.extra_fields[i].first, info.extra_fields[i].second, i + 1 == info.extra_fields.size());
     return j + "}\n";
 }
 

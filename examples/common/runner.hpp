@@ -28,7 +28,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <cstddef>
 #include <cstdio>
 #include <cstdint>
@@ -40,6 +46,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include <unistd.h>
 
 #include <Eigen/Core>
 
@@ -178,6 +186,21 @@ struct ExperimentResult {
     bool interrupted = false;       ///< some run did not complete
     double seconds = 0.0;           ///< wall time of the training
     std::uint64_t iterations_run = 0;  ///< iterations trained here (not taken from the cache)
+    /// Per job (curve-major, seed-minor): whether this process runs it (a shard runs a slice
+    /// of the study, shards.hpp); empty = every job. Unselected runs stay incomplete and do
+    /// not count as interrupted.
+    std::vector<char> selected;
+    std::size_t reused = 0;  ///< runs taken from the work area (RunStore) instead of trained
+
+    [[nodiscard]] bool is_selected(std::size_t curve, std::size_t seed_index) const {
+        return selected.empty() || selected.at(curve * settings.seeds.size() + seed_index) != 0;
+    }
+    [[nodiscard]] std::size_t selected_runs() const {
+        if (selected.empty()) return total_runs();
+        std::size_t n = 0;
+        for (const char x : selected) n += x != 0 ? 1 : 0;
+        return n;
+    }
 
     [[nodiscard]] std::size_t complete_runs() const {
         std::size_t n = 0;
@@ -240,16 +263,174 @@ private:
     std::map<std::string, SeedRun> runs_;
 };
 
-/// Everything that determines a run, as text (the cache key).
-[[nodiscard]] inline std::string run_key(const EnvironmentSpec& env, const Curve& c, const Settings& s,
-                                         std::uint64_t seed) {
-    std::string k = env.describe();
-    k += cat("|", name_of(c.objective), "|", format_number(c.noise), "|", name_of(c.policy));
+/// Everything that determines a run apart from the model, as text (part of the cache key).
+[[nodiscard]] inline std::string settings_key(const Curve& c, const Settings& s, std::uint64_t seed) {
+    std::string k = cat("|", name_of(c.objective), "|", format_number(c.noise), "|", name_of(c.policy));
     k += cat("|K=", std::to_string(s.iterations), "|N=", std::to_string(s.batch), "|alpha=",
              format_number(s.effective_alpha()), "|rho=", format_number(s.rho), "|", name_of(s.estimator), "|",
              name_of(s.step), "|", name_of(s.counting), "|seed=", std::to_string(seed));
     return k;
 }
+
+/// Everything that determines a run, as text (the cache key).
+[[nodiscard]] inline std::string run_key(const EnvironmentSpec& env, const Curve& c, const Settings& s,
+                                         std::uint64_t seed) {
+    return env.describe() + settings_key(c, s, seed);
+}
+
+// ---------------------------------------------------------------------------------------
+// Finished runs on disk: the unit of restart (resume)
+// ---------------------------------------------------------------------------------------
+
+/// An error reading or writing the work area; the message names the path.
+class run_store_error : public maxent::error {
+public:
+    using maxent::error::error;
+};
+
+/// FNV-1a, 64 bits: names a run's file after its key, and digests model files.
+[[nodiscard]] inline std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ULL) {
+    for (const char ch : bytes) {
+        h ^= static_cast<unsigned char>(ch);
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/// The work area of an experiment's folder OUT/<name>: OUT/.<name>.runs, next to the folder
+/// (the folder itself is replaced as a whole, output.hpp, so it cannot hold files that must
+/// survive a failed run).
+[[nodiscard]] inline std::filesystem::path work_area_of(const std::filesystem::path& folder) {
+    return folder.parent_path() / cat(".", folder.filename().string(), ".runs");
+}
+
+/// Every finished run of a study, one file per run in the work area, written as soon as the
+/// run finishes: a study interrupted (Ctrl-C, SIGTERM, a killed job, an error in another run)
+/// and started again with the same settings reruns only the runs that have no file. A file is
+/// reused only when its key (everything that determines the run: run_key) and the build
+/// fingerprint (shards.hpp: version, commit, compiler, floating-point flags, Eigen's vector
+/// width) are those of the rerun; anything else is trained again. Numbers are stored as
+/// %.17g, which reads back as the same double, so a resumed study writes the same bytes as
+/// one run without interruption. The programs remove the work area once the study's set is
+/// committed with every run complete.
+///
+/// A run's file <16 hex digits of fnv1a64(key)>.run:
+///   maxent-run 1 / key <key> / build <fingerprint> / seed <seed> / table <rows> <bytes> /
+///   records <K>, then K lines "<true_entropy> <feedback> <belief_entropy_sum>".
+class RunStore {
+public:
+    RunStore() = default;
+    RunStore(std::filesystem::path dir, std::string build) : dir_(std::move(dir)), build_(std::move(build)) {}
+
+    [[nodiscard]] bool enabled() const noexcept { return !dir_.empty(); }
+    [[nodiscard]] const std::filesystem::path& dir() const noexcept { return dir_; }
+
+    [[nodiscard]] std::filesystem::path file_of(const std::string& key) const {
+        char name[32];
+        std::snprintf(name, sizeof name, "%016llx.run", static_cast<unsigned long long>(fnv1a64(key)));
+        return dir_ / name;
+    }
+
+    /// The finished run stored under `key` by a build with this fingerprint, if any (a file
+    /// that does not match or does not parse is ignored: the run is trained again).
+    [[nodiscard]] std::optional<SeedRun> load(const std::string& key) const {
+        if (!enabled()) return std::nullopt;
+        std::ifstream in(file_of(key), std::ios::binary);
+        if (!in) return std::nullopt;
+        std::string line;
+        auto expect = [&](std::string_view prefix) -> std::optional<std::string> {
+            if (!std::getline(in, line) || line.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+            return line.substr(prefix.size());
+        };
+        const auto magic = expect("maxent-run 1");
+        const auto k = expect("key ");
+        const auto b = expect("build ");
+        const auto seed = expect("seed ");
+        const auto table = expect("table ");
+        const auto records = expect("records ");
+        if (!magic || !k || !b || !seed || !table || !records || *k != key || *b != build_) return std::nullopt;
+        SeedRun run;
+        std::size_t count = 0;
+        std::istringstream t(*table);
+        if (!parse_uint(*seed, run.seed) || !(t >> run.table_rows >> run.table_bytes) || !parse_size(*records, count))
+            return std::nullopt;
+        run.records.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!std::getline(in, line)) return std::nullopt;
+            IterationRecord r;
+            double* fields[3] = {&r.true_entropy, &r.feedback, &r.belief_entropy_sum};
+            const char* p = line.data();
+            const char* end = line.data() + line.size();
+            for (int f = 0; f < 3; ++f) {
+                const auto res = std::from_chars(p, end, *fields[f]);
+                if (res.ec != std::errc()) return std::nullopt;
+                p = res.ptr;
+                if (f < 2) {
+                    if (p == end || *p != ' ') return std::nullopt;
+                    ++p;
+                }
+            }
+            if (p != end) return std::nullopt;
+            run.records.push_back(r);
+        }
+        run.complete = true;
+        return run;
+    }
+
+    /// Stores a complete run (atomically: a temporary file named after this process, then a
+    /// rename). Safe to call from several threads for different keys. Throws run_store_error.
+    void save(const std::string& key, const SeedRun& run) const {
+        if (!enabled() || !run.complete) return;
+        std::error_code ec;
+        std::filesystem::create_directories(dir_, ec);
+        if (ec) throw run_store_error(cat("cannot create the work area '", dir_.string(), "': ", ec.message()));
+        std::string text = cat("maxent-run 1\nkey ", key, "\nbuild ", build_, "\nseed ", std::to_string(run.seed),
+                               "\ntable ", std::to_string(run.table_rows), " ", std::to_string(run.table_bytes),
+                               "\nrecords ", std::to_string(run.records.size()), "\n");
+        char buf[64];
+        for (const IterationRecord& r : run.records) {
+            const double v[3] = {r.true_entropy, r.feedback, r.belief_entropy_sum};
+            for (int f = 0; f < 3; ++f) {
+                const auto res = std::to_chars(buf, buf + sizeof buf, v[f], std::chars_format::general, 17);
+                text.append(buf, res.ptr);
+                text += f < 2 ? ' ' : '\n';
+            }
+        }
+        const std::filesystem::path file = file_of(key);
+        const std::filesystem::path tmp = cat(file.string(), ".tmp-", std::to_string(::getpid()));
+        std::FILE* f = std::fopen(tmp.c_str(), "wb");
+        if (f == nullptr) throw run_store_error(cat("cannot open ", tmp.string(), " for writing: ", std::strerror(errno)));
+        const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        const bool closed = std::fclose(f) == 0;
+        if (!written || !closed || std::rename(tmp.c_str(), file.c_str()) != 0) {
+            const int err = errno;
+            std::remove(tmp.c_str());
+            throw run_store_error(cat("cannot write ", file.string(), ": ", std::strerror(err)));
+        }
+    }
+
+    /// Removes the work area (after the study's set was committed complete). Never throws.
+    void clear() const noexcept {
+        if (!enabled()) return;
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+
+private:
+    static bool parse_uint(std::string_view s, std::uint64_t& out) {
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+        return r.ec == std::errc() && r.ptr == s.data() + s.size();
+    }
+    static bool parse_size(std::string_view s, std::size_t& out) {
+        std::uint64_t v = 0;
+        if (!parse_uint(s, v)) return false;
+        out = static_cast<std::size_t>(v);
+        return true;
+    }
+
+    std::filesystem::path dir_;
+    std::string build_;
+};
 
 // ---------------------------------------------------------------------------------------
 // Running
@@ -315,25 +496,42 @@ template <class M>
     throw config_error("run_curve_seed: unknown policy class");
 }
 
-/// Number of (curve, seed) runs of `e` under `s` that are not in `cache` (may be null).
-[[nodiscard]] inline std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache* cache) {
-    std::size_t n = 0;
+/// Number of (curve, seed) runs of `e` under `s` that are not in `cache` (may be null),
+/// among the `selected` jobs (null or empty: all; see ExperimentResult::selected) and not in
+/// `store` (may be null).
+[[nodiscard]] inline std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache* cache,
+                                              const std::vector<char>* selected = nullptr,
+                                              const RunStore* store = nullptr) {
+    std::size_t n = 0, j = 0;
     for (const Curve& c : make_curves(e, s))
-        for (const std::uint64_t seed : s.seeds)
-            if (cache == nullptr || cache->find(run_key(e.env, c, s, seed)) == nullptr) ++n;
+        for (const std::uint64_t seed : s.seeds) {
+            const bool wanted = selected == nullptr || selected->empty() || (*selected)[j] != 0;
+            ++j;
+            if (!wanted) continue;
+            const std::string key = run_key(e.env, c, s, seed);
+            if (cache != nullptr && cache->find(key) != nullptr) continue;
+            if (store != nullptr && store->enabled() && std::filesystem::exists(store->file_of(key))) continue;
+            ++n;
+        }
     return n;
 }
 
 /// Runs every (curve, seed) job of experiment `e` under settings `s` on `threads` threads
 /// (0 = all hardware threads). Runs found in `cache` (may be null) are reused, and complete
-/// new runs are added to it. `stop` and `progress` may be null.
+/// new runs are added to it. `stop` and `progress` may be null. Only the `selected` jobs run
+/// (null or empty: all; a shard's slice, shards.hpp). Runs found in `store` (may be null: the
+/// work area, RunStore) are reused, and every complete new run is saved there as soon as it
+/// finishes.
 [[nodiscard]] inline ExperimentResult run_experiment(const Experiment& e, const Settings& s, std::size_t threads,
                                                      const std::atomic<bool>* stop = nullptr,
                                                      ProgressCounters* progress = nullptr,
-                                                     RunCache* cache = nullptr) {
+                                                     RunCache* cache = nullptr,
+                                                     const std::vector<char>* selected = nullptr,
+                                                     const RunStore* store = nullptr) {
     ExperimentResult result;
     result.experiment = &e;
     result.settings = s;
+    if (selected != nullptr) result.selected = *selected;
     const std::vector<Curve> curves = make_curves(e, s);
     const GridPomdp model = e.env.build();
     const std::size_t seeds = s.seeds.size();
@@ -349,9 +547,18 @@ template <class M>
         result.curves[c].curve = curves[c];
         result.curves[c].runs.resize(seeds);
         for (std::size_t i = 0; i < seeds; ++i) {
-            const SeedRun* hit = cache ? cache->find(run_key(e.env, curves[c], s, s.seeds[i])) : nullptr;
-            if (hit != nullptr) {
-                result.curves[c].runs[i] = *hit;
+            result.curves[c].runs[i].seed = s.seeds[i];
+            if (!result.is_selected(c, i)) continue;
+            const std::string key = run_key(e.env, curves[c], s, s.seeds[i]);
+            const SeedRun* hit = cache ? cache->find(key) : nullptr;
+            std::optional<SeedRun> stored;
+            if (hit == nullptr && store != nullptr) stored = store->load(key);
+            if (hit != nullptr || stored) {
+                result.curves[c].runs[i] = hit != nullptr ? *hit : *stored;
+                if (stored) {
+                    ++result.reused;
+                    if (cache) cache->insert(key, *stored);
+                }
                 if (progress) progress->runs_done[c].fetch_add(1);
             } else {
                 jobs.push_back({c, i});
@@ -364,6 +571,8 @@ template <class M>
         const Job& job = jobs[j];
         SeedRun run = run_curve_seed(model, curves[job.curve], s, s.seeds[job.seed_index], stop,
                                      progress ? &progress->iterations : nullptr);
+        if (store != nullptr && run.complete)
+            store->save(run_key(e.env, curves[job.curve], s, s.seeds[job.seed_index]), run);
         if (progress && run.complete) progress->runs_done[job.curve].fetch_add(1);
         return run;
     });
@@ -375,9 +584,9 @@ template <class M>
         if (cache) cache->insert(run_key(e.env, curves[jobs[j].curve], s, run.seed), run);
         result.curves[jobs[j].curve].runs[jobs[j].seed_index] = std::move(run);
     }
-    for (const CurveRuns& c : result.curves)
-        for (const SeedRun& r : c.runs)
-            if (!r.complete) result.interrupted = true;
+    for (std::size_t c = 0; c < result.curves.size(); ++c)
+        for (std::size_t i = 0; i < seeds; ++i)
+            if (result.is_selected(c, i) && !result.curves[c].runs[i].complete) result.interrupted = true;
     for (const CurveRuns& c : result.curves)
         if (c.curve.policy == PolicyClass::belief_state) {
             const TableStats t = table_stats(c);

@@ -8,7 +8,8 @@
 //                          [--estimator batch-mean] [--counting paper] [--empty-rows error]
 //                          [--uniform-trajectories N] [--threads N] [--max-work 2e11] [--out out]
 //                          [--progress|--quiet]
-//                          [--no-plot] [--help] [--version]
+//                          [--no-plot] [--shard I/N] [--help] [--version]
+//     maxent-explore merge SHARD_DIR... [--out out] [--no-plot]     (common/shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). The value parsers
 // (seed lists, counts, numbers, the names of objectives, classes, estimators, step rules and
 // counting conventions) are maxent-paper's (examples/common/cli.hpp, experiments.hpp). A bad
@@ -61,6 +62,7 @@ struct Options {
     std::string out = "out";
     enum class ProgressMode { automatic, force, quiet } progress = ProgressMode::automatic;
     bool plot = true;
+    programs::ShardSpec shard;
     bool help = false;
     bool version = false;
 };
@@ -72,7 +74,9 @@ struct Options {
 }
 
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
-[[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args) {
+/// `check_model`: whether the model file must exist (a merge rebuilds a shard's settings from
+/// its arguments without reading the model).
+[[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args, bool check_model = true) {
     namespace pd = programs::detail;
     using programs::cat;
     Options o;
@@ -171,6 +175,8 @@ struct Options {
                 pd::bad_value(flag, v, "is not one of error, self-loop");
         } else if (flag == "--out") {
             o.out = pd::out_directory(flag, value());
+        } else if (flag == "--shard") {
+            o.shard = pd::parse_shard(flag, value());
         } else {
             throw usage_error(cat("unknown option '", flag, "'"));
         }
@@ -178,7 +184,7 @@ struct Options {
     if (o.help || o.version) return o;
     if (!have_model) throw usage_error("no model file given (e.g. maxent-explore ../shared/pomdp/tiger.95.POMDP)");
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(o.model, ec))
+    if (check_model && !std::filesystem::is_regular_file(o.model, ec))
         throw usage_error(cat("model file '", o.model, "' does not exist or is not a regular file"));
     return o;
 }
@@ -244,8 +250,18 @@ struct Options {
         "  --progress               show progress on stderr even when it is not a terminal\n"
         "  --quiet                  no progress line\n"
         "  --no-plot                write curves.gp but do not run gnuplot\n"
+        "  --shard I/N              run only the I-th of N slices of the runs (curve, seed), assigned\n"
+        "                           deterministically and balanced by cost, into\n"
+        "                           OUT/<model name>.shard-I-of-N/ (runs.csv, config.json); put them\n"
+        "                           together with: maxent-explore merge SHARD_DIR... --out OUT\n"
         "  --version                print the maxent version and exit\n"
         "  --help                   this text\n"
+        "\n"
+        "Merge: maxent-explore merge SHARD_DIR... [--out DIR] [--no-plot] writes DIR/<model name>/\n"
+        "from the shard folders, byte for byte what one process would have written; it refuses\n"
+        "shards whose settings or builds differ, that hold a run twice, or that leave runs missing.\n"
+        "Resume: finished runs are kept in OUT/.<folder>.runs/ until the folder is written complete;\n"
+        "the same command run again trains only the missing runs.\n"
         "\n"
         "Ctrl-C or SIGTERM stops early and keeps the runs that finished (no uniform baseline then);\n"
         "a second one aborts. Exit status: 0 done, 1 error (e.g. a syntax error in the model file,\n"

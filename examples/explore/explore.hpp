@@ -28,7 +28,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -85,12 +88,45 @@ struct LoadedModel {
     return LoadedModel{path, model_folder_name(path), read_pomdp_file(path, o)};
 }
 
+/// What the outputs say about the model (config.json's "model"; a merge reads it back from
+/// the shards' config.json instead of the model file).
+struct ModelFacts {
+    std::string file;  ///< the path as given
+    std::string name;  ///< model_folder_name
+    std::size_t states = 0, actions = 0, observations = 0, horizon = 0;
+    std::optional<double> discount;
+    EmptyRows empty_rows = EmptyRows::error;
+    std::size_t absorbing_rows = 0;
+};
+
+[[nodiscard]] inline ModelFacts facts_of(const LoadedModel& lm, EmptyRows empty_rows) {
+    const Model& m = lm.file.model;
+    return {lm.path.string(), lm.name,    m.num_states(), m.num_actions(), m.num_observations(), m.horizon(),
+            lm.file.discount, empty_rows, lm.file.absorbing_rows.size()};
+}
+
 /// "S = 2 states, A = 3 actions, O = 2 observations, T = 2".
-[[nodiscard]] inline std::string describe(const Model& m) {
+[[nodiscard]] inline std::string describe(const ModelFacts& m) {
     using programs::cat;
-    return cat("S = ", std::to_string(m.num_states()), " states, A = ", std::to_string(m.num_actions()),
-               " actions, O = ", std::to_string(m.num_observations()), " observations, T = ",
-               std::to_string(m.horizon()));
+    return cat("S = ", std::to_string(m.states), " states, A = ", std::to_string(m.actions), " actions, O = ",
+               std::to_string(m.observations), " observations, T = ", std::to_string(m.horizon));
+}
+[[nodiscard]] inline std::string describe(const Model& m) {
+    return describe(ModelFacts{"", "", m.num_states(), m.num_actions(), m.num_observations(), m.horizon(), {}, {}, 0});
+}
+
+/// What determines a run on this model apart from the curve, settings and seed (the key of
+/// its file in the work area, runner.hpp RunStore): the model file's bytes, T and the
+/// empty-row rule.
+[[nodiscard]] inline std::string model_key(const LoadedModel& lm, EmptyRows empty_rows) {
+    std::ifstream in(lm.path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    char digest[24];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(programs::fnv1a64(bytes.str())));
+    return programs::cat("model fnv1a64 ", digest, " size ", std::to_string(bytes.str().size()), "|T=",
+                         std::to_string(lm.file.model.horizon()), "|empty-rows=",
+                         empty_rows == EmptyRows::self_loop ? "self-loop" : "error");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -161,45 +197,19 @@ struct Result {
     programs::ExperimentResult runs;  ///< runs.experiment is null (there is no paper experiment)
     std::size_t window = 1;        ///< final_window(K)
     std::vector<programs::ConfidenceInterval> learned;  ///< per curve, over the seeds
-    std::vector<double> uniform_per_seed;            ///< in the order of the seeds
+    std::vector<double> uniform_per_seed;            ///< of uniform_seeds, in that order
+    std::vector<std::uint64_t> uniform_seeds;        ///< every seed, or a shard's seeds
     programs::ConfidenceInterval uniform;
     std::size_t uniform_episodes = 0;  ///< per seed
     double uniform_seconds = 0.0;
 };
 
-/// Trains every curve on every seed and estimates the uniform baseline. `progress` and
-/// `stop` may be null. When `stop` is set during the training (SIGINT, SIGTERM), only the
-/// complete runs are kept (runs.interrupted is set; a curve without complete runs has a
-/// learned value with n = 0) and the uniform baseline is skipped (uniform.n = 0).
-[[nodiscard]] inline Result run(const Model& m, const programs::Settings& s, std::size_t uniform_episodes,
-                                std::size_t threads, programs::ProgressCounters* progress = nullptr,
-                                const std::atomic<bool>* stop = nullptr) {
-    Result out;
-    programs::ExperimentResult& r = out.runs;
-    r.settings = s;
-    const std::vector<programs::Curve> curves = make_curves(s);
-    const std::size_t seeds = s.seeds.size();
-    r.curves.resize(curves.size());
-    for (std::size_t c = 0; c < curves.size(); ++c) r.curves[c].curve = curves[c];
-
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<programs::SeedRun> fresh = run_parallel(curves.size() * seeds, threads, [&](std::size_t j) {
-        const std::size_t c = j / seeds;
-        programs::SeedRun run = programs::run_curve_seed(m, curves[c], s, s.seeds[j % seeds], stop,
-                                                   progress ? &progress->iterations : nullptr);
-        if (progress && run.complete) progress->runs_done[c].fetch_add(1);
-        return run;
-    });
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (std::size_t j = 0; j < fresh.size(); ++j) {
-        r.iterations_run += fresh[j].records.size();
-        r.interrupted = r.interrupted || !fresh[j].complete;
-        r.curves[j / seeds].runs.push_back(std::move(fresh[j]));
-    }
-
-    out.window = final_window(s.iterations);
+/// Sets out.window and out.learned from the complete runs of out.runs.
+inline void compute_learned(Result& out) {
+    out.window = final_window(out.runs.settings.iterations);
+    out.learned.clear();
     std::vector<double> values;
-    for (const programs::CurveRuns& c : r.curves) {
+    for (const programs::CurveRuns& c : out.runs.curves) {
         values.clear();
         for (const programs::SeedRun& run : c.runs) {
             if (!run.complete) continue;
@@ -211,12 +221,77 @@ struct Result {
         out.learned.push_back(values.empty() ? programs::ConfidenceInterval{}
                                              : programs::mean_confidence_interval(values, 0.95));
     }
+}
+
+/// Trains every curve on every seed and estimates the uniform baseline. `progress` and
+/// `stop` may be null. When `stop` is set during the training (SIGINT, SIGTERM), only the
+/// complete runs are kept (runs.interrupted is set; a curve without complete runs has a
+/// learned value with n = 0) and the uniform baseline is skipped (uniform.n = 0).
+/// Only the `selected` jobs run (empty: all; a shard, common/shards.hpp), and the uniform
+/// baseline is computed for their seeds only. Runs found in `store` (may be null) under
+/// `model_key` + runner.hpp settings_key are reused; new complete runs are saved there.
+[[nodiscard]] inline Result run(const Model& m, const programs::Settings& s, std::size_t uniform_episodes,
+                                std::size_t threads, programs::ProgressCounters* progress = nullptr,
+                                const std::atomic<bool>* stop = nullptr, const std::vector<char>& selected = {},
+                                const programs::RunStore* store = nullptr, const std::string& model_key = {}) {
+    Result out;
+    programs::ExperimentResult& r = out.runs;
+    r.settings = s;
+    r.selected = selected;
+    const std::vector<programs::Curve> curves = make_curves(s);
+    const std::size_t seeds = s.seeds.size();
+    r.curves.resize(curves.size());
+    std::vector<std::size_t> jobs;
+    for (std::size_t c = 0; c < curves.size(); ++c) {
+        r.curves[c].curve = curves[c];
+        r.curves[c].runs.resize(seeds);
+        for (std::size_t i = 0; i < seeds; ++i) {
+            r.curves[c].runs[i].seed = s.seeds[i];
+            if (!r.is_selected(c, i)) continue;
+            std::optional<programs::SeedRun> stored;
+            if (store != nullptr) stored = store->load(model_key + programs::settings_key(curves[c], s, s.seeds[i]));
+            if (stored) {
+                r.curves[c].runs[i] = std::move(*stored);
+                ++r.reused;
+                if (progress) progress->runs_done[c].fetch_add(1);
+            } else {
+                jobs.push_back(c * seeds + i);
+            }
+        }
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<programs::SeedRun> fresh = run_parallel(jobs.size(), threads, [&](std::size_t x) {
+        const std::size_t c = jobs[x] / seeds;
+        const std::uint64_t seed = s.seeds[jobs[x] % seeds];
+        programs::SeedRun run = programs::run_curve_seed(m, curves[c], s, seed, stop,
+                                                   progress ? &progress->iterations : nullptr);
+        if (store != nullptr && run.complete) store->save(model_key + programs::settings_key(curves[c], s, seed), run);
+        if (progress && run.complete) progress->runs_done[c].fetch_add(1);
+        return run;
+    });
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (std::size_t x = 0; x < fresh.size(); ++x) {
+        r.iterations_run += fresh[x].records.size();
+        r.curves[jobs[x] / seeds].runs[jobs[x] % seeds] = std::move(fresh[x]);
+    }
+    for (std::size_t c = 0; c < curves.size(); ++c)
+        for (std::size_t i = 0; i < seeds; ++i)
+            if (r.is_selected(c, i) && !r.curves[c].runs[i].complete) r.interrupted = true;
+
+    compute_learned(out);
     if (r.interrupted) return out;  // no uniform baseline: the user asked to stop
 
     out.uniform_episodes = uniform_episodes;
+    for (std::size_t i = 0; i < seeds; ++i) {
+        bool used = false;
+        for (std::size_t c = 0; c < curves.size(); ++c) used = used || r.is_selected(c, i);
+        if (used) out.uniform_seeds.push_back(s.seeds[i]);
+    }
+    if (out.uniform_seeds.empty()) return out;  // an empty shard
     const auto ustart = std::chrono::steady_clock::now();
-    out.uniform_per_seed = run_parallel(seeds, threads, [&](std::size_t i) {
-        return uniform_entropy(m, s.counting, s.seeds[i], uniform_episodes);
+    out.uniform_per_seed = run_parallel(out.uniform_seeds.size(), threads, [&](std::size_t i) {
+        return uniform_entropy(m, s.counting, out.uniform_seeds[i], uniform_episodes);
     });
     out.uniform_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ustart).count();
     out.uniform = programs::mean_confidence_interval(out.uniform_per_seed, 0.95);
@@ -255,10 +330,10 @@ struct WorkEstimate {
 // ---------------------------------------------------------------------------------------
 
 /// The table of learned vs uniform vs log S (see the header comment for what is averaged).
-[[nodiscard]] inline std::string table(const Model& m, const Result& x) {
+[[nodiscard]] inline std::string table(const ModelFacts& m, const Result& x) {
     using programs::cat;
     const std::size_t seeds = x.runs.settings.seeds.size();
-    const std::size_t S = m.num_states();
+    const std::size_t S = m.states;
     const double logS = std::log(static_cast<double>(S));
     char buf[256];
     std::string t = cat("True-state entropy H(d(tau_S)) in nats: mean and 95% Student-t interval over ",
@@ -267,7 +342,8 @@ struct WorkEstimate {
     t += buf;
     auto row = [&](const std::string& name, const programs::ConfidenceInterval& ci) {
         if (ci.n == 0) {  // after an interruption
-            std::snprintf(buf, sizeof buf, "  %-22s %8s   (interrupted: no value)\n", name.c_str(), "-");
+            std::snprintf(buf, sizeof buf, "  %-22s %8s   (%s)\n", name.c_str(), "-",
+                          x.runs.selected.empty() || x.runs.interrupted ? "interrupted: no value" : "no run in this shard");
             t += buf;
             return;
         }
@@ -288,9 +364,9 @@ struct WorkEstimate {
              x.uniform.n == 0 ? std::string("uniform = not computed (interrupted).\n")
                               : cat("uniform = per seed, the mean over ", std::to_string(x.uniform_episodes),
                                     " episodes of the uniformly random policy pi(a | i) = 1/A.\n"));
-    if (m.horizon() < S)
-        t += cat("note: T = ", std::to_string(m.horizon()), " < S, so at most log T = ",
-                 programs::format_number(std::log(static_cast<double>(m.horizon()))), " is reachable\n");
+    if (m.horizon < S)
+        t += cat("note: T = ", std::to_string(m.horizon), " < S, so at most log T = ",
+                 programs::format_number(std::log(static_cast<double>(m.horizon))), " is reachable\n");
     return t;
 }
 
@@ -300,10 +376,8 @@ struct WorkEstimate {
 
 /// config.json: the model, every setting, the seeds, the curves with their final values and
 /// the uniform baseline.
-[[nodiscard]] inline std::string config_json(const LoadedModel& lm, const Result& x, const programs::RunInfo& info,
-                                             EmptyRows empty_rows) {
+[[nodiscard]] inline std::string config_json(const ModelFacts& m, const Result& x, const programs::RunInfo& info) {
     using programs::cat;
-    const Model& m = lm.file.model;
     const programs::Settings& s = x.runs.settings;
     auto num = [](double v) { return programs::format_number(v); };
     auto str = [](std::string_view v) { return programs::json_string(v); };
@@ -317,13 +391,14 @@ struct WorkEstimate {
     };
     field("program", str("maxent-explore"));
     field("maxent_version", str(info.version));
-    std::string model = cat("{\"file\": ", str(lm.path.string()), ", \"name\": ", str(lm.name));
-    model += cat(", \"states\": ", std::to_string(m.num_states()), ", \"actions\": ", std::to_string(m.num_actions()),
-                 ", \"observations\": ", std::to_string(m.num_observations()));
-    model += cat(", \"horizon\": ", std::to_string(m.horizon()), ", \"start\": \"the file's start (uniform if absent)\"");
-    model += cat(", \"discount_ignored\": ", lm.file.discount ? num(*lm.file.discount) : std::string("null"));
-    model += cat(", \"empty_rows\": ", str(empty_rows == EmptyRows::self_loop ? "self-loop" : "error"),
-                 ", \"absorbing_rows_added\": ", std::to_string(lm.file.absorbing_rows.size()));
+    if (!info.build.empty()) field("build", info.build);
+    std::string model = cat("{\"file\": ", str(m.file), ", \"name\": ", str(m.name));
+    model += cat(", \"states\": ", std::to_string(m.states), ", \"actions\": ", std::to_string(m.actions),
+                 ", \"observations\": ", std::to_string(m.observations));
+    model += cat(", \"horizon\": ", std::to_string(m.horizon), ", \"start\": \"the file's start (uniform if absent)\"");
+    model += cat(", \"discount_ignored\": ", m.discount ? num(*m.discount) : std::string("null"));
+    model += cat(", \"empty_rows\": ", str(m.empty_rows == EmptyRows::self_loop ? "self-loop" : "error"),
+                 ", \"absorbing_rows_added\": ", std::to_string(m.absorbing_rows));
     model += ", \"initial_belief\": \"uniform\"}";
     field("model", model);
     std::string curves = "[";
@@ -346,7 +421,7 @@ struct WorkEstimate {
     field("uniform_policy", x.uniform.n == 0 ? std::string("null")
                                              : cat("{\"episodes_per_seed\": ", std::to_string(x.uniform_episodes),
                                                    ", \"true_entropy\": {", ci(x.uniform), "}}"));
-    field("log_S", num(std::log(static_cast<double>(m.num_states()))));
+    field("log_S", num(std::log(static_cast<double>(m.states))));
     std::string seeds = "[";
     for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
     field("seeds", cat(seeds, "]"));
@@ -357,13 +432,15 @@ struct WorkEstimate {
     field("estimator", str(programs::name_of(s.estimator)));
     field("rho", num(s.rho));
     field("counting", str(programs::name_of(s.counting)));
-    field("horizon", std::to_string(m.horizon()));
+    field("horizon", std::to_string(m.horizon));
     field("initial_parameters", str("zero"));
     field("plotted", str("true_entropy"));
     field("confidence", str("95% Student t across seeds, n - 1 degrees of freedom; n = 1: bounds = mean"));
     field("threads", std::to_string(info.threads));
     if (x.runs.interrupted) field("interrupted", "true");  // (absent from a complete run's file)
-    field("command_line", str(info.command_line), true);
+    field("command_line", str(info.command_line), info.extra_fields.empty());
+    for (std::size_t i = 0; i < info.extra_fields.size(); ++i)
+        field(info.extra_fields[i].first, info.extra_fields[i].second, i + 1 == info.extra_fields.size());
     return j + "}\n";
 }
 
@@ -371,8 +448,8 @@ struct WorkEstimate {
 /// config.json, runs.csv, summary.csv, curves.gp and (gnuplot) curves.png, then commits it
 /// (output.hpp: the set is replaced as a whole). Without a complete run (interrupted at
 /// once), writes nothing and leaves the previous set.
-inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, const LoadedModel& lm, const Result& x,
-                                            const programs::RunInfo& info, EmptyRows empty_rows, bool plot) {
+inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, const ModelFacts& lm, const Result& x,
+                                            const programs::RunInfo& info, bool plot) {
     using programs::cat;
     programs::WrittenFiles w;
     w.dir = folder.path();
@@ -384,14 +461,13 @@ inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, cons
     const std::vector<programs::CurveSummary> summary = programs::summarize(x.runs, programs::Plotted::true_entropy);
     programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
     programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
-    programs::write_string_atomically(dir / "config.json", config_json(lm, x, info, empty_rows));
+    programs::write_string_atomically(dir / "config.json", config_json(lm, x, info));
 
-    const Model& m = lm.file.model;
     programs::PlotSpec p;
     p.generator = cat("maxent-explore: ", lm.name);
-    p.subject = cat(lm.name, ": ", describe(m));
-    p.states = m.num_states();
-    p.horizon = m.horizon();
+    p.subject = cat(lm.name, ": ", describe(lm));
+    p.states = lm.states;
+    p.horizon = lm.horizon;
     p.plotted = programs::Plotted::true_entropy;
     if (x.uniform.n > 0) {
         char title[96];

@@ -3,7 +3,9 @@
 // Section 4), printing the learned policies' true-state entropy next to the uniformly random
 // policy's and log S, and writing the same files as maxent-paper (see cli.hpp for the
 // command line, explore.hpp for what is computed and written).
+#include <charconv>
 #include <cstdio>
+#include <map>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -17,6 +19,7 @@
 
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
+#include "../common/shards.hpp"
 #include "../common/signals.hpp"
 #include "cli.hpp"
 #include "explore.hpp"
@@ -25,10 +28,189 @@
 #define MAXENT_VERSION "unknown"
 #endif
 
+namespace {
+
+namespace mx = maxent::explore;
+namespace mp = maxent::programs;
+
+/// The study fields of a maxent-explore shard (what must be equal for shards to be merged).
+mp::Fields study_fields(const mx::Options& o, const std::string& model_name, const std::string& model_key,
+                        std::size_t uniform_episodes) {
+    const mp::Settings& s = o.settings;
+    std::string curves, seeds;
+    for (const mp::Curve& c : mx::make_curves(s)) curves += mp::cat(curves.empty() ? "" : ",", c.label);
+    for (const std::uint64_t x : s.seeds) seeds += mp::cat(seeds.empty() ? "" : ",", std::to_string(x));
+    return {{"model", model_name},
+            {"model_key", model_key},
+            {"curves", curves},
+            {"seeds", seeds},
+            {"iterations", std::to_string(s.iterations)},
+            {"batch", std::to_string(s.batch)},
+            {"alpha", mp::format_number(s.effective_alpha())},
+            {"rho", mp::format_number(s.rho)},
+            {"estimator", std::string(mp::name_of(s.estimator))},
+            {"step", std::string(mp::name_of(s.step))},
+            {"counting", std::string(mp::name_of(s.counting))},
+            {"uniform_episodes", std::to_string(uniform_episodes)}};
+}
+
+double json_double(const mp::Json* v, const std::string& what) {
+    double x = 0.0;
+    if (v == nullptr || v->kind != mp::Json::Kind::number) throw mp::merge_error(mp::cat(what, ": missing or not a number"));
+    const auto r = std::from_chars(v->text.data(), v->text.data() + v->text.size(), x);
+    if (r.ec != std::errc() || r.ptr != v->text.data() + v->text.size()) throw mp::merge_error(mp::cat(what, ": not a number"));
+    return x;
+}
+
+/// maxent-explore merge SHARD_DIR... --out DIR (common/shards.hpp).
+int merge_main(const std::vector<std::string>& args) {
+    mp::MergeOptions options;
+    try {
+        options = mp::parse_merge_command_line(args);
+    } catch (const mp::usage_error& e) {
+        std::fprintf(stderr, "maxent-explore: %s\nTry 'maxent-explore --help'.\n", e.what());
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(mx::help_text().c_str(), stdout);
+        return 0;
+    }
+    struct Group {
+        std::string name;
+        std::vector<mp::ShardFolder> shards;
+        mx::ModelFacts facts;
+        mx::Result result;
+        mp::RunInfo info;
+    };
+    std::vector<Group> groups;
+    try {
+        for (const std::string& dir : options.shards) {
+            mp::ShardFolder s = mp::read_shard_folder(dir, "maxent-explore");
+            const mp::Json* model = s.config.find("model");
+            const mp::Json* name = model ? model->find("name") : nullptr;
+            if (name == nullptr) throw mp::merge_error(mp::cat("'", dir, "': config.json has no model name"));
+            Group* g = nullptr;
+            for (Group& x : groups)
+                if (x.name == name->text) g = &x;
+            if (g == nullptr) {
+                groups.emplace_back();
+                g = &groups.back();
+                g->name = name->text;
+            }
+            g->shards.push_back(std::move(s));
+        }
+        for (Group& g : groups) {
+            mp::sort_shards(g.shards);
+            std::vector<mp::Fields> studies;
+            std::vector<mx::Options> parsed;
+            for (const mp::ShardFolder& s : g.shards) {
+                mx::Options o;
+                try {
+                    o = mx::parse_command_line(mp::without_shard(s.arguments), false);
+                } catch (const mp::usage_error& e) {
+                    throw mp::merge_error(mp::cat(mp::shard_name(s), ": its arguments do not parse: ", e.what()));
+                }
+                const mp::Json* section = s.config.find("shard");
+                const mp::Json* key = section->find("model_key");
+                studies.push_back(study_fields(o, g.name, key ? key->text : std::string(),
+                                               static_cast<std::size_t>(mp::json_uint(section->find("uniform_episodes"),
+                                                                                      mp::shard_name(s) + ": uniform_episodes"))));
+                parsed.push_back(std::move(o));
+            }
+            mp::check_studies(g.shards, studies);
+            mp::check_builds(g.shards, "maxent-explore");
+
+            const mp::ShardFolder& first = g.shards.front();
+            const mp::Json& model = *first.config.find("model");
+            const std::string what = mp::cat(first.dir.string(), "/config.json: model");
+            auto text = [&](const char* n) {
+                const mp::Json* v = model.find(n);
+                if (v == nullptr) throw mp::merge_error(mp::cat(what, ".", n, ": missing"));
+                return v->text;
+            };
+            mx::ModelFacts& f = g.facts;
+            f.file = text("file");
+            f.name = text("name");
+            f.states = static_cast<std::size_t>(mp::json_uint(model.find("states"), what + ".states"));
+            f.actions = static_cast<std::size_t>(mp::json_uint(model.find("actions"), what + ".actions"));
+            f.observations = static_cast<std::size_t>(mp::json_uint(model.find("observations"), what + ".observations"));
+            f.horizon = static_cast<std::size_t>(mp::json_uint(model.find("horizon"), what + ".horizon"));
+            const mp::Json* discount = model.find("discount_ignored");
+            if (discount != nullptr && discount->kind == mp::Json::Kind::number)
+                f.discount = json_double(discount, what + ".discount_ignored");
+            f.empty_rows = text("empty_rows") == "self-loop" ? maxent::EmptyRows::self_loop : maxent::EmptyRows::error;
+            f.absorbing_rows = static_cast<std::size_t>(mp::json_uint(model.find("absorbing_rows_added"), what + ".absorbing_rows_added"));
+
+            const mp::Settings& settings = parsed.front().settings;
+            mp::ExperimentResult& r = g.result.runs;
+            r.settings = settings;
+            for (const mp::Curve& c : mx::make_curves(settings))
+                r.curves.push_back({c, std::vector<mp::SeedRun>(settings.seeds.size())});
+            mp::place_runs(g.shards, r);
+            mx::compute_learned(g.result);
+            // The uniform baseline per seed, from the shards that computed it.
+            std::map<std::uint64_t, std::pair<double, const mp::ShardFolder*>> uniform;
+            for (const mp::ShardFolder& s : g.shards) {
+                const mp::Json* list = s.config.find("shard")->find("uniform");
+                if (list == nullptr) continue;
+                for (const mp::Json& u : list->items) {
+                    const std::uint64_t seed = mp::json_uint(u.find("seed"), mp::shard_name(s) + ": uniform.seed");
+                    const double v = json_double(u.find("true_entropy"), mp::shard_name(s) + ": uniform.true_entropy");
+                    const auto [it, added] = uniform.emplace(seed, std::pair(v, &s));
+                    if (!added && it->second.first != v)
+                        throw mp::merge_error(mp::cat("the shards disagree on the uniform baseline of seed ", std::to_string(seed),
+                                                      ": ", mp::format_number(it->second.first), " in ",
+                                                      mp::shard_name(*it->second.second), " but ", mp::format_number(v), " in ",
+                                                      mp::shard_name(s)));
+                }
+            }
+            g.result.uniform_episodes = static_cast<std::size_t>(
+                mp::json_uint(first.config.find("shard")->find("uniform_episodes"), mp::shard_name(first) + ": uniform_episodes"));
+            for (const std::uint64_t seed : settings.seeds) {
+                const auto it = uniform.find(seed);
+                if (it == uniform.end())
+                    throw mp::merge_error(mp::cat("no shard holds the uniform baseline of seed ", std::to_string(seed)));
+                g.result.uniform_seeds.push_back(seed);
+                g.result.uniform_per_seed.push_back(it->second.first);
+            }
+            g.result.uniform = mp::mean_confidence_interval(g.result.uniform_per_seed, 0.95);
+            g.info.version = MAXENT_VERSION;
+            g.info.build = mp::fields_json(mp::build_fingerprint());
+            g.info.threads = first.threads;
+            g.info.command_line = "maxent-explore";
+            for (const std::string& a : mp::without_shard(first.arguments)) g.info.command_line += mp::cat(" ", a);
+        }
+    } catch (const maxent::error& e) {
+        std::fprintf(stderr, "maxent-explore: merge: %s\n", e.what());
+        return 1;
+    }
+    bool plot_failed = false;
+    try {
+        for (Group& g : groups) {
+            mp::OutputFolder folder(std::filesystem::path(options.out) / mp::safe_folder_name(g.name, "model"));
+            std::printf("%s: merged %zu shard%s: %zu runs\n", g.name.c_str(), g.shards.size(), g.shards.size() == 1 ? "" : "s",
+                        g.result.runs.complete_runs());
+            std::fputs(mx::table(g.facts, g.result).c_str(), stdout);
+            const mp::WrittenFiles w = mx::write_outputs(folder, g.facts, g.result, g.info, options.plot);
+            std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
+                        w.plot.drawn ? ",curves.png" : "");
+            if (w.plot.failed) {
+                plot_failed = true;
+                std::fprintf(stderr, "maxent-explore: error: %s\n", w.plot.message.c_str());
+            }
+        }
+    } catch (const std::exception& ex) {
+        std::fprintf(stderr, "maxent-explore: merge: error: %s\n", ex.what());
+        return 1;
+    }
+    return plot_failed ? 1 : 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-    namespace mx = maxent::explore;
-    namespace mp = maxent::programs;
     const std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args.front() == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
     mx::Options options;
     try {
         options = mx::parse_command_line(args);
@@ -49,7 +231,9 @@ int main(int argc, char** argv) {
     // bad --out fails now (exit 2, with the system's reason), not after the training.
     mp::OutputFolder folder;
     try {
-        folder = mp::OutputFolder(std::filesystem::path(options.out) / mx::model_folder_name(options.model));
+        const std::string name = mx::model_folder_name(options.model);
+        folder = mp::OutputFolder(std::filesystem::path(options.out) /
+                                  (options.shard.active() ? mp::shard_folder_name(name, options.shard) : name));
     } catch (const mp::output_error& e) {
         std::fprintf(stderr, "maxent-explore: --out: %s\nTry 'maxent-explore --help'.\n", e.what());
         return 2;
@@ -74,9 +258,16 @@ int main(int argc, char** argv) {
     info.threads = options.threads == 0 ? maxent::hardware_threads() : options.threads;
     info.command_line = "maxent-explore";
     for (const std::string& a : args) info.command_line += mp::cat(" ", a);
+    info.build = mp::fields_json(mp::build_fingerprint());
+    const mx::ModelFacts facts = mx::facts_of(model, options.empty_rows);
+    const std::string model_key = mx::model_key(model, options.empty_rows);
 
     const mx::Model& m = model.file.model;
     const std::vector<mp::Curve> curves = mx::make_curves(settings);
+    const std::vector<char> selected = options.shard.active()
+                                           ? mp::shard_selection(curves, settings.seeds.size(), options.shard)
+                                           : std::vector<char>{};
+    const mp::RunStore store(mp::work_area_of(folder.path()), info.build);
     const mx::WorkEstimate work = mx::estimate_work(m.num_states(), m.horizon(), curves.size(), settings, uniform_episodes);
     if (work.updates > options.max_work) {
         std::fprintf(stderr,
@@ -112,7 +303,8 @@ int main(int argc, char** argv) {
                                           static_cast<std::uint64_t>(curves.size() * settings.seeds.size()) *
                                               settings.iterations,
                                           counters);
-            result = mx::run(m, settings, uniform_episodes, options.threads, &counters, &mp::stop_flag());
+            result = mx::run(m, settings, uniform_episodes, options.threads, &counters, &mp::stop_flag(), selected, &store,
+                             model_key);
             reporter.finish();
         }
         const double rate =
@@ -127,15 +319,47 @@ int main(int argc, char** argv) {
         else
             std::printf("  trained %zu runs (%zu curve%s x %zu seed%s), %llu iterations in %.2f s (%.0f iterations/s, "
                         "%zu threads); uniform baseline %zu x %zu episodes in %.2f s\n\n",
-                        curves.size() * settings.seeds.size(), curves.size(), curves.size() == 1 ? "" : "s",
+                        result.runs.selected_runs() - result.runs.reused, curves.size(), curves.size() == 1 ? "" : "s",
                         settings.seeds.size(), settings.seeds.size() == 1 ? "" : "s",
                         static_cast<unsigned long long>(result.runs.iterations_run), result.runs.seconds, rate,
-                        info.threads, settings.seeds.size(), uniform_episodes, result.uniform_seconds);
-        std::fputs(mx::table(m, result).c_str(), stdout);
+                        info.threads, result.uniform_seeds.size(), uniform_episodes, result.uniform_seconds);
+        if (result.runs.reused > 0)
+            std::printf("  reused %zu finished run%s from %s (resumed)\n", result.runs.reused,
+                        result.runs.reused == 1 ? "" : "s", store.dir().string().c_str());
+        if (options.shard.active())
+            std::printf("  shard %zu/%zu: %zu of the study's %zu runs\n", options.shard.index, options.shard.count,
+                        result.runs.selected_runs(), result.runs.total_runs());
+        std::fputs(mx::table(facts, result).c_str(), stdout);
         std::fflush(stdout);
 
-        const mp::WrittenFiles w = mx::write_outputs(folder, model, result, info, options.empty_rows, options.plot);
-        if (w.wrote) {
+        mp::WrittenFiles w;
+        if (options.shard.active()) {
+            std::string uniform = "\"uniform_episodes\": " + std::to_string(uniform_episodes) + ", \"model_key\": " +
+                                  mp::json_string(model_key) + ", \"uniform\": [";
+            for (std::size_t i = 0; i < result.uniform_per_seed.size(); ++i)
+                uniform += mp::cat(i ? ", " : "", "{\"seed\": ", std::to_string(result.uniform_seeds[i]),
+                                   ", \"true_entropy\": ", mp::format_number(result.uniform_per_seed[i]), "}");
+            uniform += "]";
+            mp::RunInfo shard_info = info;
+            shard_info.extra_fields.emplace_back(
+                "shard", mp::shard_section("maxent-explore", options.shard, args, result.runs, uniform));
+            // A shard's folder: runs.csv and config.json (the summary and plot come from the merge).
+            if (result.runs.complete_runs() == 0 && result.runs.selected_runs() > 0) {
+                folder.discard();
+            } else {
+                w.dir = folder.path();
+                mp::write_file_atomically(folder.staging() / "runs.csv",
+                                          [&](std::FILE* f) { mp::write_runs_csv(f, result.runs); });
+                mp::write_string_atomically(folder.staging() / "config.json", mx::config_json(facts, result, shard_info));
+                folder.commit();
+                w.wrote = true;
+                std::printf("\nwrote shard %s/{config.json,runs.csv}\n", w.dir.string().c_str());
+            }
+        } else {
+            w = mx::write_outputs(folder, facts, result, info, options.plot);
+        }
+        if (!result.runs.interrupted) store.clear();
+        if (w.wrote && !options.shard.active()) {
             std::printf("\nwrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
                         w.plot.drawn ? ",curves.png" : "");
             if (w.plot.failed)
@@ -145,9 +369,10 @@ int main(int argc, char** argv) {
         }
         std::fflush(stdout);
         if (result.runs.interrupted) {
-            std::fprintf(stderr, "maxent-explore: %s: kept %zu complete runs of %zu%s\n", mp::stop_signal_name(),
-                         result.runs.complete_runs(), result.runs.total_runs(),
-                         w.wrote ? mp::cat(" in ", w.dir.string()).c_str() : "; nothing written");
+            std::fprintf(stderr, "maxent-explore: %s: kept %zu complete runs of %zu%s; the finished runs stay in %s: rerun "
+                         "the same command to train only the rest\n", mp::stop_signal_name(),
+                         result.runs.complete_runs(), result.runs.selected_runs(),
+                         w.wrote ? mp::cat(" in ", w.dir.string()).c_str() : "; nothing written", store.dir().string().c_str());
             return mp::stop_exit_status();
         }
         if (w.plot.failed) return 1;

@@ -1,6 +1,7 @@
 // examples/paper/main.cpp — maxent-paper: runs the paper's experiments by name and writes
 // their CSV files, config and plot (paper, Section 6 and Appendix D; see cli.hpp for the
 // command line, experiments.hpp for the registry, output.hpp for the files).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -18,6 +19,7 @@
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
 #include "../common/runner.hpp"
+#include "../common/shards.hpp"
 #include "../common/signals.hpp"
 
 #ifndef MAXENT_VERSION
@@ -32,11 +34,123 @@ std::string join_seeds(const std::vector<std::uint64_t>& seeds) {
     return out;
 }
 
+/// The study fields of maxent-paper's shard (what must be equal for shards to be merged).
+maxent::programs::Fields study_fields(const maxent::programs::Experiment& e, const maxent::programs::Settings& s) {
+    namespace mp = maxent::programs;
+    std::string curves;
+    for (const mp::Curve& c : mp::make_curves(e, s)) curves += mp::cat(curves.empty() ? "" : ",", c.label);
+    return {{"experiment", e.name},
+            {"environment", e.env.describe()},
+            {"curves", curves},
+            {"seeds", join_seeds(s.seeds)},
+            {"iterations", std::to_string(s.iterations)},
+            {"batch", std::to_string(s.batch)},
+            {"alpha", mp::format_number(s.effective_alpha())},
+            {"rho", mp::format_number(s.rho)},
+            {"estimator", std::string(mp::name_of(s.estimator))},
+            {"step", std::string(mp::name_of(s.step))},
+            {"counting", std::string(mp::name_of(s.counting))}};
+}
+
+/// maxent-paper merge SHARD_DIR... --out DIR (shards.hpp).
+int merge_main(const std::vector<std::string>& args) {
+    namespace mp = maxent::programs;
+    mp::MergeOptions options;
+    try {
+        options = mp::parse_merge_command_line(args);
+    } catch (const mp::usage_error& e) {
+        std::fprintf(stderr, "maxent-paper: %s\nTry 'maxent-paper --help'.\n", e.what());
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(mp::help_text().c_str(), stdout);
+        return 0;
+    }
+    struct Group {
+        const mp::Experiment* experiment = nullptr;
+        std::vector<mp::ShardFolder> shards;
+        mp::ExperimentResult result;
+        mp::RunInfo info;
+    };
+    std::vector<Group> groups;
+    try {
+        for (const std::string& dir : options.shards) {
+            mp::ShardFolder s = mp::read_shard_folder(dir, "maxent-paper");
+            const maxent::programs::Json* name = s.config.find("experiment");
+            const mp::Experiment* e = name ? mp::find_experiment(name->text) : nullptr;
+            if (e == nullptr) throw mp::merge_error(mp::cat("'", dir, "': config.json names no known experiment"));
+            Group* g = nullptr;
+            for (Group& x : groups)
+                if (x.experiment == e) g = &x;
+            if (g == nullptr) {
+                groups.emplace_back();
+                g = &groups.back();
+                g->experiment = e;
+            }
+            g->shards.push_back(std::move(s));
+        }
+        for (Group& g : groups) {
+            mp::sort_shards(g.shards);
+            std::vector<mp::Fields> studies;
+            std::vector<mp::Options> parsed;
+            for (const mp::ShardFolder& s : g.shards) {
+                mp::Options o;
+                try {
+                    o = mp::parse_command_line(mp::without_shard(s.arguments));
+                } catch (const mp::usage_error& e) {
+                    throw mp::merge_error(mp::cat(mp::shard_name(s), ": its arguments do not parse: ", e.what()));
+                }
+                studies.push_back(study_fields(*g.experiment, o.settings));
+                parsed.push_back(std::move(o));
+            }
+            mp::check_studies(g.shards, studies);
+            mp::check_builds(g.shards, "maxent-paper");
+            const mp::Settings& settings = parsed.front().settings;
+            g.result.experiment = g.experiment;
+            g.result.settings = settings;
+            for (const mp::Curve& c : mp::make_curves(*g.experiment, settings))
+                g.result.curves.push_back({c, std::vector<mp::SeedRun>(settings.seeds.size())});
+            mp::place_runs(g.shards, g.result);
+            g.info.version = MAXENT_VERSION;
+            g.info.build = mp::fields_json(mp::build_fingerprint());
+            g.info.threads = g.shards.front().threads;
+            g.info.command_line = "maxent-paper";
+            for (const std::string& a : mp::without_shard(g.shards.front().arguments)) g.info.command_line += mp::cat(" ", a);
+        }
+    } catch (const maxent::error& e) {
+        std::fprintf(stderr, "maxent-paper: merge: %s\n", e.what());
+        return 1;
+    }
+    bool plot_failed = false;
+    try {
+        for (Group& g : groups) {
+            mp::OutputFolder folder = mp::experiment_folder(options.out, *g.experiment);
+            const mp::WrittenFiles w = mp::write_experiment(folder, g.result, g.info, options.plot);
+            std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", g.experiment->name.c_str(),
+                        g.shards.size(), g.shards.size() == 1 ? "" : "s", g.result.complete_runs(), g.result.curves.size(),
+                        g.result.settings.seeds.size(), g.result.settings.iterations);
+            std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
+                        w.plot.drawn ? ",curves.png" : "");
+            if (w.plot.failed) {
+                plot_failed = true;
+                std::fprintf(stderr, "maxent-paper: error: %s: %s\n", g.experiment->name.c_str(), w.plot.message.c_str());
+            } else if (!w.plot.drawn) {
+                std::printf("  %s\n", w.plot.message.c_str());
+            }
+        }
+    } catch (const std::exception& ex) {
+        std::fprintf(stderr, "maxent-paper: merge: error: %s\n", ex.what());
+        return 1;
+    }
+    return plot_failed ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     namespace mp = maxent::programs;
     const std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && args.front() == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
     mp::Options options;
     try {
         options = mp::parse_command_line(args);
@@ -80,6 +194,8 @@ int main(int argc, char** argv) {
     info.version = MAXENT_VERSION;
     info.threads = options.threads == 0 ? maxent::hardware_threads() : options.threads;
     info.command_line = command_line;
+    info.build = mp::fields_json(mp::build_fingerprint());
+    const mp::ShardSpec& shard = options.shard;
 
     const mp::Settings& settings = options.settings;
     if (no_arguments)
@@ -93,7 +209,10 @@ int main(int argc, char** argv) {
     // that a bad --out fails now (exit 2, with the system's reason), not after the training.
     std::vector<mp::OutputFolder> folders;
     try {
-        for (const mp::Experiment* e : todo) folders.push_back(mp::experiment_folder(options.out, *e));
+        for (const mp::Experiment* e : todo)
+            folders.push_back(shard.active() ? mp::OutputFolder(std::filesystem::path(options.out) /
+                                                                mp::shard_folder_name(mp::safe_folder_name(e->name, "experiment"), shard))
+                                             : mp::experiment_folder(options.out, *e));
     } catch (const mp::output_error& e) {
         std::fprintf(stderr, "maxent-paper: --out: %s\nTry 'maxent-paper --help'.\n", e.what());
         return 2;
@@ -110,14 +229,18 @@ int main(int argc, char** argv) {
             const std::vector<mp::Curve> curves = mp::make_curves(e, settings);
             std::vector<std::string> labels;
             for (const mp::Curve& c : curves) labels.push_back(c.label);
-            const std::size_t pending = mp::pending_runs(e, settings, &cache);
+            const std::vector<char> selected =
+                shard.active() ? mp::shard_selection(curves, settings.seeds.size(), shard) : std::vector<char>{};
+            const mp::RunStore store(mp::work_area_of(folders[x].path()), info.build);
+            const std::size_t pending = mp::pending_runs(e, settings, &cache, &selected, &store);
 
             mp::ProgressCounters counters(curves.size());
             mp::ExperimentResult result;
             {
                 mp::ProgressReporter reporter(mode, e.name, labels, settings.seeds.size(),
                                               static_cast<std::uint64_t>(pending) * settings.iterations, counters);
-                result = mp::run_experiment(e, settings, options.threads, &mp::stop_flag(), &counters, &cache);
+                result = mp::run_experiment(e, settings, options.threads, &mp::stop_flag(), &counters, &cache, &selected,
+                                            &store);
                 reporter.finish();
             }
 
@@ -130,22 +253,39 @@ int main(int argc, char** argv) {
             cache.retain([&](const std::string& key) { return needed.count(key) != 0; });
 
             const auto write_start = std::chrono::steady_clock::now();
-            const mp::WrittenFiles w = mp::write_experiment(folders[x], result, info, options.plot);
+            mp::RunInfo run_info = info;
+            if (shard.active())
+                run_info.extra_fields.emplace_back("shard", mp::shard_section("maxent-paper", shard, args, result));
+            const mp::WrittenFiles w = shard.active() ? mp::write_shard(folders[x], result, run_info)
+                                                      : mp::write_experiment(folders[x], result, run_info, options.plot);
+            if (!result.interrupted && (w.wrote || result.selected_runs() == 0)) store.clear();
             const double write_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
             const std::size_t runs = result.complete_runs();
             const double rate = result.seconds > 0.0 ? static_cast<double>(result.iterations_run) / result.seconds : 0.0;
+            const std::size_t not_trained = result.selected_runs() - std::min(result.selected_runs(), pending);
+            const std::size_t shared_runs = not_trained - std::min(not_trained, result.reused);
             const std::string shared =
-                pending < result.total_runs()
-                    ? mp::cat("; ", std::to_string(result.total_runs() - pending), " runs shared with an earlier experiment")
+                shared_runs > 0
+                    ? mp::cat("; ", std::to_string(shared_runs), " runs shared with an earlier experiment")
                     : std::string();
-            std::printf("%s: kept %zu of %zu runs (%zu curves x %zu seed%s, K = %zu); trained %llu iterations in %.1f s "
+            const std::string of_shard =
+                shard.active() ? mp::cat(" of shard ", std::to_string(shard.index), "/", std::to_string(shard.count), ", ",
+                                         std::to_string(result.selected_runs()), " of the study's ",
+                                         std::to_string(result.total_runs()))
+                               : std::string();
+            std::printf("%s: kept %zu of %zu runs%s (%zu curves x %zu seed%s, K = %zu); trained %llu iterations in %.1f s "
                         "(%.0f iterations/s, %zu threads)%s\n",
-                        e.name.c_str(), runs, result.total_runs(), curves.size(), settings.seeds.size(),
+                        e.name.c_str(), runs, result.selected_runs(), of_shard.c_str(), curves.size(), settings.seeds.size(),
                         settings.seeds.size() == 1 ? "" : "s",
                         settings.iterations, static_cast<unsigned long long>(result.iterations_run), result.seconds,
                         rate, info.threads, shared.c_str());
-            if (w.wrote) {
+            if (result.reused > 0)
+                std::printf("  reused %zu finished run%s from %s (resumed)\n", result.reused, result.reused == 1 ? "" : "s",
+                            store.dir().string().c_str());
+            if (w.wrote && shard.active()) {
+                std::printf("  wrote shard %s/{config.json,runs.csv}\n", w.dir.string().c_str());
+            } else if (w.wrote) {
                 std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s} in %.1f s\n", w.dir.string().c_str(),
                             w.plot.drawn ? ",curves.png" : "", write_seconds);
                 if (w.plot.drawn) {
@@ -161,7 +301,7 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
             if (result.interrupted || mp::stop_requested()) {
                 std::fprintf(stderr, "maxent-paper: %s during %s: kept %zu complete runs of %zu", mp::stop_signal_name(),
-                             e.name.c_str(), runs, result.total_runs());
+                             e.name.c_str(), runs, result.selected_runs());
                 if (w.wrote) {
                     std::fprintf(stderr, " in %s (", w.dir.string().c_str());
                     bool first = true;
@@ -178,7 +318,8 @@ int main(int argc, char** argv) {
                     std::fprintf(stderr, "; nothing written for it");
                 }
                 if (x + 1 < todo.size()) std::fprintf(stderr, "; skipped %zu later experiment(s)", todo.size() - x - 1);
-                std::fprintf(stderr, ".\n");
+                std::fprintf(stderr, "; the finished runs stay in %s: rerun the same command to train only the rest.\n",
+                             store.dir().string().c_str());
                 return mp::stop_exit_status();
             }
         }
