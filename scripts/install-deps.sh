@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — installs the build and test dependencies of maxent with apt-get
-# (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot.
+# (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test).
 # Runs apt-get directly as root, through sudo otherwise. Idempotent.
 #
 #   bash scripts/install-deps.sh              # apt-get update && apt-get install
 #   bash scripts/install-deps.sh --if-missing # the same, but only when a package is missing
 set -euo pipefail
 
-packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox)
+packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel)
 
 is_installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

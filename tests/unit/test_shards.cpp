@@ -51,7 +51,7 @@ TEST_CASE("shards: every run in exactly one slice, balanced by cost, the same ev
           std::vector<std::string>{"fig2a", "--seeds", "0-3"});
 }
 
-TEST_CASE("--shard I/N is parsed and checked", "[shards]") {
+TEST_CASE("the flag --shard I/N is parsed and checked", "[shards]") {
     const mp::Options o = mp::parse_command_line({"fig2a", "--shard", "3/8"});
     CHECK(o.shard.index == 3);
     CHECK(o.shard.count == 8);
