@@ -571,6 +571,8 @@ TEST_CASE("bad input to fit_iohmm is named", "[learned][errors]") {
                       Contains("smoothing") && Contains("inf"));
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.tolerance = -1.0; })), Contains("tolerance"));
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.restarts = 0; })), Contains("restarts"));
+    CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.anchor_weight = 1.5; })),
+                      Contains("anchor weight must be in [0, 1], got 1.5"));
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.block_size = 0; })), Contains("block size"));
     // Every error is a maxent::error.
     CHECK_THROWS_AS(fit(good, with([](IohmmOptions& x) { x.latent_states = 0; })), maxent::error);

@@ -39,8 +39,16 @@
 //   * Restarts: restart r starts from random rows drawn from maxent::stream(seed, r, 0):
 //     every entry is an Exp(1) draw -log(1 - u), u = uniform01(g), plus 1e-3, and each row
 //     is normalised (a Dirichlet(1) draw kept away from 0); drawn in the order μ̂, P̂_0 ..
-//     P̂_{A-1} row by row, Ô (or Ô_0 .. Ô_{A-1}) row by row, then Ô_1 (per_action only). The
-//     restart with the highest final training log-likelihood is kept (the lowest index on ties).
+//     P̂_{A-1} row by row, Ô (or Ô_0 .. Ô_{A-1}) row by row, then Ô_1 (per_action only).
+//     Then, with the same generator, each latent state z = 0..L-1 draws an anchor observation
+//     among those seen in the training data, with probability proportional to its count and
+//     without replacement while unused ones remain, and its emission rows become
+//     (1 - w) row + w one-hot(anchor), w = IohmmOptions::anchor_weight (default 0.5; 0 keeps
+//     the plain random rows). Why: with informative observations, plain random emissions
+//     leave EM in poor local optima (the 6 x 6 four rooms with L = 36: -0.245 nats per
+//     observation after 600 iterations, against -0.132 from anchored starts in 25, the true
+//     model scoring -0.134; bench/bench_learned_model.cpp). The restart with the highest
+//     final training log-likelihood is kept (the lowest index on ties).
 //   * Stopping: after computing ℓ(θ_i), when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance ·
 //     |ℓ(θ_{i-1})|, or when i = max_iterations. The returned parameters are θ_i, whose ℓ is
 //     the last entry of the history: the history has iterations + 1 entries (θ_0 is the
@@ -71,7 +79,8 @@
 // error is a parse_error "source:line:column: ..." naming the field and the value.
 //
 // Errors (all derived from maxent::error, messages naming the value): config_error for
-// L = 0, A = 0 or O = 0, a negative or non-finite smoothing or tolerance, zero restarts or
+// L = 0, A = 0 or O = 0, a negative or non-finite smoothing or tolerance, an anchor weight
+// outside [0, 1], zero restarts or
 // block size, an empty set of training sequences, a sequence without observations or whose
 // number of observations is not its number of actions + 1, an action or observation outside
 // [0, A) or [0, O) (naming the sequence, its id and the step); numeric_error as above;
@@ -314,6 +323,8 @@ struct IohmmOptions {
     EmissionModel emission = EmissionModel::shared;
     double smoothing = 1e-3;           ///< α >= 0 (finite): added to every expected count
     std::size_t restarts = 3;          ///< random starts (>= 1); the best final log-likelihood wins
+    double anchor_weight = 0.5;        ///< w in [0, 1]: weight of each latent state's anchor observation in
+                                       ///< its initial emission rows (0 = plain random rows; see the header)
     std::size_t max_iterations = 200;  ///< M steps per restart at most
     double tolerance = 1e-6;           ///< stop when the relative change of ℓ is at most this
     std::uint64_t seed = 0;            ///< restart r starts from maxent::stream(seed, r, 0)
@@ -327,6 +338,7 @@ struct IohmmFit {
     std::vector<double> penalized_log_likelihood;  ///< ℓ(θ_i) + α Σ log θ_i (= ℓ for α = 0): never decreases
     std::vector<double> heldout_log_likelihood;  ///< ℓ of the held-out sequences under θ_0 .. θ_n (empty if none)
     std::vector<double> restart_log_likelihood;  ///< final training ℓ of every restart
+    std::vector<std::size_t> restart_iterations; ///< M steps run by every restart
     std::size_t restart = 0;                     ///< the restart chosen
     std::size_t iterations = 0;                  ///< n: the M steps run by the chosen restart
     bool converged = false;                      ///< stopped by the tolerance rather than max_iterations
@@ -563,6 +575,48 @@ IohmmModel random_model(std::size_t L, std::size_t A, std::size_t O, EmissionMod
     return m;
 }
 
+/// Anchors the emission rows of a random start: latent state z gets an anchor observation,
+/// drawn from the observations seen in `data` with probability proportional to their counts,
+/// without replacement while unused ones remain (then afresh from all of them), and its
+/// emission rows (every slot, and Ô_1) become (1 - w) row + w one-hot(anchor).
+template <class G>
+void anchor_emissions(IohmmModel& m, std::span<const ActionObservationSequence> data, double w, G& g) {
+    if (w == 0.0) return;
+    const std::size_t O = m.num_observations(), L = m.num_latent_states();
+    std::vector<double> counts(O, 0.0);
+    for (const auto& s : data)
+        for (const std::size_t o : s.observations) counts[o] += 1.0;
+    std::vector<double> left = counts;
+    for (std::size_t z = 0; z < L; ++z) {
+        double total = 0.0;
+        for (const double c : left) total += c;
+        if (!(total > 0.0)) {
+            left = counts;
+            for (const double c : left) total += c;
+        }
+        const double u = uniform01(g) * total;
+        double cumulative = 0.0;
+        std::size_t anchor = O;
+        for (std::size_t o = 0; o < O; ++o) {
+            if (left[o] == 0.0) continue;
+            anchor = o;  // the last observation with weight, should rounding leave u beyond the total
+            cumulative += left[o];
+            if (u < cumulative) break;
+        }
+        left[anchor] = 0.0;
+        const auto zi = eidx(z), oi = eidx(anchor);
+        for (auto& E : m.emissions) {
+            E.row(zi) *= 1.0 - w;
+            E(zi, oi) += w;
+        }
+        if (m.emission_model == EmissionModel::per_action) {
+            m.initial_emission.row(zi) *= 1.0 - w;
+            m.initial_emission(zi, oi) += w;
+        }
+    }
+    if (m.emission_model == EmissionModel::shared) m.initial_emission = m.emissions[0];
+}
+
 /// The M step: m <- the smoothed normalised expected counts (see the header's comment).
 inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
     smoothed_row(m.initial, t.initial, alpha);
@@ -652,6 +706,9 @@ inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
         throw config_error(detail::message("fit_iohmm: the tolerance must be finite and >= 0, got ",
                                            options.tolerance));
     if (options.restarts == 0) throw config_error("fit_iohmm: the number of restarts must be at least 1, got 0");
+    if (!(options.anchor_weight >= 0.0 && options.anchor_weight <= 1.0))
+        throw config_error(detail::message("fit_iohmm: the anchor weight must be in [0, 1], got ",
+                                           options.anchor_weight));
     if (options.block_size == 0) throw config_error("fit_iohmm: the block size must be at least 1, got 0");
     if (train.empty()) throw config_error("fit_iohmm: no training sequences (the set is empty)");
     for (std::size_t n = 0; n < train.size(); ++n)
@@ -670,6 +727,7 @@ inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
     for (std::size_t r = 0; r < options.restarts; ++r) {
         DefaultRng g = stream(options.seed, r, 0);
         IohmmModel m = detail::random_model(L, A, O, options.emission, g);
+        detail::anchor_emissions(m, train, options.anchor_weight, g);
         IohmmFit fit;
         fit.restart = r;
         for (std::size_t it = 0;; ++it) {
@@ -715,10 +773,13 @@ inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
         }
         fit.model = std::move(m);
         best.restart_log_likelihood.push_back(fit.log_likelihood.back());
+        best.restart_iterations.push_back(fit.iterations);
         if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
             auto restarts = std::move(best.restart_log_likelihood);
+            auto iterations = std::move(best.restart_iterations);
             best = std::move(fit);
             best.restart_log_likelihood = std::move(restarts);
+            best.restart_iterations = std::move(iterations);
             have_best = true;
         }
     }
