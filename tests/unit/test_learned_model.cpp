@@ -332,7 +332,7 @@ TEST_CASE("EM results are identical for 1, 2 and 3 threads", "[learned]") {
         o.block_size = 7;  // 22 blocks
         o.seed = 4;
         std::vector<maxent::IohmmFit> fits;
-        for (const std::size_t threads : {1, 2, 3}) {
+        for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
             o.threads = threads;
             fits.push_back(maxent::fit_iohmm(data, o, heldout));
         }
