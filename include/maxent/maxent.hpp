@@ -9,6 +9,7 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/finite_pomdp.hpp"
