@@ -482,6 +482,21 @@ TEST_CASE("prior: uniform by default, any valid prior on request, invalid priors
         filter.initial(b);
         CHECK(b[2] == 1.0);
     }
+    SECTION("the model's initial distribution on request: BayesFilter(model, model_prior)") {
+        BayesFilter filter(m, maxent::model_prior);  // corridor: μ = e_0
+        Eigen::VectorXd b;
+        filter.initial(b);
+        CHECK(b == vec({1.0, 0.0, 0.0}));
+        // right, then light, from e_0: predicted (0.2, 0.8, 0) times (0.1, 0.5, 0.8) = (0.02, 0.4, 0).
+        filter.update(b, m.action_index("right"), m.observation_index("light"));
+        CHECK(b[0] == Approx(0.02 / 0.42).margin(1e-15));
+        CHECK(b[1] == Approx(0.4 / 0.42).margin(1e-15));
+        CHECK(b[2] == 0.0);
+        // The default is still the paper's uniform b_1.
+        Eigen::VectorXd u;
+        BayesFilter(m).initial(u);
+        CHECK(u[0] == 1.0 / 3.0);
+    }
     SECTION("invalid priors are rejected with the entry named and the old prior kept") {
         BayesFilter filter(m);
         auto message_of = [&](const Eigen::VectorXd& p) -> std::string {

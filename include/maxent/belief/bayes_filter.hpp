@@ -111,6 +111,14 @@ template <class M>
 ///   wrong size, with a negative or non-finite entry, or with no positive entry throw
 ///   config_error. The input belief need not be normalised; the output is.
 /// Satisfies BeliefUpdater and SupportTrackingUpdater.
+/// Tag for a filter whose prior b_1 is the model's own initial distribution μ:
+/// `maxent::BayesFilter(model, maxent::model_prior)`. The default stays the paper's uniform
+/// b_1 = U(S); any other prior is `BayesFilter(model, prior_vector)`.
+struct ModelPrior {
+    explicit constexpr ModelPrior() = default;
+};
+inline constexpr ModelPrior model_prior{};
+
 template <class M>  // checked by static_assert(require_tabular_pomdp<M>()) inside
 class BayesFilter {
     static_assert(require_tabular_pomdp<M>());
@@ -138,9 +146,13 @@ public:
         set_prior(prior);
     }
 
+    /// Filter whose prior is the model's initial distribution μ (validated as in set_prior).
+    BayesFilter(const M& model, ModelPrior) : BayesFilter(model, model.initial_distribution()) {}
+
     /// The model must outlive the filter: binding a temporary is rejected.
     explicit BayesFilter(const M&& model) = delete;
     BayesFilter(const M&& model, const Eigen::Ref<const Eigen::VectorXd>& prior) = delete;
+    BayesFilter(const M&& model, ModelPrior) = delete;
 
     [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(prior_.size()); }
     /// The length of its beliefs: its own model's number of states (BeliefUpdater).
