@@ -28,6 +28,8 @@
 #include "maxent/policy/believed_state_policy.hpp"
 #include "maxent/policy/observation_policy.hpp"
 
+#include "ring_model.hpp"
+
 using namespace maxent;
 
 namespace {
@@ -46,24 +48,7 @@ Model switch_model(const Eigen::MatrixXd& Z, std::size_t horizon) {
                  horizon);
 }
 
-/// Three states on a ring, two actions with stochastic transitions (two successors each),
-/// two noisy observations, μ = (0.7, 0.3, 0).
-Model ring_model(std::size_t horizon) {
-    Eigen::MatrixXd forward = Eigen::MatrixXd::Zero(3, 3);
-    Eigen::MatrixXd back = Eigen::MatrixXd::Zero(3, 3);
-    for (Eigen::Index s = 0; s < 3; ++s) {
-        forward(s, (s + 1) % 3) = 0.8;
-        forward(s, s) = 0.2;
-        back(s, (s + 2) % 3) = 0.6;
-        back(s, s) = 0.4;
-    }
-    Eigen::MatrixXd Z(3, 2);
-    Z << 0.9, 0.1, 0.5, 0.5, 0.15, 0.85;
-    Eigen::VectorXd mu(3);
-    mu << 0.7, 0.3, 0.0;
-    return Model({0, 1, 2}, {0, 1}, {0, 1}, std::vector<Eigen::MatrixXd>{forward, back},
-                 std::vector<Eigen::MatrixXd>{Z}, mu, horizon);
-}
+using test_models::ring_model;
 
 /// Fills the parameters with standard normals from a fixed seed.
 template <class P>

@@ -29,6 +29,8 @@
 #include "maxent/policy/belief_averaged.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
+#include "ring_model.hpp"
+
 using namespace maxent;
 
 namespace {
@@ -44,24 +46,7 @@ Model single_state(std::size_t horizon) {
                  Eigen::VectorXd::Ones(1), horizon);
 }
 
-/// test_exact.cpp's ring: 3 states, 2 actions with two successors each, 2 noisy
-/// observations, μ = (0.7, 0.3, 0). Leaf bound without believed states: 2 · 2 · 8^K.
-Model ring3(std::size_t horizon) {
-    Eigen::MatrixXd forward = Eigen::MatrixXd::Zero(3, 3);
-    Eigen::MatrixXd back = Eigen::MatrixXd::Zero(3, 3);
-    for (Eigen::Index s = 0; s < 3; ++s) {
-        forward(s, (s + 1) % 3) = 0.8;
-        forward(s, s) = 0.2;
-        back(s, (s + 2) % 3) = 0.6;
-        back(s, s) = 0.4;
-    }
-    Eigen::MatrixXd Z(3, 2);
-    Z << 0.9, 0.1, 0.5, 0.5, 0.15, 0.85;
-    Eigen::VectorXd mu(3);
-    mu << 0.7, 0.3, 0.0;
-    return Model({0, 1, 2}, {0, 1}, {0, 1}, std::vector<Eigen::MatrixXd>{forward, back},
-                 std::vector<Eigen::MatrixXd>{Z}, mu, horizon);
-}
+using test_models::ring_model;
 
 /// The README's ring of 6 rooms (actions 0 = back, 1 = forward), sensor "warm"/"cold".
 FinitePomdp<int, int, std::string> readme_ring(std::size_t horizon) {
@@ -101,13 +86,13 @@ TEST_CASE("byte costs are counted without overflow", "[reliability][budget]") {
 }
 
 TEST_CASE("huge horizons and batches are refused with budget_error before allocating", "[reliability][budget]") {
-    const Model m = ring3(1'000'000'000'000);
+    const Model m = ring_model(1'000'000'000'000);
     REQUIRE_THROWS_AS(Sampler(m, BayesFilter(m)), budget_error);
     REQUIRE_THROWS_WITH(Sampler(m, BayesFilter(m)),
                         Catch::Contains("T = 1000000000000") && Catch::Contains("bytes") &&
                             Catch::Contains("max_buffer_bytes"));
     // K + 1 = SIZE_MAX + 1 steps under the authors' counting.
-    const Model top = ring3(size_max);
+    const Model top = ring_model(size_max);
     REQUIRE_THROWS_WITH(Sampler(top, BayesFilter(top), RolloutOptions{StateCounting::authors, {}}),
                         Catch::Contains(std::to_string(size_max)) && Catch::Contains("more bytes"));
     REQUIRE_THROWS_AS(train(m, BayesFilter(m), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{}, ConstantStep(0.1),
@@ -129,7 +114,7 @@ TEST_CASE("huge horizons and batches are refused with budget_error before alloca
                       budget_error);
 
     // Batch buffers: N dense scores (N = 10^15), or N compact N·K x A matrices (row-sparse).
-    const Model small = ring3(100);
+    const Model small = ring_model(100);
     TrainerConfig many = iterations(1);
     many.batch = 1'000'000'000'000'000;
     REQUIRE_THROWS_WITH(Trainer(small, BayesFilter(small), BeliefAveragedPolicy(3, 2), MSE{}, Reinforce{},
@@ -169,15 +154,15 @@ TEST_CASE("exact objective: horizons above max_horizon are refused before recurs
 TEST_CASE("exact objective: the leaf bound of a huge horizon is immediate and said in words",
           "[reliability][exact]") {
     // 2 · 2 · 8^(T-1) = 2^(3T - 1): exact at T = 21 (2^62), saturated from T = 22 (2^65).
-    CHECK(exact_leaf_bound(ring3(21), MSE{}.needs(), StateCounting::paper) == std::size_t{1} << 62);
-    CHECK(exact_leaf_bound(ring3(22), MSE{}.needs(), StateCounting::paper) == size_max);
+    CHECK(exact_leaf_bound(ring_model(21), MSE{}.needs(), StateCounting::paper) == std::size_t{1} << 62);
+    CHECK(exact_leaf_bound(ring_model(22), MSE{}.needs(), StateCounting::paper) == size_max);
     // These looped over every step (T = 10^9 took 0.56 s; 10^12 or SIZE_MAX never returned).
-    CHECK(exact_leaf_bound(ring3(1'000'000'000'000), MBE{}.needs(), StateCounting::paper) == size_max);
-    CHECK(exact_leaf_bound(ring3(size_max), MSE{}.needs(), StateCounting::authors) == size_max);
+    CHECK(exact_leaf_bound(ring_model(1'000'000'000'000), MBE{}.needs(), StateCounting::paper) == size_max);
+    CHECK(exact_leaf_bound(ring_model(size_max), MSE{}.needs(), StateCounting::authors) == size_max);
     CHECK(exact_leaf_bound(single_state(size_max), MBE{}.needs(), StateCounting::authors) == 1);
 
     const BeliefAveragedPolicy policy(3, 2);
-    const Model huge = ring3(1'000'000'000'000);
+    const Model huge = ring_model(1'000'000'000'000);
     REQUIRE_THROWS_AS(exact_objective(huge, policy, MSE{}), budget_error);
     try {
         (void)exact_objective(huge, policy, MSE{});
@@ -189,7 +174,7 @@ TEST_CASE("exact objective: the leaf bound of a huge horizon is immediate and sa
     }
     // A policy that does not fit is reported as such, before the leaf budget.
     REQUIRE_THROWS_AS(exact_objective(huge, BeliefAveragedPolicy(2, 2), MSE{}), config_error);
-    REQUIRE_THROWS_AS(exact_objective(ring3(100), BeliefAveragedPolicy(3, 3), MBE{}), config_error);
+    REQUIRE_THROWS_AS(exact_objective(ring_model(100), BeliefAveragedPolicy(3, 3), MBE{}), config_error);
 }
 
 TEST_CASE("the trainer stops with numeric_error when θ or the gradient norm overflows", "[reliability][numeric]") {
