@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [seconds=60] [work dir=build-fuzz]
 #
-# Seed corpus: the shipped models (../shared/pomdp, or $MAXENT_SHARED_POMDP_DIR) and the
+# Seed corpus: the classic models shipped in tests/data/classic and the
 # corner-case files in tests/data/pomdp. New inputs go to <work dir>/corpus, crashing inputs
 # to <work dir>/artifacts/ (turn each into a regression file under
 # tests/data/pomdp/regressions/). Needs clang++ with libFuzzer (Debian: clang-14 ships it
@@ -15,7 +15,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-60}"
 work="${2:-$root/build-fuzz}"
 shift $(( $# > 2 ? 2 : $# ))
-shared="${MAXENT_SHARED_POMDP_DIR:-$root/../shared/pomdp}"
+classic="$root/tests/data/classic"
 cxx="${CXX_FUZZ:-clang++}"
 
 if ! command -v "$cxx" >/dev/null 2>&1; then
@@ -32,7 +32,7 @@ echo "fuzz.sh: building $work/fuzz_pomdp_file"
     "$root/tests/fuzz/fuzz_pomdp_file.cpp" -o "$work/fuzz_pomdp_file"
 
 seeds=()
-[[ -d "$shared" ]] && seeds+=("$shared")
+[[ -d "$classic" ]] && seeds+=("$classic")
 [[ -d "$root/tests/data/pomdp" ]] && seeds+=("$root/tests/data/pomdp")
 [[ -d "$root/tests/data/pomdp/regressions" ]] && seeds+=("$root/tests/data/pomdp/regressions")
 

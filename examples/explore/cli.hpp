@@ -182,7 +182,7 @@ struct Options {
         }
     }
     if (o.help || o.version) return o;
-    if (!have_model) throw usage_error("no model file given (e.g. maxent-explore ../shared/pomdp/tiger.95.POMDP)");
+    if (!have_model) throw usage_error("no model file given (e.g. maxent-explore tests/data/classic/tiger.95.POMDP)");
     std::error_code ec;
     if (check_model && !std::filesystem::is_regular_file(o.model, ec))
         throw usage_error(cat("model file '", o.model, "' does not exist or is not a regular file"));

@@ -7,7 +7,7 @@
 #      with the slice that holds them), a folder that is not a shard;
 #   3. resume: a study stopped by SIGTERM after some runs finished reruns only the missing
 #      ones (a kept run whose build differs is trained again) and writes the same bytes;
-#   4. the same split and merge with maxent-explore on tiger (when the model files exist).
+#   4. the same split and merge with maxent-explore on tiger (tests/data/classic).
 # Variables: PAPER, EXPLORE (the binaries), OUT (a scratch directory), POMDP_DIR.
 cmake_minimum_required(VERSION 3.20)
 if(NOT PAPER OR NOT EXPLORE OR NOT OUT OR NOT DEFINED POMDP_DIR)
@@ -214,23 +214,22 @@ endif()
 
 # --- 4. maxent-explore ------------------------------------------------------------------------
 set(tiger "${POMDP_DIR}/tiger.95.POMDP")
-if(EXISTS "${tiger}")
-  set(eargs "${tiger}" --seeds 0-3 --iterations 20 --threads 1 --out explore --quiet)
-  run(0 o "${EXPLORE}" ${eargs})
-  file(RENAME "${OUT}/explore/tiger.95" "${OUT}/explore-single")
-  foreach(i 1 2 3 4)
-    run(0 o "${EXPLORE}" ${eargs} --shard ${i}/4)
-  endforeach()
-  run(0 o "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
-      explore/tiger.95.shard-4-of-4 --out explore)
-  same_files("${OUT}/explore-single" "${OUT}/explore/tiger.95" ${files})
-  refused("runs missing: 2 of 8 runs are in none of the shards: mse seed 3; mbe seed 3 \\(--shard 4/4\\)"
-          "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
-          --out explore-merged)
-  # A shard of the other program.
-  refused("'explore/tiger.95.shard-1-of-4' is a shard of maxent-explore, not of maxent-paper"
-          "${PAPER}" merge explore/tiger.95.shard-1-of-4 --out explore-merged)
-else()
-  message(STATUS "maxent-explore part skipped: no ${tiger}")
+if(NOT EXISTS "${tiger}")
+  message(FATAL_ERROR "shards test: no ${tiger}")
 endif()
+set(eargs "${tiger}" --seeds 0-3 --iterations 20 --threads 1 --out explore --quiet)
+run(0 o "${EXPLORE}" ${eargs})
+file(RENAME "${OUT}/explore/tiger.95" "${OUT}/explore-single")
+foreach(i 1 2 3 4)
+  run(0 o "${EXPLORE}" ${eargs} --shard ${i}/4)
+endforeach()
+run(0 o "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
+    explore/tiger.95.shard-4-of-4 --out explore)
+same_files("${OUT}/explore-single" "${OUT}/explore/tiger.95" ${files})
+refused("runs missing: 2 of 8 runs are in none of the shards: mse seed 3; mbe seed 3 \\(--shard 4/4\\)"
+        "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
+        --out explore-merged)
+# A shard of the other program.
+refused("'explore/tiger.95.shard-1-of-4' is a shard of maxent-explore, not of maxent-paper"
+        "${PAPER}" merge explore/tiger.95.shard-1-of-4 --out explore-merged)
 message(STATUS "shards test passed")

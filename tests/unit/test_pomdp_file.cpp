@@ -1,5 +1,5 @@
 // Tests of model/pomdp_file.hpp, the reader of Cassandra's POMDP text format: every shipped
-// model (../shared/pomdp) reads with the sizes hand-read from its preamble; tiger's
+// model (tests/data/classic) reads with the sizes hand-read from its preamble; tiger's
 // posteriors match the hand-derived 0.85 and 0.85^2 / (0.85^2 + 0.15^2); each corner-case
 // file under tests/data/pomdp pins one feature of the format with values worked out by
 // hand in the file's comments; every error category names file, line and column; and
@@ -27,8 +27,8 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/pomdp_file.hpp"
 
-#ifndef MAXENT_SHARED_POMDP_DIR
-#error "tests/CMakeLists.txt must define MAXENT_SHARED_POMDP_DIR"
+#ifndef MAXENT_CLASSIC_POMDP_DIR
+#error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
 #endif
 #ifndef MAXENT_TEST_DATA_DIR
 #error "tests/CMakeLists.txt must define MAXENT_TEST_DATA_DIR"
@@ -41,7 +41,7 @@ using Catch::Matchers::Contains;
 using maxent::PomdpFile;
 using maxent::ReadOptions;
 
-const fs::path shared_dir{MAXENT_SHARED_POMDP_DIR};
+const fs::path classic_dir{MAXENT_CLASSIC_POMDP_DIR};
 const fs::path data_dir = fs::path{MAXENT_TEST_DATA_DIR} / "pomdp";
 
 std::string slurp(const fs::path& p) {
@@ -112,8 +112,8 @@ TEST_CASE("every shipped model reads with the sizes of its preamble", "[pomdp-fi
         {"tiger.95.POMDP", {2, 3, 2, 0.95, true}},
     };
     std::set<std::string> seen;
-    REQUIRE(fs::is_directory(shared_dir));
-    for (const auto& entry : fs::directory_iterator(shared_dir)) {
+    REQUIRE(fs::is_directory(classic_dir));
+    for (const auto& entry : fs::directory_iterator(classic_dir)) {
         const std::string name = entry.path().filename().string();
         if (name == "README.md") continue;
         INFO(name);
@@ -138,7 +138,7 @@ TEST_CASE("every shipped model reads with the sizes of its preamble", "[pomdp-fi
 }
 
 TEST_CASE("tiger: labels, rewards and the hand-derived posteriors after listening", "[pomdp-file]") {
-    const PomdpFile f = maxent::read_pomdp_file(shared_dir / "tiger.95.POMDP");
+    const PomdpFile f = maxent::read_pomdp_file(classic_dir / "tiger.95.POMDP");
     const auto& m = f.model;
     CHECK(m.state_label(0) == "tiger-left");
     CHECK(m.state_label(1) == "tiger-right");
@@ -188,7 +188,7 @@ TEST_CASE("tiger: labels, rewards and the hand-derived posteriors after listenin
 
 TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
     SECTION("1d.noisy: the 6-decimal start vector and rows are renormalised exactly") {
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "1d.noisy.POMDP");
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "1d.noisy.POMDP");
         const Eigen::VectorXd& mu = f.model.initial_distribution();
         CHECK(mu[0] == Approx(1.0 / 3.0).margin(1e-15));
         CHECK(mu[3] == 0.0);
@@ -199,7 +199,7 @@ TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
         CHECK(R(f, "w0", "middle", "goal", "nothing") == 0.0);
     }
     SECTION("concert: row entries on one line, action-dependent observations, no start: (uniform)") {
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "concert.POMDP");
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "concert.POMDP");
         CHECK(P(f, "bored", "radio", "bored") == Approx(0.7));
         CHECK(Z(f, "nothing", "interested", "want-to-go") == Approx(0.9));
         CHECK(Z(f, "tv", "interested", "want-to-go") == Approx(0.8));
@@ -209,7 +209,7 @@ TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
         CHECK(R(f, "radio", "bored", "bored", "want-to-go") == 0.0);  // unspecified
     }
     SECTION("network: values on the next line, T: reboot : * : s000") {
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "network.POMDP");
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "network.POMDP");
         CHECK(P(f, "crash", "reboot", "s000") == 1.0);
         CHECK(P(f, "s020", "unrestrict", "s040") == Approx(0.3));
         CHECK(Z(f, "steady", "s080", "down") == Approx(0.3));
@@ -218,7 +218,7 @@ TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
         CHECK(f.model.initial_distribution()[6] == Approx(1.0 / 7.0));
     }
     SECTION("shuttle: numbered states and observations, named actions") {
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "shuttle.95.POMDP");
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "shuttle.95.POMDP");
         CHECK(f.model.state_label(7) == "7");
         CHECK(f.model.initial_distribution()[7] == 1.0);
         CHECK(P(f, "1", "Backup", "2") == Approx(0.3));
@@ -228,7 +228,7 @@ TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
         CHECK(R(f, "GoForward", "7", "6", "0") == 0.0);  // the commented-out rule
     }
     SECTION("hallway: element entries over numbered sets, T: * : s rows") {
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "hallway.POMDP");
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "hallway.POMDP");
         CHECK(P(f, "0", "1", "5") == Approx(0.05));
         CHECK(P(f, "0", "1", "0") == Approx(0.95));
         CHECK(P(f, "57", "3", "0") == Approx(0.017865));
@@ -236,14 +236,14 @@ TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
         CHECK(R(f, "2", "17", "58", "3") == 1.0);
     }
     SECTION("cheese: identical per-action O: matrices are stored once") {
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "cheese.95.POMDP");
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "cheese.95.POMDP");
         CHECK_FALSE(f.model.observation_depends_on_action());
         CHECK(Z(f, "W0", "3", "1") == 1.0);
     }
     SECTION("mini-hall2: the goal state has no T: entries") {
         const std::string msg = [] {
             try {
-                (void)maxent::read_pomdp_file(shared_dir / "mini-hall2.pomdp");
+                (void)maxent::read_pomdp_file(classic_dir / "mini-hall2.pomdp");
             } catch (const maxent::parse_error& e) {
                 return std::string(e.what());
             }
@@ -253,7 +253,7 @@ TEST_CASE("shipped models: entries checked by hand", "[pomdp-file]") {
                             Contains("EmptyRows::self_loop"));
         ReadOptions options;
         options.empty_transition_rows = maxent::EmptyRows::self_loop;
-        const PomdpFile f = maxent::read_pomdp_file(shared_dir / "mini-hall2.pomdp", options);
+        const PomdpFile f = maxent::read_pomdp_file(classic_dir / "mini-hall2.pomdp", options);
         const std::vector<std::pair<std::size_t, std::size_t>> absorbing{{0, 12}, {1, 12}, {2, 12}};
         CHECK(f.absorbing_rows == absorbing);
         for (const char* a : {"0", "1", "2"}) CHECK(P(f, "12", a, "12") == 1.0);
@@ -578,7 +578,7 @@ TEST_CASE("error: unreadable files and bad options", "[pomdp-file]") {
 // --- robustness ---------------------------------------------------------------------------------
 
 TEST_CASE("truncated, mutated and random inputs parse or throw parse_error, nothing else", "[pomdp-file]") {
-    const std::string tiger = slurp(shared_dir / "tiger.95.POMDP");
+    const std::string tiger = slurp(classic_dir / "tiger.95.POMDP");
     std::size_t parsed = 0;
     for (std::size_t n = 0; n <= tiger.size(); ++n) {
         const std::string_view prefix(tiger.data(), n);
@@ -591,7 +591,7 @@ TEST_CASE("truncated, mutated and random inputs parse or throw parse_error, noth
     }
     CHECK(parsed >= 1);  // the whole file (and prefixes that end inside its last reward)
 
-    const std::string hallway = slurp(shared_dir / "hallway.POMDP");
+    const std::string hallway = slurp(classic_dir / "hallway.POMDP");
     for (std::size_t n = 0; n < hallway.size(); n += 97) REQUIRE(parses_or_parse_error(hallway.substr(0, n)));
 
     maxent::DefaultRng g(20240611);

@@ -18,8 +18,8 @@
 #include "maxent/model/grid_world.hpp"
 #include "maxent/model/pomdp_file.hpp"
 
-#ifndef MAXENT_SHARED_POMDP_DIR
-#error "tests/CMakeLists.txt must define MAXENT_SHARED_POMDP_DIR"
+#ifndef MAXENT_CLASSIC_POMDP_DIR
+#error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
 #endif
 
 namespace reachable_beliefs_test {
@@ -34,7 +34,7 @@ Eigen::VectorXd vec(std::initializer_list<double> x) {
     return v;
 }
 
-PomdpFile tiger() { return read_pomdp_file(std::string(MAXENT_SHARED_POMDP_DIR) + "/tiger.95.POMDP"); }
+PomdpFile tiger() { return read_pomdp_file(std::string(MAXENT_CLASSIC_POMDP_DIR) + "/tiger.95.POMDP"); }
 
 /// p_d = 0.85^d / (0.85^d + 0.15^d): the belief in the tiger's side after d agreeing listens.
 double agree(int d) { return std::pow(0.85, d) / (std::pow(0.85, d) + std::pow(0.15, d)); }

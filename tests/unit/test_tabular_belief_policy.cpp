@@ -31,8 +31,8 @@
 #include "../../examples/common/output.hpp"
 #include "../../examples/common/runner.hpp"
 
-#ifndef MAXENT_SHARED_POMDP_DIR
-#error "tests/CMakeLists.txt must define MAXENT_SHARED_POMDP_DIR"
+#ifndef MAXENT_CLASSIC_POMDP_DIR
+#error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
 #endif
 
 namespace tabular_belief_policy_test {
@@ -56,7 +56,7 @@ Eigen::VectorXd vec(std::initializer_list<double> x) {
 PomdpFile tiger(std::size_t horizon) {
     ReadOptions o;
     o.horizon = horizon;
-    return read_pomdp_file(std::string(MAXENT_SHARED_POMDP_DIR) + "/tiger.95.POMDP", o);
+    return read_pomdp_file(std::string(MAXENT_CLASSIC_POMDP_DIR) + "/tiger.95.POMDP", o);
 }
 
 TEST_CASE("rows are allocated lazily, on the first visit of a belief", "[tabular]") {
