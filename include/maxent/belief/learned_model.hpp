@@ -690,88 +690,108 @@ inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
     return total;
 }
 
-/// Fits an IOHMM with L = options.latent_states latent states to the training sequences by
-/// EM with random restarts (see the header's comment); held-out sequences are only scored.
-[[nodiscard]] inline IohmmFit fit_iohmm(std::span<const ActionObservationSequence> train, const IohmmOptions& options,
-                                        std::span<const ActionObservationSequence> heldout = {}) {
-    constexpr const char* where = "fit_iohmm";
-    const std::size_t L = options.latent_states, A = options.num_actions, O = options.num_observations;
-    if (L == 0) throw config_error("fit_iohmm: the number of latent states L must be at least 1, got 0");
-    if (A == 0) throw config_error("fit_iohmm: the number of actions must be at least 1, got 0");
-    if (O == 0) throw config_error("fit_iohmm: the number of observations must be at least 1, got 0");
+namespace detail {
+
+/// Checks the options (except the model size) and the sequences; config_error naming the value.
+inline void check_fit_inputs(std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                             std::span<const ActionObservationSequence> heldout, const char* where) {
+    const std::size_t A = options.num_actions, O = options.num_observations;
+    if (A == 0) throw config_error(detail::message(where, ": the number of actions must be at least 1, got 0"));
+    if (O == 0) throw config_error(detail::message(where, ": the number of observations must be at least 1, got 0"));
     if (!std::isfinite(options.smoothing) || !(options.smoothing >= 0.0))
-        throw config_error(detail::message("fit_iohmm: the smoothing α must be finite and >= 0, got ",
+        throw config_error(detail::message(where, ": the smoothing α must be finite and >= 0, got ",
                                            options.smoothing));
     if (!std::isfinite(options.tolerance) || !(options.tolerance >= 0.0))
-        throw config_error(detail::message("fit_iohmm: the tolerance must be finite and >= 0, got ",
+        throw config_error(detail::message(where, ": the tolerance must be finite and >= 0, got ",
                                            options.tolerance));
-    if (options.restarts == 0) throw config_error("fit_iohmm: the number of restarts must be at least 1, got 0");
-    if (!(options.anchor_weight >= 0.0 && options.anchor_weight <= 1.0))
-        throw config_error(detail::message("fit_iohmm: the anchor weight must be in [0, 1], got ",
-                                           options.anchor_weight));
-    if (options.block_size == 0) throw config_error("fit_iohmm: the block size must be at least 1, got 0");
-    if (train.empty()) throw config_error("fit_iohmm: no training sequences (the set is empty)");
+    if (options.block_size == 0) throw config_error(detail::message(where, ": the block size must be at least 1, got 0"));
+    if (train.empty()) throw config_error(detail::message(where, ": no training sequences (the set is empty)"));
     for (std::size_t n = 0; n < train.size(); ++n)
         detail::check_sequence(train[n], n, A, O, where, "training sequence");
     for (std::size_t n = 0; n < heldout.size(); ++n)
         detail::check_sequence(heldout[n], n, A, O, where, "held-out sequence");
+}
 
+/// EM from the start `m` until the tolerance or options.max_iterations; `r` is the restart's
+/// index, only for messages and IohmmFit::restart.
+inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                       std::span<const ActionObservationSequence> heldout, std::size_t r, const char* where) {
     const bool per_action = options.emission == EmissionModel::per_action;
     const double alpha = options.smoothing;
     const std::size_t block = options.block_size;
     const std::size_t train_blocks = detail::block_count(train.size(), block);
     const std::size_t heldout_blocks = detail::block_count(heldout.size(), block);
+    IohmmFit fit;
+    fit.restart = r;
+    for (std::size_t it = 0;; ++it) {
+        // E step over the blocks, added in index order.
+        std::vector<detail::ImpossibleSequence> bad(train_blocks);
+        std::vector<detail::IohmmCounts> parts = run_parallel(train_blocks, options.threads, [&](std::size_t b) {
+            return detail::expected_counts(m, train, b * block, std::min(train.size(), (b + 1) * block), per_action,
+                                           bad[b]);
+        });
+        for (const auto& x : bad)
+            if (x.step != 0) {
+                const auto& s = train[x.sequence];
+                throw numeric_error(detail::message(
+                    where, ": training sequence ", x.sequence,
+                    s.id.empty() ? std::string() : detail::message(" ('", s.id, "')"),
+                    " has probability 0 under the model at step ", x.step, " (restart ", r, ", iteration ", it,
+                    "; with smoothing α = 0 the forward normaliser underflowed or a parameter reached 0; "
+                    "use α > 0)"));
+            }
+        detail::IohmmCounts total = std::move(parts[0]);
+        for (std::size_t b = 1; b < parts.size(); ++b) total.add(parts[b]);
+        const double ll = total.log_likelihood;
+        fit.log_likelihood.push_back(ll);
+        fit.penalized_log_likelihood.push_back(ll + detail::log_prior(m, alpha));
+        if (!heldout.empty()) {
+            const auto lls = run_parallel(heldout_blocks, options.threads, [&](std::size_t b) {
+                return detail::block_log_likelihood(m, heldout, b * block, std::min(heldout.size(), (b + 1) * block));
+            });
+            double h = 0.0;
+            for (const double v : lls) h += v;
+            fit.heldout_log_likelihood.push_back(h);
+        }
+        if (it >= 1) {
+            const double previous = fit.log_likelihood[it - 1];
+            if (std::abs(ll - previous) <= options.tolerance * std::abs(previous)) {
+                fit.converged = true;
+                break;
+            }
+        }
+        if (it == options.max_iterations) break;
+        detail::maximise(total, alpha, m);
+        fit.iterations = it + 1;
+    }
+    fit.model = std::move(m);
+    fit.restart_log_likelihood.push_back(fit.log_likelihood.back());
+    fit.restart_iterations.push_back(fit.iterations);
+    return fit;
+}
+
+}  // namespace detail
+
+/// Fits an IOHMM with L = options.latent_states latent states to the training sequences by
+/// EM with random restarts (see the header's comment); held-out sequences are only scored.
+[[nodiscard]] inline IohmmFit fit_iohmm(std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                                        std::span<const ActionObservationSequence> heldout = {}) {
+    constexpr const char* where = "fit_iohmm";
+    const std::size_t L = options.latent_states;
+    if (L == 0) throw config_error("fit_iohmm: the number of latent states L must be at least 1, got 0");
+    if (options.restarts == 0) throw config_error("fit_iohmm: the number of restarts must be at least 1, got 0");
+    if (!(options.anchor_weight >= 0.0 && options.anchor_weight <= 1.0))
+        throw config_error(detail::message("fit_iohmm: the anchor weight must be in [0, 1], got ",
+                                           options.anchor_weight));
+    detail::check_fit_inputs(train, options, heldout, where);
 
     IohmmFit best;
     bool have_best = false;
     for (std::size_t r = 0; r < options.restarts; ++r) {
         DefaultRng g = stream(options.seed, r, 0);
-        IohmmModel m = detail::random_model(L, A, O, options.emission, g);
+        IohmmModel m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
         detail::anchor_emissions(m, train, options.anchor_weight, g);
-        IohmmFit fit;
-        fit.restart = r;
-        for (std::size_t it = 0;; ++it) {
-            // E step over the blocks, added in index order.
-            std::vector<detail::ImpossibleSequence> bad(train_blocks);
-            std::vector<detail::IohmmCounts> parts = run_parallel(train_blocks, options.threads, [&](std::size_t b) {
-                return detail::expected_counts(m, train, b * block, std::min(train.size(), (b + 1) * block),
-                                               per_action, bad[b]);
-            });
-            for (const auto& x : bad)
-                if (x.step != 0) {
-                    const auto& s = train[x.sequence];
-                    throw numeric_error(detail::message(
-                        where, ": training sequence ", x.sequence,
-                        s.id.empty() ? std::string() : detail::message(" ('", s.id, "')"),
-                        " has probability 0 under the model at step ", x.step, " (restart ", r, ", iteration ", it,
-                        "; with smoothing α = 0 the forward normaliser underflowed or a parameter reached 0; "
-                        "use α > 0)"));
-                }
-            detail::IohmmCounts total = std::move(parts[0]);
-            for (std::size_t b = 1; b < parts.size(); ++b) total.add(parts[b]);
-            const double ll = total.log_likelihood;
-            fit.log_likelihood.push_back(ll);
-            fit.penalized_log_likelihood.push_back(ll + detail::log_prior(m, alpha));
-            if (!heldout.empty()) {
-                const auto lls = run_parallel(heldout_blocks, options.threads, [&](std::size_t b) {
-                    return detail::block_log_likelihood(m, heldout, b * block, std::min(heldout.size(), (b + 1) * block));
-                });
-                double h = 0.0;
-                for (const double v : lls) h += v;
-                fit.heldout_log_likelihood.push_back(h);
-            }
-            if (it >= 1) {
-                const double previous = fit.log_likelihood[it - 1];
-                if (std::abs(ll - previous) <= options.tolerance * std::abs(previous)) {
-                    fit.converged = true;
-                    break;
-                }
-            }
-            if (it == options.max_iterations) break;
-            detail::maximise(total, alpha, m);
-            fit.iterations = it + 1;
-        }
-        fit.model = std::move(m);
+        IohmmFit fit = detail::run_em(std::move(m), train, options, heldout, r, where);
         best.restart_log_likelihood.push_back(fit.log_likelihood.back());
         best.restart_iterations.push_back(fit.iterations);
         if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
@@ -784,6 +804,28 @@ inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
         }
     }
     return best;
+}
+
+/// Warm-started EM: continues from `start` (one run, no random restart, so latent state z of
+/// the result is still the state z of `start` — what keeps a policy over the latent states
+/// meaningful across refits). Uses options.num_actions, num_observations, smoothing,
+/// max_iterations, tolerance, threads and block_size; latent_states, emission, restarts,
+/// anchor_weight and seed are taken from `start` or unused. The history starts with ℓ(start).
+/// Throws config_error when `start` does not have the options' sizes or is malformed, or for
+/// the inputs fit_iohmm refuses; numeric_error as fit_iohmm (with α = 0 only).
+[[nodiscard]] inline IohmmFit refit_iohmm(const IohmmModel& start, std::span<const ActionObservationSequence> train,
+                                          const IohmmOptions& options,
+                                          std::span<const ActionObservationSequence> heldout = {}) {
+    constexpr const char* where = "refit_iohmm";
+    detail::check_model_shape(start, where);
+    detail::check_fit_inputs(train, options, heldout, where);
+    if (start.num_actions() != options.num_actions || start.num_observations() != options.num_observations)
+        throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",
+                                           start.num_observations(), " observations; the options say ",
+                                           options.num_actions, " and ", options.num_observations));
+    IohmmOptions o = options;
+    o.emission = start.emission_model;
+    return detail::run_em(start, train, o, heldout, 0, where);
 }
 
 /// The learned model as the agent's FinitePomdp over its L latent states: state labels
@@ -819,6 +861,29 @@ inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
     FinitePomdp<std::size_t, std::size_t, std::size_t> out(iota(L), iota(A), iota(O), P, E, std::move(mu), horizon);
     if (m.emission_model == EmissionModel::per_action)
         out.set_initial_observation(to_sparse(normalised(m.initial_emission)));
+    return out;
+}
+
+/// The IOHMM parameters of a finite model (latent state z = the model's state index): for
+/// scoring data under the true model, e.g. to compare a learned model's held-out
+/// log-likelihood with the truth's. Emissions are shared when the model's observations do not
+/// depend on the action and o_1 is drawn from the same matrix, per action otherwise (with the
+/// model's initial observation matrix as Ô_1).
+template <class State, class Action, class Observation>
+[[nodiscard]] IohmmModel to_iohmm(const FinitePomdp<State, Action, Observation>& m) {
+    IohmmModel out;
+    const std::size_t A = m.num_actions();
+    const bool shared = !m.observation_depends_on_action() &&
+                        Eigen::MatrixXd(m.initial_observation_matrix()) == Eigen::MatrixXd(m.observation_matrix(0));
+    out.emission_model = shared ? EmissionModel::shared : EmissionModel::per_action;
+    out.initial = m.initial_distribution();
+    for (std::size_t a = 0; a < A; ++a) out.transitions.push_back(Eigen::MatrixXd(m.transition_matrix(a)));
+    if (out.emission_model == EmissionModel::shared) {
+        out.emissions.push_back(Eigen::MatrixXd(m.observation_matrix(0)));
+    } else {
+        for (std::size_t a = 0; a < A; ++a) out.emissions.push_back(Eigen::MatrixXd(m.observation_matrix(a)));
+    }
+    out.initial_emission = Eigen::MatrixXd(m.initial_observation_matrix());
     return out;
 }
 

@@ -100,6 +100,31 @@ public:
     [[nodiscard]] const Trajectory& trajectory() const noexcept { return traj_; }
     [[nodiscard]] const RolloutOptions& options() const noexcept { return options_; }
     [[nodiscard]] U& updater() noexcept { return updater_; }
+    [[nodiscard]] const U& updater() const noexcept { return updater_; }
+
+    /// Replaces the belief updater between episodes (e.g. a belief model refitted from new
+    /// data). The new one must have the same dimension() (and feature_dimension()) as the
+    /// old, so the trajectory record and the policy still fit; config_error otherwise.
+    void set_updater(U updater) {
+        const std::size_t L = updater.dimension();
+        if (L != traj_.belief_dimension)
+            throw config_error(detail::message("Sampler::set_updater: the new belief updater's dimension() is ", L,
+                                               ", the old one's ", traj_.belief_dimension, "; they must be equal"));
+        if constexpr (has_features) {
+            if (updater.feature_dimension() != updater_.feature_dimension())
+                throw config_error(detail::message(
+                    "Sampler::set_updater: the new belief updater's feature_dimension() is ",
+                    updater.feature_dimension(), ", the old one's ", updater_.feature_dimension(),
+                    "; they must be equal"));
+        }
+        Eigen::VectorXd prior;
+        updater.initial(prior);
+        if (static_cast<std::size_t>(prior.size()) != L)
+            throw config_error(detail::message("Sampler::set_updater: the belief updater's prior has ", prior.size(),
+                                               " entries but its dimension() is ", L));
+        updater_ = std::move(updater);
+        if constexpr (can_track_support) track_ = updater_support_tracking_pays(updater_);
+    }
     [[nodiscard]] const M& model() const noexcept { return *model_; }
 
     /// Runs one episode; `score` (shape of the policy's parameters) is set to

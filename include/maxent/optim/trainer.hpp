@@ -164,12 +164,21 @@ public:
 
     /// One iteration of Algorithm 1; returns its metrics.
     IterationMetrics iterate() {
+        return iterate([](std::size_t, const Trajectory&) {});
+    }
+    /// The same, calling `observe(n, trajectory)` after trajectory n is sampled (before its
+    /// feedback), e.g. to keep the actions and observations a learned belief model is fitted
+    /// to. The trajectory is valid only during the call.
+    template <class Observer>
+        requires std::invocable<Observer&, std::size_t, const Trajectory&>
+    IterationMetrics iterate(Observer&& observe) {
         const std::size_t k = next_iteration_++;
         IterationMetrics out;
         out.iteration = k;
         for (std::size_t n = 0; n < config_.batch; ++n) {
             DefaultRng g = stream(config_.seed, k, n);
             const Trajectory& t = run_one(n, g);
+            observe(n, static_cast<const Trajectory&>(t));
             feedbacks_[n] = feedback_(t, g);
             detail::require_finite(feedbacks_[n], "feedback of trajectory ", n, " at iteration ", k);
             out.true_entropy += true_state_entropy(t, counter_);
@@ -202,6 +211,13 @@ public:
     [[nodiscard]] P& policy() noexcept { return policy_; }
     [[nodiscard]] const TrainerConfig& config() const noexcept { return config_; }
     [[nodiscard]] std::size_t iterations_done() const noexcept { return next_iteration_; }
+    /// Replaces the agent's belief updater between iterations (a refitted belief model); it
+    /// must have the old one's dimension (Sampler::set_updater), and the policy is checked
+    /// against it again. θ, the step rule's state and the iteration count are kept.
+    void set_updater(U updater) {
+        sampler_.set_updater(std::move(updater));
+        policy_.check_dimensions(agent_dimensions(*model_, sampler_.updater()));
+    }
     /// The last gradient estimate: parameter-shaped (dense path), or compact (row-sparse
     /// path: row i is parameter row last_gradient_rows()[i]; rows beyond are zero).
     [[nodiscard]] const Eigen::MatrixXd& last_gradient() const noexcept { return gradient_; }

@@ -1,0 +1,274 @@
+// maxent/optim/learned_belief.hpp — exploration without a simulator (paper, Section 5): the
+// agent learns its belief model from its own actions and observations while it trains.
+//
+// The paper's second setting gives the agent no model, only what it does and sees; Section 5
+// assumes an approximate belief oracle and trains with MBE or Reg-MBE, which need beliefs
+// but not true states. LearnedBeliefTrainer builds that oracle from data:
+//   1. Warm-up: `warmup_episodes` episodes with uniformly random actions (episode e draws
+//      from the stream (data seed, 0, e)), plus `heldout_episodes` more (stream (data seed,
+//      1, e)) that are never fitted to, only scored.
+//   2. First fit: fit_iohmm (belief/learned_model.hpp) with the options' restarts and
+//      iteration budget on the warm-up episodes; the model becomes a FinitePomdp over its L
+//      latent states and the agent's BayesFilter on it (prior: uniform, the paper's b_1, or
+//      the learned μ̂ with `learned_prior`).
+//   3. Training: Algorithm 1 (the library's Trainer, unchanged) with that filter as the
+//      agent's belief model and the real world as the environment. Every trajectory's actions
+//      and observations are kept in a window of the `window` most recent episodes.
+//   4. Every `refit_every` iterations (M): EM warm-started from the current model
+//      (refit_iohmm, `refit_iterations` EM steps at most) on the warm-up episodes plus the
+//      window, then the agent's filter is replaced (Trainer::set_updater). Warm starting keeps
+//      latent state z the same state across refits, so θ (one row per latent state for the
+//      belief-averaged policy) keeps its meaning; θ and the step rule's state are kept. The
+//      warm-up episodes stay in the data because the policy's own episodes concentrate where
+//      it goes: without them, rows of rarely visited latent states would drift back to the
+//      smoothing prior.
+// The agent touches the world only through actions and observations: the true state is read
+// only for the reported metric IterationMetrics::true_entropy (the experiments' measure),
+// never by the filter, the policy, the feedback or the fits.
+//
+// Streams: the trainer's trajectories draw from (seed, k, n) as everywhere; the data seed is
+// derive_seed(seed, 2^64 - 1, 1) and the fits' seed derive_seed(seed, 2^64 - 1, 2), so a run
+// is a pure function of (world, components, config, options, seed), identical for any number
+// of threads (fit_iohmm's results do not depend on its thread count).
+//
+// Cost: a fit costs about (episodes x steps x L²) ns per EM iteration (docs/performance.md).
+// FitRecord reports every fit: the training and held-out log-likelihood per observation and
+// the EM iterations run.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned_model.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/model/finite_pomdp.hpp"
+#include "maxent/optim/trainer.hpp"
+
+namespace maxent {
+
+struct LearnedBeliefOptions {
+    /// The model and the first fit: latent_states L (>= 1, required), emission, smoothing,
+    /// restarts, anchor_weight, max_iterations, tolerance, threads, block_size. num_actions and
+    /// num_observations: 0 = the world's (else they must equal the world's). seed is not read
+    /// (derived from the trainer's seed, see the header).
+    IohmmOptions fit{};
+    std::size_t warmup_episodes = 500;   ///< uniform-action episodes before the first fit (>= 1)
+    std::size_t heldout_episodes = 200;  ///< uniform-action episodes only scored (0 = none)
+    std::size_t refit_every = 2000;      ///< M: refit after every M iterations (0 = never refit)
+    std::size_t refit_iterations = 10;   ///< EM steps per warm-started refit at most (>= 1)
+    std::size_t window = 1000;           ///< the most recent training episodes fitted to (>= 1)
+    bool learned_prior = false;          ///< b_1 = μ̂ (true) or uniform (false, the paper's b_1)
+
+    /// Throws config_error naming the field.
+    void validate() const {
+        if (fit.latent_states == 0)
+            throw config_error("LearnedBeliefOptions: fit.latent_states (L) must be at least 1, got 0");
+        if (warmup_episodes == 0) throw config_error("LearnedBeliefOptions: warmup_episodes must be at least 1, got 0");
+        if (refit_iterations == 0)
+            throw config_error("LearnedBeliefOptions: refit_iterations must be at least 1, got 0");
+        if (window == 0) throw config_error("LearnedBeliefOptions: window must be at least 1, got 0");
+    }
+};
+
+/// One fit of the belief model.
+struct FitRecord {
+    std::size_t iteration = 0;        ///< training iterations done before it (0 for the first fit)
+    std::size_t episodes = 0;         ///< sequences fitted to
+    std::size_t em_iterations = 0;    ///< M steps run (chosen restart, for the first fit)
+    bool converged = false;           ///< stopped by the tolerance
+    double train_log_likelihood = 0;  ///< per observation, after the fit
+    double heldout_log_likelihood = std::numeric_limits<double>::quiet_NaN();  ///< per observation; NaN if no held-out set
+};
+
+namespace detail {
+
+/// An episode of the world under uniformly random actions, recorded as a sequence with
+/// `actions` actions (Trajectory's layout).
+template <class M, class G>
+void uniform_episode(const M& world, std::size_t actions, G& g, ActionObservationSequence& out) {
+    out.actions.clear();
+    out.observations.clear();
+    auto s = draw_initial_state(world, g);
+    out.observations.push_back(draw_initial_observation(world, s, g));
+    const std::uint64_t A = world.num_actions();
+    for (std::size_t k = 0; k < actions; ++k) {
+        const auto a = static_cast<std::size_t>(uniform_index(g, A));
+        s = draw_next_state(world, s, a, g);
+        out.actions.push_back(a);
+        out.observations.push_back(draw_observation(world, a, s, g));
+    }
+}
+
+inline double per_observation(double ll, std::span<const ActionObservationSequence> data) {
+    std::size_t n = 0;
+    for (const auto& s : data) n += s.observations.size();
+    return n == 0 ? std::numeric_limits<double>::quiet_NaN() : ll / static_cast<double>(n);
+}
+
+}  // namespace detail
+
+/// Algorithm 1 with a belief model learned from the agent's own actions and observations
+/// (see the header). M is the world (any Environment); P, F, E, R as for Trainer, with P
+/// sized for the learned model (e.g. BeliefAveragedPolicy(L, A)).
+template <class M, class P, class F, class E, class R>
+class LearnedBeliefTrainer {
+    static_assert(require_environment<M>());
+    static_assert(require_differentiable_policy<P>());
+    static_assert(require_feedback<F>());
+    static_assert(require_gradient_estimator<E>());
+    static_assert(require_step_rule<R>());
+
+public:
+    using belief_model_type = FinitePomdp<std::size_t, std::size_t, std::size_t>;
+    using updater_type = BayesFilter<belief_model_type>;
+    using trainer_type = Trainer<M, updater_type, P, F, E, R>;
+
+    /// Collects the warm-up and held-out episodes and fits the first model (so construction
+    /// costs one fit). The world must outlive the trainer. Throws config_error for bad options
+    /// or sizes, and what fit_iohmm and Trainer throw.
+    LearnedBeliefTrainer(const M& world, P policy, F feedback, E estimator, R step, TrainerConfig config,
+                         LearnedBeliefOptions options)
+        : world_(&world), options_(std::move(options)) {
+        config.validate();
+        options_.validate();
+        IohmmOptions& fit = options_.fit;
+        if (fit.num_actions == 0) fit.num_actions = world.num_actions();
+        if (fit.num_observations == 0) fit.num_observations = world.num_observations();
+        if (fit.num_actions != world.num_actions() || fit.num_observations != world.num_observations())
+            throw config_error(detail::message("LearnedBeliefTrainer: fit.num_actions = ", fit.num_actions,
+                                               " and fit.num_observations = ", fit.num_observations,
+                                               " must be the world's ", world.num_actions(), " and ",
+                                               world.num_observations(), " (or 0)"));
+        fit.seed = derive_seed(config.seed, ~std::uint64_t{0}, 2);
+        const std::uint64_t data_seed = derive_seed(config.seed, ~std::uint64_t{0}, 1);
+        const std::size_t K = Trajectory::actions_for(config.counting, world.horizon());
+        warmup_.resize(options_.warmup_episodes);
+        for (std::size_t e = 0; e < warmup_.size(); ++e) {
+            DefaultRng g = stream(data_seed, 0, e);
+            detail::uniform_episode(world, K, g, warmup_[e]);
+        }
+        heldout_.resize(options_.heldout_episodes);
+        for (std::size_t e = 0; e < heldout_.size(); ++e) {
+            DefaultRng g = stream(data_seed, 1, e);
+            detail::uniform_episode(world, K, g, heldout_[e]);
+        }
+        IohmmFit first = fit_iohmm(warmup_, fit, heldout_);
+        record(first, 0, warmup_);
+        current_ = std::move(first.model);
+        model_ = std::make_unique<belief_model_type>(to_finite_pomdp(current_, world.horizon()));
+        trainer_.emplace(world, make_updater(*model_), std::move(policy), std::move(feedback), std::move(estimator),
+                         std::move(step), config);
+        window_.resize(options_.window);
+    }
+
+    /// One iteration of Algorithm 1, then a refit if M iterations have passed since the last.
+    IterationMetrics iterate() {
+        const IterationMetrics m = trainer_->iterate([this](std::size_t, const Trajectory& t) { keep(t); });
+        const std::size_t done = trainer_->iterations_done();
+        if (options_.refit_every != 0 && done % options_.refit_every == 0 && done < trainer_->config().iterations)
+            refit();
+        return m;
+    }
+
+    /// Runs the remaining iterations; `callback(metrics)` may return void, or bool where false
+    /// stops early (as Trainer::run).
+    template <class Callback>
+    TrainResult run(Callback&& callback) {
+        TrainResult result;
+        const TrainerConfig& c = trainer_->config();
+        result.history.reserve(c.iterations - trainer_->iterations_done());
+        while (trainer_->iterations_done() < c.iterations) {
+            const IterationMetrics metrics = iterate();
+            result.history.push_back(metrics);
+            if constexpr (std::is_invocable_r_v<bool, Callback&, const IterationMetrics&> &&
+                          !std::is_void_v<std::invoke_result_t<Callback&, const IterationMetrics&>>) {
+                if (!callback(metrics)) {
+                    result.stopped_early = true;
+                    break;
+                }
+            } else {
+                callback(metrics);
+            }
+        }
+        result.parameters = trainer_->policy().parameters();
+        return result;
+    }
+    TrainResult run() {
+        return run([](const IterationMetrics&) {});
+    }
+
+    /// Every fit so far, the first at index 0.
+    [[nodiscard]] const std::vector<FitRecord>& fits() const noexcept { return fits_; }
+    /// The current learned model (IOHMM parameters) and the agent's FinitePomdp built from it.
+    [[nodiscard]] const IohmmModel& learned_model() const noexcept { return current_; }
+    [[nodiscard]] const belief_model_type& belief_model() const noexcept { return *model_; }
+    [[nodiscard]] const trainer_type& trainer() const noexcept { return *trainer_; }
+    [[nodiscard]] trainer_type& trainer() noexcept { return *trainer_; }
+    [[nodiscard]] const P& policy() const noexcept { return trainer_->policy(); }
+    [[nodiscard]] const LearnedBeliefOptions& options() const noexcept { return options_; }
+    /// The warm-up and held-out sequences (uniform actions).
+    [[nodiscard]] std::span<const ActionObservationSequence> warmup_episodes() const noexcept { return warmup_; }
+    [[nodiscard]] std::span<const ActionObservationSequence> heldout_episodes() const noexcept { return heldout_; }
+
+private:
+    updater_type make_updater(const belief_model_type& m) const {
+        return options_.learned_prior ? updater_type(m, model_prior) : updater_type(m);
+    }
+
+    void keep(const Trajectory& t) {
+        ActionObservationSequence& slot = window_[next_slot_];
+        slot.actions.assign(t.actions.begin(), t.actions.end());
+        slot.observations.assign(t.observations.begin(), t.observations.end());
+        next_slot_ = (next_slot_ + 1) % window_.size();
+        kept_ = std::min(kept_ + 1, window_.size());
+    }
+
+    void refit() {
+        // Warm-up episodes first, then the window oldest first: a fixed order for a fixed run.
+        data_.clear();
+        data_.insert(data_.end(), warmup_.begin(), warmup_.end());
+        const std::size_t start = kept_ < window_.size() ? 0 : next_slot_;
+        for (std::size_t i = 0; i < kept_; ++i) data_.push_back(window_[(start + i) % window_.size()]);
+        IohmmOptions o = options_.fit;
+        o.max_iterations = options_.refit_iterations;
+        IohmmFit f = refit_iohmm(current_, data_, o, heldout_);
+        record(f, trainer_->iterations_done(), data_);
+        current_ = std::move(f.model);
+        auto next = std::make_unique<belief_model_type>(to_finite_pomdp(current_, world_->horizon()));
+        trainer_->set_updater(make_updater(*next));
+        model_ = std::move(next);  // the old model is released only once no filter points to it
+    }
+
+    void record(const IohmmFit& f, std::size_t iteration, std::span<const ActionObservationSequence> data) {
+        FitRecord r;
+        r.iteration = iteration;
+        r.episodes = data.size();
+        r.em_iterations = f.iterations;
+        r.converged = f.converged;
+        r.train_log_likelihood = detail::per_observation(f.final_log_likelihood(), data);
+        if (!heldout_.empty())
+            r.heldout_log_likelihood = detail::per_observation(f.heldout_log_likelihood.back(), heldout_);
+        fits_.push_back(r);
+    }
+
+    const M* world_;
+    LearnedBeliefOptions options_;
+    std::vector<ActionObservationSequence> warmup_, heldout_, window_, data_;
+    std::size_t next_slot_ = 0, kept_ = 0;
+    IohmmModel current_;
+    std::unique_ptr<belief_model_type> model_;
+    std::optional<trainer_type> trainer_;
+    std::vector<FitRecord> fits_;
+};
+
+}  // namespace maxent
