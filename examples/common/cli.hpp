@@ -5,7 +5,10 @@
 //     maxent-paper [EXPERIMENT...] [--seeds 0-15] [--iterations 12000] [--batch 10]
 //                  [--objectives mse,moe,mbe,reg-mbe] [--rho 0.02] [--noise 0,0.01]
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
-//                  [--counting paper] [--threads N] [--out out] [--progress|--quiet]
+//                  [--counting paper] [--learned mbe,reg-mbe] [--latent-states L] [--warmup E]
+//                  [--refit-every M] [--refit-iterations I] [--window W] [--smoothing A]
+//                  [--learned-prior]
+//                  [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). A bad flag or
@@ -123,6 +126,13 @@ inline double finite_number(std::string_view flag, std::string_view v, std::stri
 inline std::size_t positive_count(std::string_view flag, std::string_view v) {
     const auto x = to_uint(v);
     if (!x || *x == 0) bad_value(flag, v, "is not a positive integer");
+    if (*x > 100'000'000ULL) bad_value(flag, v, "is too large (at most 100000000)");
+    return static_cast<std::size_t>(*x);
+}
+/// An integer >= 0 (e.g. --refit-every, where 0 means never).
+inline std::size_t count(std::string_view flag, std::string_view v) {
+    const auto x = to_uint(v);
+    if (!x) bad_value(flag, v, "is not an integer >= 0");
     if (*x > 100'000'000ULL) bad_value(flag, v, "is too large (at most 100000000)");
     return static_cast<std::size_t>(*x);
 }
@@ -306,6 +316,26 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
             const auto x = parse_counting(v);
             if (!x) detail::bad_value(flag, v, "is not one of paper, authors");
             s.counting = *x;
+        } else if (flag == "--learned") {
+            const std::string_view v = value();
+            s.learned = iequals(v, "none") ? std::vector<Objective>{}
+                                           : detail::parse_list<Objective>(flag, v, "mse, moe, mbe, reg-mbe (or none)",
+                                                                           parse_objective);
+        } else if (flag == "--latent-states") {
+            s.learning.latent_states = detail::positive_count(flag, value());
+        } else if (flag == "--warmup") {
+            s.learning.warmup = detail::positive_count(flag, value());
+        } else if (flag == "--refit-every") {
+            s.learning.refit_every = detail::count(flag, value());
+        } else if (flag == "--refit-iterations") {
+            s.learning.refit_iterations = detail::positive_count(flag, value());
+        } else if (flag == "--window") {
+            s.learning.window = detail::positive_count(flag, value());
+        } else if (flag == "--learned-prior") {
+            no_value();
+            s.learning.learned_prior = true;
+        } else if (flag == "--smoothing") {
+            s.learning.smoothing = detail::non_negative_number(flag, value());
         } else if (flag == "--out") {
             o.out = detail::out_directory(flag, value());
         } else if (flag == "--shard") {
@@ -319,7 +349,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
 
 /// The --list text: one line per experiment, with the groups.
 [[nodiscard]] inline std::string list_text() {
-    std::string out = "Experiments (run one or more by name; 'fig2', 'fig3', 'fig4', 'fig5' or 'all' run a group):\n";
+    std::string out =
+        "Experiments (run one or more by name; 'fig2', 'fig3', 'fig4', 'fig5', 'all' or 'nosim' run a group):\n";
     for (const Experiment& e : experiments()) {
         std::string curves;
         const std::vector<Curve> cs = make_curves(e, Settings{});
@@ -351,7 +382,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "take 1.5 to 2.3 times as long.\n"
         "\n"
         "Experiments: fig2a..fig2h, fig3a..fig3d, fig4a..fig4f, fig5a, fig5b; groups fig2, fig3,\n"
-        "fig4, fig5, all. See --list.\n"
+        "fig4, fig5, all. Beyond the paper: room80; nosim2b, nosim2c, nosim2d, nosim2g (group nosim:\n"
+        "Section 5 without a simulator, beliefs from a model learned by EM). See --list.\n"
         "\n"
         "Options (defaults are the paper's settings):\n"
         "  --seeds LIST         seeds, a list 0,3,5 or a range 0-15 or both (default 0-15)\n"
@@ -376,6 +408,17 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "                         observations (MOE)    o_1 .. o_T          o_1 .. o_T\n"
         "                         believed states (MBE) s~_1 .. s~_T        s~_1 .. s~_T\n"
         "                         H(b_t) (Reg-MBE)      H(b_1) .. H(b_T)    H(b_1) .. H(b_T)\n"
+        "  Without a simulator (nosim* experiments; curves 'learned-mbe', 'learned-reg-mbe'):\n"
+        "  --learned LIST       objectives trained with a learned belief model, or none (default: the\n"
+        "                       experiment's; nosim*: mbe,reg-mbe)\n"
+        "  --latent-states L    latent states of the learned model (default: the world's S)\n"
+        "  --warmup E           uniform-action episodes before the first fit (default 500)\n"
+        "  --refit-every M      iterations between warm-started refits (default 2000; 0 = never)\n"
+        "  --refit-iterations I EM steps per refit (default 10)\n"
+        "  --window W           latest training episodes fitted at a refit, with the warm-up (default 1000)\n"
+        "  --smoothing A        Dirichlet (add-A) smoothing of every fitted distribution (default 1)\n"
+        "  --learned-prior      start each episode's belief at the learned initial distribution instead\n"
+        "                       of uniform (the paper's b_1, the default)\n"
         "  --threads T          worker threads (default 0 = all cores); results do not depend on it\n"
         "  --out DIR            output directory (default out), created if missing and checked before\n"
         "                       any work; each OUT/<experiment>/ is replaced as a whole set\n"

@@ -229,6 +229,10 @@ struct Experiment {
     bool label_policy = false;  ///< curve labels always carry "/class" (Figures 4 and 5)
     std::string note;           ///< printed and stored in config.json when not empty
     bool paper = true;          ///< one of the paper's panels (in "all" and the figure groups)
+    /// Objectives trained again with a belief model learned from the agent's own actions and
+    /// observations (optim/learned_belief.hpp; Section 5 without a simulator), after the
+    /// curves above; labels "learned-mbe", "learned-reg-mbe".
+    std::vector<Objective> learned_objectives{};
 };
 
 namespace detail {
@@ -330,6 +334,36 @@ inline std::vector<Experiment> make_registry() {
         r.push_back(e);
     }
 
+    // Section 5 for real: the environments where MOE fails (Figure 2(b), (c), (d), (g)), with
+    // the agent's belief model learned from its own actions and observations. Not in "all";
+    // the group name "nosim" runs the four.
+    auto nosim = [&](const char* name, const char* fig, const char* what, EnvironmentSpec env) {
+        Experiment e;
+        e.name = name;
+        e.figure = fig;
+        e.what = what;
+        e.env = env;
+        e.objectives = {Objective::mse, Objective::moe, Objective::reg_mbe};
+        e.learned_objectives = mbes;
+        e.paper = false;
+        e.note =
+            "Without a simulator: 'learned-mbe' and 'learned-reg-mbe' train with a Bayes filter on an IOHMM over L "
+            "latent states fitted by EM to the agent's own actions and observations (uniform-action warm-up "
+            "episodes, then a warm-started refit every M iterations on the warm-up plus the latest episodes); "
+            "'reg-mbe' is the paper's oracle (exact beliefs), 'mse' needs true states, 'moe' is model-free. "
+            "learning.csv lists every fit with its held-out log-likelihood per observation next to the true "
+            "model's.";
+        r.push_back(e);
+    };
+    nosim("nosim2b", "Section 5, env. of Figure 2(b)", "without a simulator: single room 5x5, obs. variance 10",
+          env_i(0.0, 10.0));
+    nosim("nosim2c", "Section 5, env. of Figure 2(c)", "without a simulator: four rooms 6x6, obs. variance 10",
+          env_ii(10.0));
+    nosim("nosim2d", "Section 5, env. of Figure 2(d)", "without a simulator: four rooms 6x6, 4 room-id observations",
+          env_iii());
+    nosim("nosim2g", "Section 5, env. of Figure 2(g)", "without a simulator: four rooms 6x6, 2 side observations",
+          env_iv());
+
     // Beyond the paper: a large map, where the belief support path matters (one step costs
     // O(|support|), not O(S)). Not part of "all".
     Experiment big;
@@ -358,7 +392,8 @@ inline std::vector<Experiment> make_registry() {
 }
 
 /// The experiments a command-line name stands for: one experiment, a whole figure ("fig2",
-/// "fig3", "fig4", "fig5") or "all" (the paper's panels only). Empty when the name is unknown.
+/// "fig3", "fig4", "fig5"), "all" (the paper's panels only) or "nosim" (the experiments
+/// without a simulator). Empty when the name is unknown.
 [[nodiscard]] inline std::vector<const Experiment*> expand_experiment_name(std::string_view name) {
     std::vector<const Experiment*> out;
     if (const Experiment* e = find_experiment(name)) {
@@ -368,12 +403,39 @@ inline std::vector<Experiment> make_registry() {
     const bool all = iequals(name, "all");
     for (const Experiment& e : experiments())
         if (e.paper && (all || iequals(std::string_view(e.name).substr(0, 4), name))) out.push_back(&e);
+    if (iequals(name, "nosim"))
+        for (const Experiment& e : experiments())
+            if (!e.learned_objectives.empty()) out.push_back(&e);
     return out;
 }
 
 // ---------------------------------------------------------------------------------------
 // Settings and curves
 // ---------------------------------------------------------------------------------------
+
+/// How the curves without a simulator learn their belief model (LearnedBeliefOptions).
+struct LearningSettings {
+    std::size_t latent_states = 0;     ///< L; 0 = the world's number of states S
+    std::size_t warmup = 500;          ///< uniform-action episodes before the first fit
+    std::size_t heldout = 200;         ///< uniform-action episodes only scored
+    std::size_t refit_every = 2000;    ///< M iterations between warm-started refits (0 = never)
+    std::size_t refit_iterations = 10; ///< EM steps per refit
+    std::size_t window = 1000;         ///< latest training episodes in a refit's data
+    std::size_t restarts = 2;          ///< random restarts of the first fit
+    std::size_t em_iterations = 100;   ///< EM steps of the first fit at most
+    double smoothing = 1.0;            ///< Dirichlet (add-α) smoothing (1: held-out fit and curves
+                                       ///< better than 0.001 on nosim2c, docs/performance.md)
+    bool learned_prior = false;        ///< b_1 = the learned μ̂ instead of uniform
+
+    /// The text of every setting, for cache keys and config.json ("L=0|warmup=500|...").
+    [[nodiscard]] std::string key() const {
+        return cat("L=", std::to_string(latent_states), "|warmup=", std::to_string(warmup), "|heldout=",
+                   std::to_string(heldout), "|refit_every=", std::to_string(refit_every), "|refit_iterations=",
+                   std::to_string(refit_iterations), "|window=", std::to_string(window), "|restarts=",
+                   std::to_string(restarts), "|em_iterations=", std::to_string(em_iterations), "|smoothing=",
+                   format_number(smoothing), learned_prior ? "|prior=learned" : "|prior=uniform");
+    }
+};
 
 /// Everything that is not the experiment itself; the defaults are the paper's settings.
 struct Settings {
@@ -392,6 +454,8 @@ struct Settings {
     std::optional<std::vector<Objective>> objectives;  ///< override of the experiment's objectives
     std::optional<std::vector<double>> noises;         ///< override of the belief-noise σ list
     std::optional<std::vector<PolicyClass>> policies;  ///< override of the policy classes
+    std::optional<std::vector<Objective>> learned;     ///< override of the learned-belief objectives
+    LearningSettings learning;                         ///< read by learned-belief curves only
 
     [[nodiscard]] double effective_alpha() const { return alpha.value_or(step == StepKind::adam ? 0.05 : 0.3); }
 };
@@ -403,10 +467,11 @@ struct Curve {
     double noise = 0.0;
     PolicyClass policy = PolicyClass::belief_averaged;
     std::string label;
+    bool learned = false;  ///< beliefs from a learned model (Experiment::learned_objectives)
 };
 
 /// The curves of an experiment under the settings' overrides, in a fixed order: objective
-/// major, then noise, then policy class. Labels carry "@σ" when the experiment compares
+/// major, then noise, then policy class; then the learned-belief curves (objective major). Labels carry "@σ" when the experiment compares
 /// noise levels or more than one σ is run, and "/class" likewise for policy classes.
 [[nodiscard]] inline std::vector<Curve> make_curves(const Experiment& e, const Settings& s) {
     const std::vector<Objective>& objectives = s.objectives ? *s.objectives : e.objectives;
@@ -424,6 +489,13 @@ struct Curve {
                 if (with_noise) c.label += cat("@", format_number(n));
                 out.push_back(std::move(c));
             }
+    const std::vector<Objective>& learned = s.learned ? *s.learned : e.learned_objectives;
+    for (const Objective o : learned)
+        for (const PolicyClass p : policies) {
+            Curve c{o, 0.0, p, cat("learned-", name_of(o)), true};
+            if (with_policy) c.label += cat("/", name_of(p));
+            out.push_back(std::move(c));
+        }
     return out;
 }
 

@@ -22,6 +22,11 @@
 //                K > 400 each plotted point is the mean over a bin of ceil(K / 400)
 //                iterations (of the mean and of both bounds; said in the title).
 //   gnuplot.log  gnuplot's messages, only when it printed any.
+//   learning.csv only with learned-belief curves (experiments without a simulator, nosim*):
+//                objective,seed,fit,iteration,episodes,em_iterations,converged,
+//                train_ll_per_obs,heldout_ll_per_obs,truth_heldout_ll_per_obs — one row per
+//                fit of the belief model of every complete run (optim/learned_belief.hpp);
+//                the last column scores the same held-out episodes under the true model.
 // (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above.)
 //
 // One consistent set (OutputFolder). The files in a folder always come from one run:
@@ -132,7 +137,7 @@ inline void write_string_atomically(const std::filesystem::path& path, const std
 /// The names a program writes into an experiment's folder; "<name>.tmp" of each is also ours.
 inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
                                                          "curves.gp",   "curves.png",  "gnuplot.log",
-                                                         "bounds.csv",  "samples.csv"};
+                                                         "bounds.csv",  "samples.csv", "learning.csv"};
 
 /// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
 /// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
@@ -358,6 +363,50 @@ inline void write_runs_csv(std::FILE* f, const ExperimentResult& r) {
     detail::flush_chunk(f, chunk, true);
 }
 
+/// Whether any curve of the result learns its belief model (learning.csv is written).
+[[nodiscard]] inline bool has_learned_curves(const ExperimentResult& r) {
+    for (const CurveRuns& c : r.curves)
+        if (c.curve.learned) return true;
+    return false;
+}
+
+inline constexpr std::string_view learning_csv_header =
+    "objective,seed,fit,iteration,episodes,em_iterations,converged,train_ll_per_obs,heldout_ll_per_obs,"
+    "truth_heldout_ll_per_obs";
+
+/// learning.csv (see the header): every fit of every complete learned-belief run.
+inline void write_learning_csv(std::FILE* f, const ExperimentResult& r) {
+    std::string chunk;
+    chunk.append(learning_csv_header).append("\n");
+    for (const CurveRuns& c : r.curves) {
+        if (!c.curve.learned) continue;
+        for (const SeedRun& run : c.runs) {
+            if (!run.complete) continue;
+            for (std::size_t i = 0; i < run.fits.size(); ++i) {
+                const FitRecord& x = run.fits[i];
+                chunk.append(c.curve.label).append(",");
+                detail::append_uint(chunk, run.seed);
+                chunk.append(",");
+                detail::append_uint(chunk, i);
+                chunk.append(",");
+                detail::append_uint(chunk, x.iteration);
+                chunk.append(",");
+                detail::append_uint(chunk, x.episodes);
+                chunk.append(",");
+                detail::append_uint(chunk, x.em_iterations);
+                chunk.append(x.converged ? ",1," : ",0,");
+                detail::append_g17(chunk, x.train_log_likelihood);
+                chunk.append(",");
+                detail::append_g17(chunk, x.heldout_log_likelihood);
+                chunk.append(",");
+                detail::append_g17(chunk, run.truth_heldout);
+                chunk.append("\n");
+            }
+        }
+    }
+    detail::flush_chunk(f, chunk, true);
+}
+
 // ---------------------------------------------------------------------------------------
 // summary.csv
 // ---------------------------------------------------------------------------------------
@@ -537,6 +586,18 @@ struct RunInfo {
     field("complete_runs", std::to_string(r.complete_runs()));
     field("total_runs", std::to_string(r.total_runs()));
     field("interrupted", r.interrupted ? "true" : "false");
+    if (has_learned_curves(r)) {
+        const LearningSettings& l = s.learning;
+        field("learning",
+              cat("{\"latent_states\": ", std::to_string(l.latent_states == 0 ? model.num_states() : l.latent_states),
+                  ", \"warmup_episodes\": ", std::to_string(l.warmup), ", \"heldout_episodes\": ",
+                  std::to_string(l.heldout), ", \"refit_every\": ", std::to_string(l.refit_every),
+                  ", \"refit_em_iterations\": ", std::to_string(l.refit_iterations), ", \"window\": ",
+                  std::to_string(l.window), ", \"restarts\": ", std::to_string(l.restarts),
+                  ", \"first_fit_em_iterations\": ", std::to_string(l.em_iterations), ", \"smoothing\": ",
+                  num(l.smoothing), ", \"emission\": \"shared\", \"initial_belief\": ",
+                  l.learned_prior ? "\"learned\"}" : "\"uniform\"}"));
+    }
     field("command_line", str(info.command_line));
     field("note", str(e.note), info.extra_fields.empty());
     for (std::size_t i = 0; i < info.extra_fields.size(); ++i)
@@ -843,6 +904,8 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
     write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
     write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
     write_string_atomically(dir / "config.json", config_json(r, info));
+    if (has_learned_curves(r))
+        write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
     w.plot = write_plot(dir, r, summary, plot, w.dir);
     folder.commit();
     w.wrote = true;

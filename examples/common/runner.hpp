@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -52,6 +53,7 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned_model.hpp"
 #include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/concepts.hpp"
 #include "maxent/model/concepts.hpp"
@@ -59,6 +61,7 @@
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
+#include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/parallel.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
@@ -165,6 +168,10 @@ struct SeedRun {
     bool complete = false;                 ///< all K iterations ran (not interrupted)
     std::size_t table_rows = 0;            ///< class B: distinct beliefs with a row at the end (else 0)
     std::size_t table_bytes = 0;           ///< class B: bytes of its table (θ capacity + belief index)
+    /// Learned-belief curves: every fit of the belief model (FitRecord), and the true model's
+    /// held-out log-likelihood per observation on the same held-out episodes (else empty, NaN).
+    std::vector<FitRecord> fits{};
+    double truth_heldout = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// The runs of one curve, in the order of Settings::seeds.
@@ -269,6 +276,7 @@ private:
     k += cat("|K=", std::to_string(s.iterations), "|N=", std::to_string(s.batch), "|alpha=",
              format_number(s.effective_alpha()), "|rho=", format_number(s.rho), "|", name_of(s.estimator), "|",
              name_of(s.step), "|", name_of(s.counting), "|seed=", std::to_string(seed));
+    if (c.learned) k += cat("|learned|", s.learning.key());
     return k;
 }
 
@@ -373,6 +381,24 @@ public:
             if (p != end) return std::nullopt;
             run.records.push_back(r);
         }
+        if (std::getline(in, line) && line.compare(0, 5, "fits ") == 0) {  // learned-belief runs
+            std::istringstream h(line.substr(5));
+            std::size_t n = 0;
+            std::string truth;
+            if (!(h >> n >> truth) || !parse_double(truth, run.truth_heldout)) return std::nullopt;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (!std::getline(in, line)) return std::nullopt;
+                std::istringstream f(line);
+                FitRecord r;
+                int converged = 0;
+                std::string train, heldout;
+                if (!(f >> r.iteration >> r.episodes >> r.em_iterations >> converged >> train >> heldout) ||
+                    !parse_double(train, r.train_log_likelihood) || !parse_double(heldout, r.heldout_log_likelihood))
+                    return std::nullopt;
+                r.converged = converged != 0;
+                run.fits.push_back(r);
+            }
+        }
         run.complete = true;
         return run;
     }
@@ -396,6 +422,17 @@ public:
                 text += f < 2 ? ' ' : '\n';
             }
         }
+        if (!run.fits.empty()) {  // learned-belief runs only
+            auto number = [&](double v) {
+                const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17);
+                return std::string(buf, res.ptr);
+            };
+            text += cat("fits ", std::to_string(run.fits.size()), " ", number(run.truth_heldout), "\n");
+            for (const FitRecord& f : run.fits)
+                text += cat(std::to_string(f.iteration), " ", std::to_string(f.episodes), " ",
+                            std::to_string(f.em_iterations), " ", f.converged ? "1" : "0", " ",
+                            number(f.train_log_likelihood), " ", number(f.heldout_log_likelihood), "\n");
+        }
         const std::filesystem::path file = file_of(key);
         const std::filesystem::path tmp = cat(file.string(), ".tmp-", std::to_string(::getpid()));
         std::FILE* f = std::fopen(tmp.c_str(), "wb");
@@ -418,6 +455,11 @@ public:
 
 private:
     static bool parse_uint(std::string_view s, std::uint64_t& out) {
+        const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
+        return r.ec == std::errc() && r.ptr == s.data() + s.size();
+    }
+    /// A double as written by save (%.17g; from_chars also reads "nan", "inf", "-inf").
+    static bool parse_double(std::string_view s, double& out) {
         const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
         return r.ec == std::errc() && r.ptr == s.data() + s.size();
     }
@@ -469,6 +511,56 @@ SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, cons
     return run;
 }
 
+/// A learned-belief curve (Curve::learned) on one seed: LearnedBeliefTrainer with the
+/// settings' LearningSettings; the world model is used by the environment only (and, after
+/// training, to score the held-out episodes under the truth for learning.csv).
+template <class P, class M>
+SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
+                           const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    const LearningSettings& ls = s.learning;
+    const std::size_t L = ls.latent_states == 0 ? model.num_states() : ls.latent_states;
+    TrainerConfig config;
+    config.iterations = s.iterations;
+    config.batch = s.batch;
+    config.seed = seed;
+    config.counting = s.counting;
+    config.track_belief_entropy = true;
+    LearnedBeliefOptions o;
+    o.fit.latent_states = L;
+    o.fit.smoothing = ls.smoothing;
+    o.fit.restarts = ls.restarts;
+    o.fit.max_iterations = ls.em_iterations;
+    o.warmup_episodes = ls.warmup;
+    o.heldout_episodes = ls.heldout;
+    o.refit_every = ls.refit_every;
+    o.refit_iterations = ls.refit_iterations;
+    o.window = ls.window;
+    o.learned_prior = ls.learned_prior;
+    const std::size_t rows = c.policy == PolicyClass::observation ? model.num_observations() : L;
+    SeedRun run;
+    run.seed = seed;
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
+    LearnedBeliefTrainer<M, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
+        model, P(rows, model.num_actions()), AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator),
+        AnyStep(s.step, s.effective_alpha()), config, o);
+    run.records.reserve(s.iterations);
+    for (std::size_t k = 0; k < s.iterations; ++k) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
+        const IterationMetrics m = trainer.iterate();
+        run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
+        if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
+    }
+    run.complete = true;
+    run.fits = trainer.fits();
+    if (ls.heldout > 0) {
+        const auto held = trainer.heldout_episodes();
+        std::size_t n = 0;
+        for (const auto& q : held) n += q.observations.size();
+        run.truth_heldout = iohmm_log_likelihood(to_iohmm(model), held) / static_cast<double>(n);
+    }
+    return run;
+}
+
 }  // namespace detail
 
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
@@ -480,6 +572,21 @@ template <class M>
                                      const std::atomic<bool>* stop = nullptr,
                                      std::atomic<std::uint64_t>* iterations = nullptr) {
     static_assert(require_tabular_pomdp<M>());
+    if (c.learned) {
+        switch (c.policy) {
+            case PolicyClass::observation:
+                return detail::train_seed_learned<ObservationPolicy>(model, c, s, seed, stop, iterations);
+            case PolicyClass::belief_averaged:
+                return detail::train_seed_learned<BeliefAveragedPolicy>(model, c, s, seed, stop, iterations);
+            case PolicyClass::believed_state:
+                return detail::train_seed_learned<BelievedStatePolicy>(model, c, s, seed, stop, iterations);
+            case PolicyClass::belief_mixture:
+                return detail::train_seed_learned<BeliefMixturePolicy>(model, c, s, seed, stop, iterations);
+            case PolicyClass::belief_state:
+                throw config_error("learned beliefs: the belief-state class B is not offered with a learned model "
+                                   "(its table rows are beliefs, which change meaning at every refit)");
+        }
+    }
     switch (c.policy) {
         case PolicyClass::observation:
             return detail::train_seed<ObservationPolicy>(model, model.num_observations(), c, s, seed, stop,

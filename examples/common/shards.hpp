@@ -159,6 +159,7 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 /// thread): O, BA and S take about the same time, the mixture form BM about twice as long
 /// (S softmax rows per step), the belief-state table B about 1.6 times (its row lookup).
 [[nodiscard]] inline std::uint64_t run_cost(const Curve& c) {
+    if (c.learned) return 6;  // the fits of the belief model (see docs/performance.md)
     switch (c.policy) {
         case PolicyClass::belief_mixture: return 4;
         case PolicyClass::belief_state: return 3;
@@ -251,6 +252,8 @@ inline WrittenFiles write_shard(OutputFolder& folder, const ExperimentResult& r,
     }
     const std::filesystem::path& dir = folder.staging();
     write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
+    if (has_learned_curves(r))
+        write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
     write_string_atomically(dir / "config.json", config_json(r, info));
     folder.commit();
     w.wrote = true;
@@ -458,6 +461,60 @@ struct CsvRun {
     return out;
 }
 
+/// The fits of a learning.csv (output.hpp), per (curve label, seed): the fits in order and
+/// the true model's held-out log-likelihood.
+using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::vector<FitRecord>, double>>;
+
+[[nodiscard]] inline CsvFits read_learning_csv(const std::filesystem::path& p) {
+    const std::string text = read_text_file(p);
+    CsvFits out;
+    std::size_t pos = 0, line_no = 0;
+    auto bad = [&](std::string_view why) {
+        throw merge_error(cat("'", p.string(), "' line ", std::to_string(line_no), ": ", why));
+    };
+    while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string::npos) end = text.size();
+        const std::string_view line(text.data() + pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        if (line_no == 1) {
+            if (line != learning_csv_header) bad("not the learning.csv header");
+            continue;
+        }
+        std::string_view parts[10];
+        std::size_t start = 0;
+        for (int f = 0; f < 10; ++f) {
+            const std::size_t comma = f < 9 ? line.find(',', start) : line.size();
+            if (comma == std::string_view::npos) bad("fewer than 10 columns");
+            parts[f] = line.substr(start, comma - start);
+            start = comma + 1;
+        }
+        auto num = [&](std::string_view x, auto& v) {
+            const auto res = std::from_chars(x.data(), x.data() + x.size(), v);
+            if (res.ec != std::errc() || res.ptr != x.data() + x.size()) bad(cat("bad number '", x, "'"));
+        };
+        std::uint64_t seed = 0, index = 0, converged = 0;
+        FitRecord r;
+        double truth = 0.0;
+        num(parts[1], seed);
+        num(parts[2], index);
+        num(parts[3], r.iteration);
+        num(parts[4], r.episodes);
+        num(parts[5], r.em_iterations);
+        num(parts[6], converged);
+        num(parts[7], r.train_log_likelihood);
+        num(parts[8], r.heldout_log_likelihood);
+        num(parts[9], truth);
+        r.converged = converged != 0;
+        auto& entry = out[{std::string(parts[0]), seed}];
+        if (index != entry.first.size()) bad("fits out of order");
+        entry.first.push_back(r);
+        entry.second = truth;
+    }
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------
 // The merge
 // ---------------------------------------------------------------------------------------
@@ -473,6 +530,7 @@ struct ShardFolder {
     std::vector<CsvRun> runs;  ///< runs.csv
     /// Per run of runs.csv: table rows and bytes, from config.json's shard section.
     std::vector<std::pair<std::size_t, std::size_t>> tables;
+    CsvFits fits;  ///< learning.csv, when the study has learned-belief curves
 };
 
 [[nodiscard]] inline std::uint64_t json_uint(const Json* v, const std::string& what) {
@@ -511,6 +569,7 @@ struct ShardFolder {
         for (const auto& m : b->members) s.build.emplace_back(m.first, m.second.text);
     s.threads = static_cast<std::size_t>(json_uint(s.config.find("threads"), cfg.string() + ": threads"));
     s.runs = read_runs_csv(dir / "runs.csv");
+    if (std::filesystem::is_regular_file(dir / "learning.csv", ec)) s.fits = read_learning_csv(dir / "learning.csv");
     const Json* runs = shard->find("runs");
     if (runs == nullptr || runs->kind != Json::Kind::array || runs->items.size() != s.runs.size())
         throw merge_error(cat("'", dir.string(), "': config.json lists ", runs ? std::to_string(runs->items.size()) : "no",
@@ -607,6 +666,14 @@ inline void place_runs(const std::vector<ShardFolder>& shards, ExperimentResult&
             out.complete = true;
             out.table_rows = s.tables[k].first;
             out.table_bytes = s.tables[k].second;
+            if (r.curves[c].curve.learned) {
+                const auto f = s.fits.find({run.label, run.seed});
+                if (f == s.fits.end())
+                    throw merge_error(cat(shard_name(s), ": run (", run.label, ", seed ", std::to_string(run.seed),
+                                          ") learns its belief model but the shard's learning.csv has no fit of it"));
+                out.fits = f->second.first;
+                out.truth_heldout = f->second.second;
+            }
         }
     if (overlap_count > 0)
         throw merge_error(cat("the shards overlap: ", std::to_string(overlap_count), " run(s) are in more than one: ",

@@ -591,3 +591,39 @@ TEST_CASE("SIGTERM stops like the first Ctrl-C", "[paper][reliability]") {
     s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
     CHECK(mp::run_experiment(*mp::find_experiment("fig2a"), s, 1, &mp::stop_flag()).complete_runs() == 0);
 }
+
+TEST_CASE("without a simulator: the nosim experiments, their curves, flags and cache keys", "[paper][nosim]") {
+    const auto group = mp::expand_experiment_name("nosim");
+    REQUIRE(group.size() == 4);
+    CHECK(group[0]->name == "nosim2b");
+    CHECK(group[3]->name == "nosim2g");
+    CHECK(mp::expand_experiment_name("all").size() == 20);  // not part of the paper's panels
+    const mp::Experiment& e = *mp::find_experiment("nosim2d");
+    mp::Settings s;
+    std::vector<std::string> labels;
+    for (const mp::Curve& c : mp::make_curves(e, s)) labels.push_back(c.label + (c.learned ? "*" : ""));
+    CHECK(labels == std::vector<std::string>{"mse", "moe", "reg-mbe", "learned-mbe*", "learned-reg-mbe*"});
+
+    const mp::Options o = mp::parse_command_line({"nosim2d", "--learned", "reg-mbe", "--latent-states", "12",
+                                                  "--warmup", "40", "--refit-every", "0", "--refit-iterations",
+                                                  "3", "--window", "7", "--smoothing", "0.5", "--learned-prior"});
+    const mp::LearningSettings& l = o.settings.learning;
+    CHECK(l.latent_states == 12);
+    CHECK(l.warmup == 40);
+    CHECK(l.refit_every == 0);
+    CHECK(l.refit_iterations == 3);
+    CHECK(l.window == 7);
+    CHECK(l.smoothing == 0.5);
+    CHECK(l.learned_prior);
+    const auto curves = mp::make_curves(e, o.settings);
+    REQUIRE(curves.size() == 4);
+    CHECK(curves.back().label == "learned-reg-mbe");
+    CHECK(mp::make_curves(e, mp::parse_command_line({"nosim2d", "--learned", "none"}).settings).size() == 3);
+
+    // The learning settings are part of the key of learned curves only.
+    mp::Settings other = s;
+    other.learning.window = 999;
+    const auto cs = mp::make_curves(e, s);
+    CHECK(mp::settings_key(cs[0], s, 0) == mp::settings_key(cs[0], other, 0));
+    CHECK(mp::settings_key(cs[3], s, 0) != mp::settings_key(cs[3], other, 0));
+}

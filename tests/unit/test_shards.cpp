@@ -84,6 +84,31 @@ TEST_CASE("the work area keeps a run exactly and only for the same key and build
         CHECK(back->records[k].feedback == run.records[k].feedback);
         CHECK(back->records[k].belief_entropy_sum == run.records[k].belief_entropy_sum);
     }
+    CHECK(back->fits.empty());
+    CHECK(std::isnan(back->truth_heldout));
+
+    // A learned-belief run keeps its fits, exactly (a NaN held-out value included).
+    mp::SeedRun learned = run;
+    learned.truth_heldout = -3.4913014314530235;
+    learned.fits.push_back({0, 500, 100, false, -3.3503624818126441, -3.7143142830299003});
+    learned.fits.push_back({2000, 1500, 10, true, 1.0 / 3.0, std::numeric_limits<double>::quiet_NaN()});
+    store.save("key|learned", learned);
+    const auto fits = store.load("key|learned");
+    REQUIRE(fits);
+    REQUIRE(fits->fits.size() == 2);
+    CHECK(fits->truth_heldout == learned.truth_heldout);
+    CHECK(fits->fits[0].iteration == 0);
+    CHECK(fits->fits[0].episodes == 500);
+    CHECK(fits->fits[0].em_iterations == 100);
+    CHECK_FALSE(fits->fits[0].converged);
+    CHECK(fits->fits[0].train_log_likelihood == learned.fits[0].train_log_likelihood);
+    CHECK(fits->fits[0].heldout_log_likelihood == learned.fits[0].heldout_log_likelihood);
+    CHECK(fits->fits[1].iteration == 2000);
+    CHECK(fits->fits[1].converged);
+    CHECK(fits->fits[1].train_log_likelihood == 1.0 / 3.0);
+    CHECK(std::isnan(fits->fits[1].heldout_log_likelihood));
+    REQUIRE(fits->records.size() == 2);
+
     CHECK_FALSE(store.load("key|b"));
     CHECK_FALSE(mp::RunStore(dir, "{\"compiler\": \"y\"}").load("key|a"));
     mp::SeedRun partial = run;

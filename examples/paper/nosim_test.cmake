@@ -1,0 +1,98 @@
+# examples/paper/nosim_test.cmake — maxent-paper without a simulator (issue 15), cmake -P.
+#   1. nosim2b with tiny settings: the five curves, learning.csv (one row per fit of every
+#      learned run, on the schedule the flags ask for) and config.json's "learning" section;
+#   2. the same bytes with 1 and 2 threads, and from 2 shards merged;
+#   3. bad learning flags exit with status 2 and name the value.
+# Variables: EXE (maxent-paper), OUT (a scratch directory).
+cmake_minimum_required(VERSION 3.20)
+if(NOT EXE OR NOT OUT)
+  message(FATAL_ERROR "nosim_test.cmake needs -DEXE=... -DOUT=...")
+endif()
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}")
+
+function(run expected var)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e
+                  TIMEOUT 300)
+  if(NOT rc STREQUAL "${expected}")
+    string(REPLACE ";" " " cmd "${ARGN}")
+    message(FATAL_ERROR "'${cmd}' exited with ${rc}, expected ${expected}:\n${o}\n${e}")
+  endif()
+  set(${var} "${o}${e}" PARENT_SCOPE)
+endfunction()
+
+function(same_files a b)
+  foreach(f ${ARGN})
+    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${a}/${f}" "${b}/${f}" RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${a}/${f} and ${b}/${f} differ")
+    endif()
+  endforeach()
+endfunction()
+
+# K = 25 with a refit every 10 iterations: fits before iteration 0, after 10 and after 20.
+set(args nosim2b --seeds 0-1 --iterations 25 --batch 4 --warmup 30 --refit-every 10 --refit-iterations 2
+         --window 12 --quiet --no-plot)
+run(0 o "${EXE}" ${args} --threads 1 --out one)
+set(dir "${OUT}/one/nosim2b")
+foreach(f runs.csv summary.csv config.json learning.csv)
+  if(NOT EXISTS "${dir}/${f}")
+    message(FATAL_ERROR "${dir}/${f} is missing")
+  endif()
+endforeach()
+file(STRINGS "${dir}/runs.csv" rows)
+list(LENGTH rows n)
+if(NOT n EQUAL 251)  # 5 curves x 2 seeds x 25 iterations + header
+  message(FATAL_ERROR "runs.csv has ${n} lines, expected 251")
+endif()
+foreach(label mse moe reg-mbe learned-mbe learned-reg-mbe)
+  if(NOT rows MATCHES "(^|;)${label},0,24,")
+    message(FATAL_ERROR "runs.csv has no curve '${label}'")
+  endif()
+endforeach()
+file(STRINGS "${dir}/learning.csv" fits)
+list(LENGTH fits n)
+if(NOT n EQUAL 13)  # 2 learned curves x 2 seeds x 3 fits + header
+  message(FATAL_ERROR "learning.csv has ${n} lines, expected 13:\n${fits}")
+endif()
+list(GET fits 0 header)
+if(NOT header STREQUAL "objective,seed,fit,iteration,episodes,em_iterations,converged,train_ll_per_obs,heldout_ll_per_obs,truth_heldout_ll_per_obs")
+  message(FATAL_ERROR "learning.csv header: ${header}")
+endif()
+# The first fit is on the 30 warm-up episodes; refits after 10 and 20 iterations on the warm-up
+# plus the window of 12 episodes, with at most 2 EM steps.
+foreach(expected "learned-mbe,0,0,0,30," "learned-mbe,0,1,10,42,[012]," "learned-reg-mbe,1,2,20,42,[012],")
+  if(NOT fits MATCHES "(^|;)${expected}")
+    message(FATAL_ERROR "learning.csv has no row matching '${expected}':\n${fits}")
+  endif()
+endforeach()
+if(fits MATCHES "nan|inf")
+  message(FATAL_ERROR "learning.csv holds a non-finite value:\n${fits}")
+endif()
+file(READ "${dir}/config.json" config)
+if(NOT config MATCHES "\"learning\": {\"latent_states\": 25, \"warmup_episodes\": 30, \"heldout_episodes\": 200, \"refit_every\": 10")
+  message(FATAL_ERROR "config.json has no learning section as expected:\n${config}")
+endif()
+message(STATUS "nosim2b: 5 curves, learning.csv with 12 fits, config.json's learning section")
+
+# --- 2. threads and shards give the same bytes ------------------------------------------------
+run(0 o "${EXE}" ${args} --threads 2 --out two)
+same_files("${OUT}/one/nosim2b" "${OUT}/two/nosim2b" runs.csv summary.csv learning.csv)
+foreach(i 1 2)
+  run(0 o "${EXE}" ${args} --threads 1 --out shards --shard ${i}/2)
+endforeach()
+run(0 o "${EXE}" merge shards/nosim2b.shard-1-of-2 shards/nosim2b.shard-2-of-2 --out merged --no-plot)
+same_files("${OUT}/one/nosim2b" "${OUT}/merged/nosim2b" runs.csv summary.csv learning.csv)
+message(STATUS "identical runs.csv, summary.csv, learning.csv: 1 thread, 2 threads, 2 shards merged")
+
+# --- 3. bad flags ----------------------------------------------------------------------------
+foreach(bad "--smoothing;-1;-1" "--learned;foo;foo" "--latent-states;0;0" "--window;x;x")
+  list(GET bad 0 flag)
+  list(GET bad 1 value)
+  list(GET bad 2 shown)
+  run(2 o "${EXE}" nosim2b ${flag} ${value} --out bad)
+  if(NOT o MATCHES "${flag}" OR NOT o MATCHES "'${shown}'")
+    message(FATAL_ERROR "${flag} ${value}: the message does not name the flag and value:\n${o}")
+  endif()
+endforeach()
+message(STATUS "bad learning flags refused with status 2, naming the value")
