@@ -129,8 +129,8 @@ int merge_main(const std::vector<std::string>& args) {
             std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", g.experiment->name.c_str(),
                         g.shards.size(), g.shards.size() == 1 ? "" : "s", g.result.complete_runs(), g.result.curves.size(),
                         g.result.settings.seeds.size(), g.result.settings.iterations);
-            std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
-                        w.plot.drawn ? ",curves.png" : "");
+            std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s%s}\n", w.dir.string().c_str(),
+                        mp::has_learned_curves(g.result) ? ",learning.csv" : "", w.plot.drawn ? ",curves.png" : "");
             if (w.plot.failed) {
                 plot_failed = true;
                 std::fprintf(stderr, "maxent-paper: error: %s: %s\n", g.experiment->name.c_str(), w.plot.message.c_str());
@@ -284,9 +284,11 @@ int main(int argc, char** argv) {
                 std::printf("  reused %zu finished run%s from %s (resumed)\n", result.reused, result.reused == 1 ? "" : "s",
                             store.dir().string().c_str());
             if (w.wrote && shard.active()) {
-                std::printf("  wrote shard %s/{config.json,runs.csv}\n", w.dir.string().c_str());
+                std::printf("  wrote shard %s/{config.json,runs.csv%s}\n", w.dir.string().c_str(),
+                            mp::has_learned_curves(result) ? ",learning.csv" : "");
             } else if (w.wrote) {
-                std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s} in %.1f s\n", w.dir.string().c_str(),
+                std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s%s} in %.1f s\n",
+                            w.dir.string().c_str(), mp::has_learned_curves(result) ? ",learning.csv" : "",
                             w.plot.drawn ? ",curves.png" : "", write_seconds);
                 if (w.plot.drawn) {
                     std::printf("  plot: %s\n", w.plot.message.c_str());
