@@ -100,6 +100,7 @@ public:
     [[nodiscard]] const Trajectory& trajectory() const noexcept { return traj_; }
     [[nodiscard]] const RolloutOptions& options() const noexcept { return options_; }
     [[nodiscard]] U& updater() noexcept { return updater_; }
+    [[nodiscard]] const U& updater() const noexcept { return updater_; }
     [[nodiscard]] const M& model() const noexcept { return *model_; }
 
     /// Runs one episode; `score` (shape of the policy's parameters) is set to
