@@ -20,10 +20,10 @@
 // ∇J is enumerated exactly once per problem (every trajectory, and for MBE every
 // sequence of believed states).
 //
-// One benchmark iteration = one gradient estimate: N rollouts (trajectory n of estimate r
-// draws from stream(trajectory seed, r, n), so every estimator sees the SAME trajectories:
-// common random numbers) + the estimator. A run is exactly R = 4000 estimates (400 in quick
-// mode). Counters (over the R estimates ĝ_1..ĝ_R):
+// Each benchmark is one call of maxent::estimator_quality (optim/estimator_quality.hpp): R
+// gradient estimates, each from N fresh trajectories (trajectory n of estimate r draws from
+// stream(trajectory seed, r, n), so every estimator sees the SAME trajectories: common
+// random numbers), compared with ∇J. R = 4000 (400 in quick mode). Counters:
 //   grad_norm          ‖∇J‖ (Frobenius)
 //   bias_norm          ‖mean(ĝ) − ∇J‖
 //   rel_bias           bias_norm / ‖∇J‖
@@ -37,15 +37,14 @@
 //   cosine             mean over the R estimates of cos(ĝ, ∇J) (0 when ĝ = 0)
 //   cosine_of_mean     cos(mean(ĝ), ∇J)
 //   zero_fraction      fraction of estimates that are exactly 0
-//   items_per_second   estimates per second; trajectories_per_s
-// A second family, estimator_call/<problem>/<estimator>/N:n, times the estimator call
-// alone on one fixed batch of N sampled trajectories (items_per_second = calls per second).
+//   estimator_call     seconds per estimator call alone (the console prints it with an SI
+//                      prefix); items_per_second: estimates per second including sampling
+// Estimators: the four trajectory-level ones and PerStepBaseline (per-step information).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -59,8 +58,8 @@
 #include "maxent/model/finite_pomdp.hpp"
 #include "maxent/objective/exact.hpp"
 #include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimator_quality.hpp"
 #include "maxent/optim/estimators.hpp"
-#include "maxent/optim/rollout.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
 namespace {
@@ -114,115 +113,54 @@ double expected_factor(std::size_t N) {
 }
 
 template <class M, class F, class E>
-void estimator_benchmark(benchmark::State& state, const Problem<M, F>& p, std::size_t N) {
-    const Eigen::MatrixXd& exact = p.exact.gradient;
-    maxent::BeliefAveragedPolicy policy = p.policy;
-    maxent::Sampler sampler(p.model, maxent::BayesFilter(p.model),
-                            maxent::RolloutOptions{maxent::StateCounting::paper, p.feedback.needs()});
-    F feedback = p.feedback;
-    E estimator{};
-    std::vector<Eigen::MatrixXd> scores(N, Eigen::MatrixXd::Zero(exact.rows(), exact.cols()));
-    std::vector<double> feedbacks(N, 0.0);
-    Eigen::MatrixXd estimate = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
-    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
-    Eigen::MatrixXd sum_sq = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
-    const double exact_norm = exact.norm();
-    double cosine_sum = 0.0;
-    double zeros = 0.0;
-    std::uint64_t r = 0;
-    for (auto _ : state) {
-        for (std::size_t n = 0; n < N; ++n) {
-            maxent::DefaultRng g = maxent::stream(p.seed, r, n);
-            const maxent::Trajectory& t = sampler.run(policy, g, scores[n]);
-            feedbacks[n] = feedback(t, g);
-        }
-        estimator.estimate(std::span<const double>(feedbacks), std::span<const Eigen::MatrixXd>(scores), estimate);
-        sum += estimate;
-        sum_sq += estimate.cwiseProduct(estimate);
-        const double norm = estimate.norm();
-        if (norm == 0.0)
-            zeros += 1.0;
-        else
-            cosine_sum += estimate.cwiseProduct(exact).sum() / (norm * exact_norm);
-        ++r;
-    }
-    const auto R = static_cast<double>(r);
-    const Eigen::MatrixXd mean = sum / R;
-    const double trace = R > 1.0 ? (sum_sq - R * mean.cwiseProduct(mean)).sum() / (R - 1.0) : 0.0;
+void estimator_benchmark(benchmark::State& state, const Problem<M, F>& p, std::size_t N, std::size_t R) {
+    maxent::EstimatorQuality q;
+    for (auto _ : state)
+        q = maxent::estimator_quality(p.model, maxent::BayesFilter(p.model), p.policy, p.feedback,
+                                      {.batch = N, .repetitions = R, .seed = p.seed}, E{});
     const double c = expected_factor<E>(N);
-    const double mean_norm = mean.norm();
-    state.SetItemsProcessed(static_cast<std::int64_t>(r));
+    state.SetItemsProcessed(static_cast<std::int64_t>(R));
     state.counters["trajectories_per_s"] =
-        benchmark::Counter(R * static_cast<double>(N), benchmark::Counter::kIsRate);
+        benchmark::Counter(static_cast<double>(R * N), benchmark::Counter::kIsRate);
     state.counters["N"] = static_cast<double>(N);
-    state.counters["R"] = R;
+    state.counters["R"] = static_cast<double>(R);
     state.counters["S"] = static_cast<double>(p.model.num_states());
     state.counters["T"] = static_cast<double>(p.model.horizon());
-    state.counters["grad_norm"] = exact_norm;
-    state.counters["bias_norm"] = (mean - exact).norm();
-    state.counters["rel_bias"] = (mean - exact).norm() / exact_norm;
-    state.counters["bias_se"] = std::sqrt(trace / R);
+    state.counters["grad_norm"] = q.gradient_norm;
+    state.counters["bias_norm"] = q.bias_norm;
+    state.counters["rel_bias"] = q.relative_bias;
+    state.counters["bias_se"] = q.bias_standard_error;
     state.counters["expected_factor"] = c;
-    state.counters["bias_vs_expected"] = (mean - c * exact).norm();
-    state.counters["variance_trace"] = trace;
-    state.counters["cosine"] = cosine_sum / R;
-    state.counters["cosine_of_mean"] = mean_norm > 0.0 ? mean.cwiseProduct(exact).sum() / (mean_norm * exact_norm) : 0.0;
-    state.counters["zero_fraction"] = zeros / R;
+    state.counters["bias_vs_expected"] = (q.mean_estimate - c * p.exact.gradient).norm();
+    state.counters["variance_trace"] = q.covariance_trace;
+    state.counters["cosine"] = q.mean_cosine;
+    state.counters["cosine_of_mean"] = q.cosine_of_mean;
+    state.counters["zero_fraction"] = q.zero_fraction;
+    state.counters["estimator_call"] = q.seconds_per_estimate;
     state.counters["exact_leaves"] = static_cast<double>(p.exact.leaves);
     state.SetLabel(maxent_bench::describe(p.model) + " " + p.name + " BA random-theta exact J=" +
-                   std::to_string(p.exact.objective));
+                   std::to_string(q.objective));
 }
 
 template <class M, class F, class E>
-void estimator_call_benchmark(benchmark::State& state, const Problem<M, F>& p, std::size_t N) {
-    const Eigen::MatrixXd& exact = p.exact.gradient;
-    maxent::BeliefAveragedPolicy policy = p.policy;
-    maxent::Sampler sampler(p.model, maxent::BayesFilter(p.model),
-                            maxent::RolloutOptions{maxent::StateCounting::paper, p.feedback.needs()});
-    F feedback = p.feedback;
-    std::vector<Eigen::MatrixXd> scores(N, Eigen::MatrixXd::Zero(exact.rows(), exact.cols()));
-    std::vector<double> feedbacks(N, 0.0);
-    for (std::size_t n = 0; n < N; ++n) {
-        maxent::DefaultRng g = maxent::stream(p.seed, 0, n);
-        feedbacks[n] = feedback(sampler.run(policy, g, scores[n]), g);
-    }
-    E estimator{};
-    Eigen::MatrixXd estimate = Eigen::MatrixXd::Zero(exact.rows(), exact.cols());
-    for (auto _ : state) {
-        estimator.estimate(std::span<const double>(feedbacks), std::span<const Eigen::MatrixXd>(scores), estimate);
-        benchmark::DoNotOptimize(estimate.data());
-        benchmark::ClobberMemory();
-    }
-    state.SetItemsProcessed(state.iterations());
-    state.counters["N"] = static_cast<double>(N);
-    state.counters["parameters"] = static_cast<double>(exact.size());
-    state.SetLabel(maxent_bench::describe(p.model) + " " + p.name + " estimator call only");
-}
-
-template <class M, class F, class E>
-void register_estimator(const Problem<M, F>& p, const std::string& estimator_name) {
-    const benchmark::IterationCount R = maxent_bench::quick_mode() ? 400 : 4000;
+void register_estimator(const Problem<M, F>& p) {
+    const std::size_t R = maxent_bench::quick_mode() ? 400 : 4000;
     for (const std::size_t N : {std::size_t{1}, std::size_t{10}, std::size_t{100}}) {
-        const std::string name = "estimator/" + p.name + "/" + estimator_name + "/N:" + std::to_string(N);
+        const std::string name = "estimator/" + p.name + "/" + std::string(E::name()) + "/N:" + std::to_string(N);
         benchmark::RegisterBenchmark(name.c_str(),
-                                     [&p, N](benchmark::State& state) { estimator_benchmark<M, F, E>(state, p, N); })
-            ->Iterations(R)
-            ->Unit(benchmark::kMicrosecond);
-        const std::string call = "estimator_call/" + p.name + "/" + estimator_name + "/N:" + std::to_string(N);
-        auto* b = benchmark::RegisterBenchmark(
-            call.c_str(), [&p, N](benchmark::State& state) { estimator_call_benchmark<M, F, E>(state, p, N); });
-        b->Unit(benchmark::kNanosecond);
-        if (maxent_bench::quick_mode()) b->MinTime(0.02);
-        else b->MinTime(0.1);
+                                     [&p, N, R](benchmark::State& state) { estimator_benchmark<M, F, E>(state, p, N, R); })
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
     }
 }
 
 template <class M, class F>
 void register_problem(const Problem<M, F>& p) {
-    register_estimator<M, F, maxent::Reinforce>(p, "reinforce");
-    register_estimator<M, F, maxent::BatchMeanBaseline>(p, "batch-mean");
-    register_estimator<M, F, maxent::LeaveOneOutBaseline>(p, "leave-one-out");
-    register_estimator<M, F, maxent::OptimalBaseline>(p, "optimal");
+    register_estimator<M, F, maxent::Reinforce>(p);
+    register_estimator<M, F, maxent::BatchMeanBaseline>(p);
+    register_estimator<M, F, maxent::LeaveOneOutBaseline>(p);
+    register_estimator<M, F, maxent::OptimalBaseline>(p);
+    register_estimator<M, F, maxent::PerStepBaseline>(p);
 }
 
 const bool registered = [] {

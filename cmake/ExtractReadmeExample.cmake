@@ -1,12 +1,12 @@
-# cmake/ExtractReadmeExample.cmake — writes the README's usage example to a .cpp file
+# cmake/ExtractReadmeExample.cmake — writes one of the README's code examples to a .cpp file
 # (cmake -P, run at build time whenever README.md changes).
 #
 # INPUT is a Markdown file containing exactly one block
-#     <!-- readme-example:begin -->
+#     <!-- readme-example:begin -->            (or, with NAME set, <!-- readme-example:NAME:begin -->)
 #     ```cpp
 #     ...code...
 #     ```
-#     <!-- readme-example:end -->
+#     <!-- readme-example:end -->              (or <!-- readme-example:NAME:end -->)
 # The code between the fence lines is written to OUTPUT, preceded by a #line directive so
 # compiler diagnostics point at the README's own lines.
 cmake_minimum_required(VERSION 3.20)
@@ -17,8 +17,13 @@ foreach(var INPUT OUTPUT)
   endif()
 endforeach()
 
-set(begin_marker "<!-- readme-example:begin -->")
-set(end_marker "<!-- readme-example:end -->")
+if(DEFINED NAME AND NOT NAME STREQUAL "")
+  set(tag "readme-example:${NAME}")
+else()
+  set(tag "readme-example")
+endif()
+set(begin_marker "<!-- ${tag}:begin -->")
+set(end_marker "<!-- ${tag}:end -->")
 file(READ "${INPUT}" text)
 
 string(FIND "${text}" "${begin_marker}" begin)
@@ -38,13 +43,13 @@ endif()
 # The fenced code inside the block.
 string(FIND "${block}" "```cpp\n" fence_open)
 if(fence_open EQUAL -1)
-  message(FATAL_ERROR "${INPUT}: the readme-example block has no ```cpp fence")
+  message(FATAL_ERROR "${INPUT}: the ${tag} block has no ```cpp fence")
 endif()
 math(EXPR code_start "${fence_open} + 7")
 string(SUBSTRING "${block}" ${code_start} -1 after_open)
 string(FIND "${after_open}" "\n```" fence_close)
 if(fence_close EQUAL -1)
-  message(FATAL_ERROR "${INPUT}: the ```cpp fence of the readme-example block is not closed")
+  message(FATAL_ERROR "${INPUT}: the ```cpp fence of the ${tag} block is not closed")
 endif()
 string(SUBSTRING "${after_open}" 0 ${fence_close} code)
 

@@ -16,6 +16,11 @@
 //                                                                   row_score.hpp, RowSparsePolicy)
 //   estimator    static constexpr bool entrywise          false     true: usable on the rows a batch
 //                                                                   touched (row-sparse policies)
+//   estimator    estimate(f, s, steps, out), steps a      absent    per-step information: each
+//                const StepScores& (core/step_scores.hpp)           trajectory's per-step scores and
+//                                                                   the batch index; the trainer and
+//                                                                   estimator_quality record them only
+//                                                                   for such estimators (dense policies)
 //   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only;
 //                                                                   otherwise the dense step on a
 //                                                                   scattered gradient
@@ -46,6 +51,8 @@
 
 #include <Eigen/Core>
 
+#include "maxent/core/step_scores.hpp"
+
 namespace maxent {
 
 /// Whether a policy reads the belief (`needs_belief`, default true).
@@ -66,6 +73,13 @@ inline constexpr bool estimator_is_entrywise = [] {
     else
         return false;
 }();
+
+/// Whether an estimator opts into per-step information: it has `estimate(f, s, steps, out)`
+/// with `steps` a `const StepScores&` (core/step_scores.hpp).
+template <class E>
+inline constexpr bool estimator_uses_steps =
+    requires(E& e, std::span<const double> f, std::span<const Eigen::MatrixXd> s, const StepScores& steps,
+             Eigen::MatrixXd& out) { e.estimate(f, s, steps, out); };
 
 /// Whether a belief updater declares that it never draws (`deterministic`, default false).
 template <class U>

@@ -147,15 +147,18 @@ namespace detail {
 }
 }  // namespace detail
 
-/// An upper bound on the number of trajectories exact_objective enumerates for this model,
-/// with a feedback needing `needs` and the `counting` convention (K actions, T counted steps):
-///   |supp μ| · max_{s ∈ supp μ} |supp initial_observation(s)|
-///     · (A · max_{s,a} |supp P(· | s, a)| · max_{a,s'} |supp Obs(· | s', a)|)^K
-///     · S^T  (only when needs.believed_states: one believed state per counted step).
-/// Saturates at the largest std::size_t. Cost O(S · A) support scans, whatever the horizon.
+namespace detail {
+/// a + b, saturating at the largest std::size_t.
+[[nodiscard]] constexpr std::size_t saturating_sum(std::size_t a, std::size_t b) noexcept {
+    constexpr std::size_t top = std::numeric_limits<std::size_t>::max();
+    return a > top - b ? top : a + b;
+}
+
+/// The coarse bound, O(S · A) scans: |supp μ| · max |supp initial_observation(s)|
+/// · (A · max |supp P(· | s, a)| · max |supp Obs(· | s', a)|)^K · S^T (the last factor only with
+/// believed states). The fallback of leaf_bound when its recursion would take too long.
 template <Pomdp M>
-[[nodiscard]] std::size_t exact_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
-    static_assert(require_pomdp<M>());
+[[nodiscard]] std::size_t product_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
     const std::size_t S = model.num_states();
     const std::size_t A = model.num_actions();
     const std::size_t T = model.horizon();
@@ -166,28 +169,172 @@ template <Pomdp M>
     for (std::size_t s = 0; s < S; ++s) {
         if (!(mu[static_cast<Eigen::Index>(s)] > 0.0)) continue;
         ++starts;
-        first_obs = std::max(first_obs, detail::positive_entries(model.initial_observation(s)));
+        first_obs = std::max(first_obs, positive_entries(model.initial_observation(s)));
     }
     std::size_t max_next = 0;
     std::size_t max_obs = 0;
     for (std::size_t a = 0; a < A; ++a)
         for (std::size_t s = 0; s < S; ++s) {
-            max_next = std::max(max_next, detail::positive_entries(model.transition(s, a)));
-            max_obs = std::max(max_obs, detail::positive_entries(model.observation(a, s)));
+            max_next = std::max(max_next, positive_entries(model.transition(s, a)));
+            max_obs = std::max(max_obs, positive_entries(model.observation(a, s)));
         }
-    std::size_t bound = detail::saturating_product(starts, first_obs);
-    const std::size_t per_step = detail::saturating_product(detail::saturating_product(A, max_next), max_obs);
-    bound = detail::saturating_product(bound, detail::saturating_power(per_step, K));
-    if (needs.believed_states) bound = detail::saturating_product(bound, detail::saturating_power(S, T));
+    std::size_t bound = saturating_product(starts, first_obs);
+    const std::size_t per_step = saturating_product(saturating_product(A, max_next), max_obs);
+    bound = saturating_product(bound, saturating_power(per_step, K));
+    if (needs.believed_states) bound = saturating_product(bound, saturating_power(S, T));
     return bound;
+}
+
+/// The leaf bound by counting branches per state (see exact_leaf_bound). `prior_support` is
+/// |supp b_1|; `column` (A · O entries, or empty) the size of the likelihood column
+/// |{s' : Obs(o | s', a) > 0}| of each (a, o), which bounds the support of a Bayes filter's
+/// belief after (a, o); empty means S.
+template <Pomdp M>
+[[nodiscard]] std::size_t leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting,
+                                     std::size_t prior_support, const std::vector<std::size_t>& column) {
+    const std::size_t S = model.num_states();
+    const std::size_t A = model.num_actions();
+    const std::size_t O = model.num_observations();
+    const std::size_t T = model.horizon();
+    const std::size_t K = Trajectory::actions_for(counting, T);
+    const bool believed = needs.believed_states;
+    // One edge s -> s' per (a, s' in supp P(s, a)), weighted by its observations: `plain`
+    // counts them, `counted` weighs each by the believed states of the node it enters.
+    struct Edge {
+        std::size_t to, plain, counted;
+    };
+    std::vector<std::vector<Edge>> edges(S);
+    std::size_t work = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+        std::vector<Edge>& out = edges[s];
+        for (std::size_t a = 0; a < A; ++a) {
+            const SparseDistribution next = model.transition(s, a);
+            for (std::size_t i = 0; i < next.size(); ++i) {
+                if (!(next.probability[i] > 0.0)) continue;
+                const auto s2 = static_cast<std::size_t>(next.index[i]);
+                const SparseDistribution emit = model.observation(a, s2);
+                std::size_t plain = 0, counted = 0;
+                for (std::size_t j = 0; j < emit.size(); ++j) {
+                    if (!(emit.probability[j] > 0.0)) continue;
+                    ++plain;
+                    const std::size_t support =
+                        column.empty() ? S : column[a * O + static_cast<std::size_t>(emit.index[j])];
+                    counted = saturating_sum(counted, believed ? support : 1);
+                }
+                out.push_back({s2, plain, counted});
+            }
+        }
+        std::sort(out.begin(), out.end(), [](const Edge& x, const Edge& y) { return x.to < y.to; });
+        std::size_t kept = 0;  // merge the edges of several actions into one state
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (kept > 0 && out[kept - 1].to == out[i].to) {
+                out[kept - 1].plain = saturating_sum(out[kept - 1].plain, out[i].plain);
+                out[kept - 1].counted = saturating_sum(out[kept - 1].counted, out[i].counted);
+            } else {
+                out[kept++] = out[i];
+            }
+        }
+        out.resize(kept);
+        work += kept + 1;
+    }
+    // below[s]: leaves under a node of depth k in state s, not counting that node's own
+    // believed states; from k = K (a leaf: 1) back to k = 0. The edge into depth k + 1
+    // weighs by believed states when step k + 1 is counted (k + 1 < T). The map is the same
+    // at every depth except, under the authors' counting, the last; so once `below` stops
+    // changing it never changes again, which ends the loop for any horizon on models with
+    // one branch per step, and saturated values stop changing too. Models whose counts grow
+    // slowly (polynomially) over a very long horizon fall back to the coarse bound.
+    constexpr std::size_t max_work = std::size_t{1} << 22;
+    std::vector<std::size_t> below(S, 1), above(S, 0);
+    for (std::size_t k = K; k-- > 0;) {
+        const bool counted_step = believed && k + 1 < T;
+        for (std::size_t s = 0; s < S; ++s) {
+            std::size_t total = 0;
+            for (const Edge& e : edges[s])
+                total = saturating_sum(total, saturating_product(counted_step ? e.counted : e.plain, below[e.to]));
+            above[s] = total;
+        }
+        const bool same_map_next = k > 0 && (k + 1 < T || !believed);
+        const bool fixed = above == below;
+        below.swap(above);
+        if (fixed && same_map_next) break;
+        if (k > 0 && saturating_product(K - k, work) > max_work) return product_leaf_bound(model, needs, counting);
+    }
+    const Eigen::VectorXd& mu = model.initial_distribution();
+    const std::size_t first_factor = believed ? prior_support : 1;
+    std::size_t bound = 0;
+    for (std::size_t s = 0; s < S; ++s) {
+        if (!(mu[static_cast<Eigen::Index>(s)] > 0.0)) continue;
+        const std::size_t branches = saturating_product(positive_entries(model.initial_observation(s)), first_factor);
+        bound = saturating_sum(bound, saturating_product(branches, below[s]));
+    }
+    return bound;
+}
+
+/// |{s' : Obs(o | s', a) > 0}| for every (a, o), at index a · O + o.
+template <Pomdp M>
+[[nodiscard]] std::vector<std::size_t> likelihood_column_sizes(const M& model) {
+    const std::size_t A = model.num_actions();
+    const std::size_t O = model.num_observations();
+    std::vector<std::size_t> column(A * O, 0);
+    for (std::size_t a = 0; a < A; ++a)
+        for (std::size_t s = 0; s < model.num_states(); ++s) {
+            const SparseDistribution emit = model.observation(a, s);
+            for (std::size_t j = 0; j < emit.size(); ++j)
+                if (emit.probability[j] > 0.0) ++column[a * O + static_cast<std::size_t>(emit.index[j])];
+        }
+    return column;
+}
+}  // namespace detail
+
+/// An upper bound on the number of trajectories exact_objective enumerates for this model,
+/// with a feedback needing `needs` and the `counting` convention (K actions, T counted steps),
+/// by counting branches per state rather than assuming the widest everywhere:
+///   below_K(s) = 1,
+///   below_k(s) = Σ_a Σ_{s' ∈ supp P(·|s,a)} Σ_{o ∈ supp Obs(·|s',a)} w_{k+1} · below_{k+1}(s'),
+///   bound      = Σ_{s ∈ supp μ} |supp initial_observation(s)| · w_0 · below_0(s),
+/// where w_k = S when believed states are enumerated at step k (k < T; one per counted step,
+/// from a belief of at most S states) and 1 otherwise. This is exactly the number of leaves
+/// when the policy gives every action positive probability and beliefs have full support,
+/// and an upper bound otherwise. The recursion stops early once it stops changing; on
+/// models whose counts grow slowly over very long horizons it falls back to the coarser
+///   |supp μ| · max |supp initial_observation| · (A · max |supp P| · max |supp Obs|)^K · S^T.
+/// Saturates at the largest std::size_t.
+template <Pomdp M>
+[[nodiscard]] std::size_t exact_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
+    static_assert(require_pomdp<M>());
+    return detail::leaf_bound(model, needs, counting, model.num_states(), {});
+}
+
+/// The same bound for the enumeration with this Bayes filter: b_1 has |supp prior| states,
+/// and when the filter is the model's own (filter.model() is `model`), the belief after
+/// (a, o) lives on the states that can emit o after a, so w_k is that likelihood column's
+/// size instead of S. With believed states this is the bound exact_objective checks.
+template <TabularPomdp M>
+[[nodiscard]] std::size_t exact_leaf_bound(const M& model, const BayesFilter<M>& filter, RolloutNeeds needs,
+                                           StateCounting counting) {
+    static_assert(require_tabular_pomdp<M>());
+    const Eigen::VectorXd& prior = filter.prior();
+    std::size_t support = 0;
+    for (Eigen::Index s = 0; s < prior.size(); ++s) support += prior[s] > 0.0 ? 1 : 0;
+    const bool own = &filter.model() == &model;
+    return detail::leaf_bound(model, needs, counting, support,
+                              own && needs.believed_states ? detail::likelihood_column_sizes(model)
+                                                           : std::vector<std::size_t>{});
 }
 
 namespace detail {
 
-template <Pomdp M, Feedback F>
-std::size_t checked_leaf_bound(const M& model, const F& feedback, const ExactOptions& options) {
+/// The leaf bound of the enumeration with this updater (refined for the model's own Bayes
+/// filter), checked against options.max_leaves.
+template <Pomdp M, class U, Feedback F>
+std::size_t checked_leaf_bound(const M& model, const U& updater, const F& feedback, const ExactOptions& options) {
     const RolloutNeeds needs = feedback.needs();
-    const std::size_t bound = exact_leaf_bound(model, needs, options.counting);
+    std::size_t bound = 0;
+    if constexpr (std::is_same_v<U, BayesFilter<M>>)
+        bound = exact_leaf_bound(model, updater, needs, options.counting);
+    else
+        bound = exact_leaf_bound(model, needs, options.counting);
     if (bound > options.max_leaves) {
         const bool saturated = bound == std::numeric_limits<std::size_t>::max();
         throw budget_error(detail::message(
@@ -231,7 +378,7 @@ public:
             throw config_error(detail::message("exact_objective: the updater's prior has ", prior_.size(),
                                                " entries for ", S, " states"));
         const StateCounting counting = options.counting;
-        leaf_bound_ = checked_leaf_bound(model, feedback, options);
+        leaf_bound_ = checked_leaf_bound(model, updater, feedback, options);
         if (T > options.max_horizon)
             throw budget_error(detail::message(
                 "exact_objective: horizon T = ", T, " is above the limit ExactOptions::max_horizon = ",

@@ -23,6 +23,11 @@
 // is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
 // Every other policy takes the dense path, unchanged.
 //
+// Estimators that opt into per-step information (estimate(f, s, steps, out), core/
+// step_scores.hpp) get each trajectory's K step scores and the iteration index k; the
+// trainer then keeps N · K step matrices (checked against the budget) and records them
+// through optim/step_recording.hpp. Other estimators pay nothing for it.
+//
 // Bad values stop a run instead of propagating: each iteration checks that the feedbacks, the
 // gradient estimate, its norm and θ after the step (the touched rows, on the row-sparse
 // path) are finite, and throws numeric_error naming the iteration. The constructor refuses
@@ -52,6 +57,7 @@
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/row_sparse_batch.hpp"
+#include "maxent/optim/step_recording.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/row_score.hpp"
@@ -100,6 +106,10 @@ class Trainer {
                   "called on the rows the batch touched only; the estimator must declare "
                   "`static constexpr bool entrywise = true;` (its estimate at a parameter depends only on that "
                   "parameter's scores and is 0 where they are all 0)");
+    static constexpr bool per_step = estimator_uses_steps<E>;
+    static_assert(!row_sparse || !per_step,
+                  "maxent::Trainer: the policy is row-sparse (it has sample_rows), which records no per-step "
+                  "scores; use an estimator without `estimate(f, s, steps, out)`");
 
 public:
     /// Validates everything before any work: the config, and that the policy fits what the
@@ -129,6 +139,9 @@ public:
         } else {
             scores_.assign(config_.batch, Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
             gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+            if constexpr (per_step)
+                step_scores_.assign(config_.batch * Trajectory::actions_for(config_.counting, model.horizon()),
+                                    Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
         }
         feedbacks_.assign(config_.batch, 0.0);
         counter_.resize(state_bins(model));
@@ -198,8 +211,14 @@ public:
                 detail::require_finite(policy_.parameters().row(r), "Trainer: parameter row ", r,
                                        " after the step of iteration ", k);
         } else {
-            estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
-                                gradient_);
+            if constexpr (per_step) {
+                const StepScores steps{k, step_scores_.size() / config_.batch, step_scores_};
+                estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
+                                    steps, gradient_);
+            } else {
+                estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
+                                    gradient_);
+            }
             out.gradient_norm = checked_norm(k);
             step_.apply(policy_.parameters(), gradient_);
             detail::require_finite(policy_.parameters(), "Trainer: parameters after the step of iteration ", k);
@@ -210,6 +229,12 @@ public:
     [[nodiscard]] const P& policy() const noexcept { return policy_; }
     [[nodiscard]] P& policy() noexcept { return policy_; }
     [[nodiscard]] const TrainerConfig& config() const noexcept { return config_; }
+    /// The belief updater the rollouts use (e.g. NoisyBelief's stats(): clips and fallbacks).
+    [[nodiscard]] const U& updater() const noexcept { return sampler_.updater(); }
+    [[nodiscard]] U& updater() noexcept { return sampler_.updater(); }
+    /// The gradient estimator (with whatever state it keeps).
+    [[nodiscard]] const E& estimator() const noexcept { return estimator_; }
+    [[nodiscard]] E& estimator() noexcept { return estimator_; }
     [[nodiscard]] std::size_t iterations_done() const noexcept { return next_iteration_; }
     /// Replaces the agent's belief updater between iterations (a refitted belief model); it
     /// must have the old one's dimension (Sampler::set_updater), and the policy is checked
@@ -251,6 +276,7 @@ private:
             cost.add({N, N, K, cols}, sizeof(double)).add({N, K, cols}, sizeof(double));
         else
             cost.add({N, size}, sizeof(double)).add({size}, sizeof(double));
+        if constexpr (per_step && !row_sparse) cost.add({N, K, size}, sizeof(double));
         return cost;
     }
 
@@ -258,6 +284,10 @@ private:
     const Trajectory& run_one(std::size_t n, G& g) {
         if constexpr (row_sparse) {
             RowScoringView<P> view(policy_, row_scores_[n]);
+            return sampler_.run(view, g, scores_[n]);
+        } else if constexpr (per_step) {
+            const std::size_t K = step_scores_.size() / config_.batch;
+            StepRecordingView<P> view(policy_, std::span<Eigen::MatrixXd>(step_scores_).subspan(n * K, K));
             return sampler_.run(view, g, scores_[n]);
         } else {
             return sampler_.run(policy_, g, scores_[n]);
@@ -287,6 +317,7 @@ private:
     Sampler<M, U> sampler_;
     std::vector<Eigen::MatrixXd> scores_;
     std::vector<double> feedbacks_;
+    std::vector<Eigen::MatrixXd> step_scores_;  // N x K per-step scores (per-step estimators only)
     Eigen::MatrixXd gradient_;
     std::vector<RowScore> row_scores_;  // row-sparse path only
     RowSparseBatch batch_;              // row-sparse path only

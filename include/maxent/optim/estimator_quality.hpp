@@ -1,0 +1,319 @@
+// maxent/optim/estimator_quality.hpp — how good is a gradient estimator? One call measures
+// any estimator (optim/estimators.hpp, or the user's) against the EXACT gradient
+// (objective/exact.hpp) on a model small enough to enumerate.
+//
+// Given the model, a deterministic belief updater, a differentiable policy at its θ, a
+// feedback and a configuration (batch N, repetitions R, seed, threads), the estimator is
+// called R times, each time on a fresh batch of N trajectories sampled at θ, and the R
+// estimates ĝ_1 .. ĝ_R are compared with ∇J(θ):
+//   bias_norm            ‖mean ĝ − ∇J‖ (Frobenius)
+//   bias_standard_error  sqrt(trace Cov ĝ / R): what bias_norm is from sampling noise alone
+//                        for an unbiased estimator (a few of these = no detectable bias)
+//   relative_bias        bias_norm / ‖∇J‖
+//   covariance_trace     Σ_j Var ĝ_j (divisor R − 1)
+//   mean_cosine          mean over r of cos(ĝ_r, ∇J) (0 for ĝ_r = 0)
+//   cosine_of_mean       cos(mean ĝ, ∇J) (0 for mean ĝ = 0)
+//   zero_fraction        fraction of estimates that are exactly 0
+//   seconds_per_estimate wall time of the estimator call alone; rollout_seconds_per_batch
+//                        the N rollouts and feedbacks (summed over threads)
+// Mean and covariance are accumulated in order of r (Welford), so an estimator that always
+// returns ∇J has bias 0 and covariance 0 exactly.
+//
+// Common random numbers: trajectory n of repetition r draws only from stream(seed, r, n),
+// whatever the estimator, as iteration k of the trainer draws from stream(seed, k, n). So
+// compare_estimators, which hands every estimator the SAME R batches, gives paired
+// comparisons, and two calls with the same seed see the same batches too. Estimators that
+// opt into per-step information (core/step_scores.hpp) receive the per-step scores and
+// iteration = r; the step buffers are kept only when one of the estimators asks.
+//
+// Results other than the times are a pure function of the inputs, identical for any number
+// of threads: batches are sampled in parallel in chunks (each a pure function of (r, n)),
+// then each estimator is called on them sequentially in order of r, so an estimator may
+// even keep state across calls. The chunk buffers are bounded (64 MiB, or one repetition)
+// and checked against max_buffer_bytes. Row-sparse policies (policy/row_score.hpp) are
+// not supported; the exact gradient needs a deterministic updater and a Pomdp.
+//
+// Errors (config_error): N = 0, R < 2, ∇J = 0 (relative bias and cosines are undefined
+// there), an estimate whose shape is not θ's; numeric_error for a non-finite estimate; and
+// whatever exact_objective throws (budget_error above max_leaves).
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/concepts.hpp"
+#include "maxent/core/budget.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/finite.hpp"
+#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/parallel.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/step_scores.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/objective/exact.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_recording.hpp"
+#include "maxent/policy/concepts.hpp"
+#include "maxent/policy/row_score.hpp"
+
+namespace maxent {
+
+struct QualityConfig {
+    std::size_t batch = 10;                          ///< N trajectories per estimate
+    std::size_t repetitions = 1000;                  ///< R estimates (>= 2)
+    std::uint64_t seed = 0;                          ///< trajectory n of repetition r: stream(seed, r, n)
+    std::size_t threads = 1;                         ///< sampling threads (0 = all); results do not depend on it
+    StateCounting counting = StateCounting::paper;   ///< for the rollouts and the exact gradient
+    std::size_t max_leaves = ExactOptions{}.max_leaves;  ///< the exact enumeration's budget
+
+    /// Throws config_error naming the field.
+    void validate() const {
+        if (batch == 0) throw config_error("QualityConfig: batch (N) must be >= 1, got 0");
+        if (repetitions < 2)
+            throw config_error(detail::message("QualityConfig: repetitions (R) must be >= 2 to estimate a "
+                                               "covariance, got ",
+                                               repetitions));
+    }
+};
+
+/// One estimator's quality against the exact gradient (see the header for the definitions).
+struct EstimatorQuality {
+    std::string name;             ///< the estimator's name(), or "estimator i"
+    std::size_t batch = 0;        ///< N
+    std::size_t repetitions = 0;  ///< R
+    double objective = 0.0;       ///< the exact J(θ)
+    double gradient_norm = 0.0;   ///< ‖∇J(θ)‖
+    Eigen::MatrixXd mean_estimate;  ///< mean of the R estimates
+    double bias_norm = 0.0;
+    double bias_standard_error = 0.0;
+    double relative_bias = 0.0;
+    double covariance_trace = 0.0;
+    double mean_cosine = 0.0;
+    double cosine_of_mean = 0.0;
+    double zero_fraction = 0.0;
+    double seconds_per_estimate = 0.0;       ///< wall time of one estimator call (varies between runs)
+    double rollout_seconds_per_batch = 0.0;  ///< N rollouts and feedbacks (varies between runs)
+};
+
+namespace detail {
+
+/// Running statistics of one estimator's estimates, in order of r.
+struct QualityAccumulator {
+    Eigen::MatrixXd mean, m2, delta;
+    double cosine_sum = 0.0;
+    std::size_t zeros = 0;
+    std::size_t count = 0;
+    double seconds = 0.0;
+
+    void add(const Eigen::MatrixXd& x, const Eigen::MatrixXd& exact, double exact_norm) {
+        if (count == 0) {
+            mean.setZero(x.rows(), x.cols());
+            m2.setZero(x.rows(), x.cols());
+            delta.setZero(x.rows(), x.cols());
+        }
+        ++count;
+        delta = x - mean;
+        mean += delta / static_cast<double>(count);
+        m2.array() += delta.array() * (x - mean).array();
+        const double norm = norm_without_overflow(x);
+        if (norm == 0.0)
+            ++zeros;
+        else
+            cosine_sum += x.cwiseProduct(exact).sum() / norm / exact_norm;
+    }
+};
+
+/// One thread's sampling state: its own copies of the updater (in the Sampler), policy and
+/// feedback.
+template <class M, class U, class P, class F>
+struct QualityWorker {
+    Sampler<M, U> sampler;
+    P policy;
+    F feedback;
+};
+
+template <class E>
+std::string estimator_label(std::size_t i) {
+    if constexpr (component_has_name<E>)
+        return std::string(E::name());
+    else
+        return detail::message("estimator ", i);
+}
+
+template <class M, class U, class P, class F, class... E>
+std::vector<EstimatorQuality> measure_estimators(const M& model, const U& updater, const P& policy,
+                                                 const F& feedback, const QualityConfig& config, E&... estimators) {
+    config.validate();
+    const ExactResult exact = exact_objective(model, updater, policy, feedback,
+                                              {.counting = config.counting, .max_leaves = config.max_leaves});
+    const Eigen::MatrixXd& g = exact.gradient;
+    const double g_norm = norm_without_overflow(g);
+    if (!(g_norm > 0.0))
+        throw config_error(detail::message("estimator_quality: the exact gradient is 0 at this θ (J = ", exact.objective,
+                                           "), so relative bias and cosines are undefined; choose another θ"));
+
+    const std::size_t N = config.batch;
+    const std::size_t R = config.repetitions;
+    const std::size_t K = Trajectory::actions_for(config.counting, model.horizon());
+    constexpr bool steps_wanted = (estimator_uses_steps<E> || ...);
+    const auto size = static_cast<std::size_t>(g.size());
+    BufferCost one;  // one repetition's batch
+    one.add({N}, sizeof(double)).add({N, size}, sizeof(double));
+    if (steps_wanted) one.add({N, K, size}, sizeof(double));
+    constexpr std::size_t chunk_bytes = std::size_t{64} << 20;
+    const std::size_t chunk =
+        one.overflowed() ? 1 : std::min(R, std::max<std::size_t>(1, chunk_bytes / std::max<std::size_t>(1, one.bytes())));
+    BufferCost all;
+    all.add({chunk, N}, sizeof(double)).add({chunk, N, size}, sizeof(double));
+    if (steps_wanted) all.add({chunk, N, K, size}, sizeof(double));
+    check_buffer_budget(all, "estimator_quality: the batches of ", chunk, " repetitions of N = ", N,
+                        " trajectories");
+
+    std::vector<double> feedbacks(chunk * N, 0.0);
+    std::vector<Eigen::MatrixXd> scores(chunk * N, Eigen::MatrixXd::Zero(g.rows(), g.cols()));
+    std::vector<Eigen::MatrixXd> steps(steps_wanted ? chunk * N * K : 0, Eigen::MatrixXd::Zero(g.rows(), g.cols()));
+    const std::size_t workers = std::min(chunk, config.threads == 0 ? hardware_threads() : config.threads);
+    std::vector<QualityWorker<M, U, P, F>> pool;
+    pool.reserve(workers);
+    for (std::size_t w = 0; w < workers; ++w)
+        pool.push_back({Sampler<M, U>(model, updater, RolloutOptions{config.counting, feedback.needs()}), policy,
+                        feedback});
+
+    constexpr std::size_t count = sizeof...(E);
+    std::vector<QualityAccumulator> stats(count);
+    double rollout_seconds = 0.0;
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero(g.rows(), g.cols());
+    for (std::size_t first = 0; first < R; first += chunk) {
+        const std::size_t here = std::min(chunk, R - first);
+        const std::size_t used = std::min(workers, here);
+        const std::vector<double> seconds = run_parallel(used, used, [&](std::size_t w) {
+            const auto start = std::chrono::steady_clock::now();
+            QualityWorker<M, U, P, F>& worker = pool[w];
+            for (std::size_t i = w * here / used; i < (w + 1) * here / used; ++i)
+                for (std::size_t n = 0; n < N; ++n) {
+                    const std::size_t slot = i * N + n;
+                    DefaultRng rng = stream(config.seed, first + i, n);
+                    const Trajectory* t = nullptr;
+                    if constexpr (steps_wanted) {
+                        StepRecordingView<P> view(worker.policy,
+                                                  std::span<Eigen::MatrixXd>(steps).subspan(slot * K, K));
+                        t = &worker.sampler.run(view, rng, scores[slot]);
+                    } else {
+                        t = &worker.sampler.run(worker.policy, rng, scores[slot]);
+                    }
+                    feedbacks[slot] = worker.feedback(*t, rng);
+                    require_finite(feedbacks[slot], "estimator_quality: feedback of trajectory ", n,
+                                   " of repetition ", first + i);
+                }
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        });
+        for (const double s : seconds) rollout_seconds += s;
+
+        std::size_t which = 0;
+        auto measure = [&](auto& estimator) {
+            using Est = std::remove_cvref_t<decltype(estimator)>;
+            QualityAccumulator& acc = stats[which];
+            for (std::size_t i = 0; i < here; ++i) {
+                const std::span<const double> f(feedbacks.data() + i * N, N);
+                const std::span<const Eigen::MatrixXd> s(scores.data() + i * N, N);
+                const StepScores step_scores{first + i, K,
+                                             steps_wanted ? std::span<const Eigen::MatrixXd>(steps).subspan(i * N * K, N * K)
+                                                          : std::span<const Eigen::MatrixXd>()};
+                const auto start = std::chrono::steady_clock::now();
+                run_estimator(estimator, f, s, &step_scores, out);
+                acc.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                if (out.rows() != g.rows() || out.cols() != g.cols())
+                    throw config_error(detail::message("estimator_quality: ", estimator_label<Est>(which),
+                                                       " returned a ", out.rows(), " x ", out.cols(),
+                                                       " estimate, the parameters are ", g.rows(), " x ", g.cols()));
+                require_finite(out, "estimator_quality: estimate of ", estimator_label<Est>(which), " at repetition ",
+                               first + i);
+                acc.add(out, g, g_norm);
+            }
+            ++which;
+        };
+        (measure(estimators), ...);
+    }
+
+    std::vector<EstimatorQuality> results;
+    results.reserve(count);
+    std::size_t which = 0;
+    auto finish = [&](auto& estimator) {
+        using Est = std::remove_cvref_t<decltype(estimator)>;
+        const QualityAccumulator& acc = stats[which];
+        EstimatorQuality q;
+        q.name = estimator_label<Est>(which);
+        q.batch = N;
+        q.repetitions = R;
+        q.objective = exact.objective;
+        q.gradient_norm = g_norm;
+        q.mean_estimate = acc.mean;
+        const auto Rd = static_cast<double>(R);
+        q.bias_norm = norm_without_overflow(acc.mean - g);
+        q.covariance_trace = acc.m2.sum() / (Rd - 1.0);
+        q.bias_standard_error = std::sqrt(q.covariance_trace / Rd);
+        q.relative_bias = q.bias_norm / g_norm;
+        q.mean_cosine = acc.cosine_sum / Rd;
+        const double mean_norm = norm_without_overflow(acc.mean);
+        q.cosine_of_mean = mean_norm > 0.0 ? acc.mean.cwiseProduct(g).sum() / mean_norm / g_norm : 0.0;
+        q.zero_fraction = static_cast<double>(acc.zeros) / Rd;
+        q.seconds_per_estimate = acc.seconds / Rd;
+        q.rollout_seconds_per_batch = rollout_seconds / Rd;
+        results.push_back(std::move(q));
+        ++which;
+    };
+    (finish(estimators), ...);
+    return results;
+}
+
+template <class M, class U, class P, class F>
+consteval bool require_quality_inputs() {
+    static_assert(require_pomdp<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(require_deterministic_updater<U>());
+    static_assert(require_differentiable_policy<P>());
+    static_assert(!RowSparsePolicy<P>,
+                  "maxent::estimator_quality: row-sparse policies (sample_rows) are not supported; their parameters "
+                  "grow while sampling");
+    static_assert(require_feedback<F>());
+    return true;
+}
+
+}  // namespace detail
+
+/// Every estimator against the exact gradient on the SAME R batches (paired comparisons);
+/// one result per estimator, in the order given. The estimators are copied and called in
+/// order of r.
+template <class M, class U, class P, class F, class... E>
+[[nodiscard]] std::vector<EstimatorQuality> compare_estimators(const M& model, const U& updater, const P& policy,
+                                                               const F& feedback, const QualityConfig& config,
+                                                               E... estimators) {
+    static_assert(detail::require_quality_inputs<M, U, P, F>());
+    static_assert(sizeof...(E) >= 1, "maxent::compare_estimators: give at least one estimator");
+    static_assert((require_gradient_estimator<E>() && ...));
+    return detail::measure_estimators(model, updater, policy, feedback, config, estimators...);
+}
+
+/// One estimator against the exact gradient (see the header).
+template <class M, class U, class P, class F, class E>
+[[nodiscard]] EstimatorQuality estimator_quality(const M& model, const U& updater, const P& policy,
+                                                 const F& feedback, const QualityConfig& config, E estimator) {
+    static_assert(detail::require_quality_inputs<M, U, P, F>());
+    static_assert(require_gradient_estimator<E>());
+    return detail::measure_estimators(model, updater, policy, feedback, config, estimator).front();
+}
+
+}  // namespace maxent
