@@ -168,7 +168,7 @@ TEST_CASE("the registry names every panel and labels curves", "[paper]") {
     CHECK(mp::expand_experiment_name("fig2").size() == 8);
     CHECK(mp::expand_experiment_name("fig4").size() == 6);
     CHECK(mp::expand_experiment_name("all").size() == 20);  // the paper's panels; not room80
-    CHECK(mp::experiments().size() == 21);
+    CHECK(mp::experiments().size() == 25);  // and room80, nosim2b, nosim2c, nosim2d, nosim2g
     REQUIRE(mp::find_experiment("room80") != nullptr);
     CHECK_FALSE(mp::find_experiment("room80")->paper);
     CHECK(mp::find_experiment("room80")->env.num_states() == 6400);
