@@ -22,7 +22,8 @@
 //                K > 400 each plotted point is the mean over a bin of ceil(K / 400)
 //                iterations (of the mean and of both bounds; said in the title).
 //   gnuplot.log  gnuplot's messages, only when it printed any.
-// (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above.)
+// (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above;
+// maxent-rescue adds heatmap.csv, heatmap.gp and heatmap.png.)
 //
 // One consistent set (OutputFolder). The files in a folder always come from one run:
 //   - a run first checks OUT and creates a hidden staging folder OUT/.<name>.partial-<pid>
@@ -132,7 +133,8 @@ inline void write_string_atomically(const std::filesystem::path& path, const std
 /// The names a program writes into an experiment's folder; "<name>.tmp" of each is also ours.
 inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
                                                          "curves.gp",   "curves.png",  "gnuplot.log",
-                                                         "bounds.csv",  "samples.csv"};
+                                                         "bounds.csv",  "samples.csv", "heatmap.csv",
+                                                         "heatmap.gp",  "heatmap.png"};
 
 /// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
 /// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
