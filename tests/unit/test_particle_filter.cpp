@@ -422,5 +422,5 @@ TEST_CASE("rescue world: a trained MSE policy over particle features beats the u
     const double uniform = mean_entropy(maxent::BeliefAveragedPolicy(16, 4));
     const double trained = mean_entropy(trainer.policy());
     INFO("true-state entropy over 25 bins (max " << std::log(25.0) << "): uniform " << uniform << ", MSE " << trained);
-    CHECK(trained >= uniform + 0.5);  // stated margin: 0.5 nats on these seeds (measured: 1.12 -> 2.02)
+    CHECK(trained >= uniform + 0.5);  // stated margin: 0.5 nats on these seeds (measured: 1.16 -> 1.90)
 }

@@ -79,10 +79,14 @@ public:
     [[nodiscard]] std::size_t sample_initial_observation(const RescueState& s, G& g) const {
         return sense(s, g);
     }
+    /// The noise of both axes is one pair of independent standard normals (Marsaglia's polar
+    /// method: no trigonometry, one logarithm per pair; the particle filter draws it for
+    /// every particle at every step).
     template <class G>
     [[nodiscard]] RescueState sample_next_state(const RescueState& s, std::size_t a, G& g) const {
-        const double dx = (a == 3 ? o_.step : a == 2 ? -o_.step : 0.0) + o_.noise * standard_normal(g);
-        const double dy = (a == 0 ? o_.step : a == 1 ? -o_.step : 0.0) + o_.noise * standard_normal(g);
+        const auto [nx, ny] = normal_pair(g);
+        const double dx = (a == 3 ? o_.step : a == 2 ? -o_.step : 0.0) + o_.noise * nx;
+        const double dy = (a == 0 ? o_.step : a == 1 ? -o_.step : 0.0) + o_.noise * ny;
         const RescueState to{std::clamp(s.x + dx, 0.0, 1.0), std::clamp(s.y + dy, 0.0, 1.0)};
         return blocked(s, to) ? s : to;
     }
@@ -113,6 +117,20 @@ public:
     }
 
 private:
+    /// Two independent standard normals by the polar method: (u, v) uniform in the unit
+    /// disc (rejection from the square, about 1.27 tries), then (u, v) · sqrt(-2 ln r² / r²).
+    template <class G>
+    [[nodiscard]] static std::array<double, 2> normal_pair(G& g) {
+        for (;;) {
+            const double u = 2.0 * uniform01(g) - 1.0;
+            const double v = 2.0 * uniform01(g) - 1.0;
+            const double r2 = u * u + v * v;
+            if (r2 >= 1.0 || r2 == 0.0) continue;
+            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+            return {u * f, v * f};
+        }
+    }
+
     /// Crossing of the wall {u = 1/2} by the segment (u0, v0) -> (u1, v1) outside a doorway.
     [[nodiscard]] bool crosses(double u0, double u1, double v0, double v1) const noexcept {
         if ((u0 < 0.5) == (u1 < 0.5)) return false;
