@@ -377,7 +377,9 @@ int main(int argc, char** argv) try {
                        " particles), true states in 10 x 10 bins");
     spec.states = true_bins_per_side * true_bins_per_side;
     spec.horizon = x.horizon;
-    spec.extra_lines.push_back({entropy[0], cat("uniform policy = ", programs::format_number(entropy[0]))});
+    char uniform_title[64];
+    std::snprintf(uniform_title, sizeof uniform_title, "uniform policy = %.3f", entropy[0]);
+    spec.extra_lines.push_back({entropy[0], uniform_title});
     const programs::PlotOutcome curves =
         programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), plot, folder.path());
     write_heatmaps(dir, labels, heat, entropy, world);
