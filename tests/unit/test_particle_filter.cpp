@@ -221,7 +221,7 @@ TEST_CASE("systematic resampling: counts within one of n w_i, the weighted mean 
     CHECK(std::abs(average - weighted_mean) <= 4.0 * standard_error);
 }
 
-TEST_CASE("particle filter: depletion re-seeds from the prior, counted; never NaN", "[particles]") {
+TEST_CASE("particle filter: depletion re-seeds from the prior, counted, never NaN", "[particles]") {
     // o = 1 is possible only for states in [0, 1) (the prior's support), o = 2 nowhere.
     const LineWorld world{[](std::size_t o, double s) {
         if (o == 0) return 1.0;
@@ -319,7 +319,7 @@ TEST_CASE("particle filter: bad input is an error naming the value", "[particles
     CHECK_THROWS_WITH(pw.features(b, phi), Contains("returned 5 entries"));
 }
 
-TEST_CASE("feature maps: bilinear weights sum to one and interpolate; tile coding gives one 1/k per tiling",
+TEST_CASE("feature maps: bilinear weights sum to one and interpolate, tile coding gives one 1/k per tiling",
           "[particles]") {
     const maxent::BilinearGridFeatures grid(3, 3, maxent::Box{}, maxent::RescuePosition{});
     Eigen::VectorXd acc = Eigen::VectorXd::Zero(9);
@@ -374,7 +374,7 @@ TEST_CASE("particle filter: deterministic for a seed, Miller-Madow entropy recor
     CHECK(a.updater().depletions() == 0);
 }
 
-TEST_CASE("rescue world: the likelihood matches the sensor's frequencies; walls block outside doorways",
+TEST_CASE("rescue world: the likelihood matches the sensor's frequencies, walls block outside doorways",
           "[particles]") {
     const maxent::RescueWorld world({.accuracy = 0.6});
     const maxent::RescueState s{0.3, 0.8};
