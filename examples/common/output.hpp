@@ -27,7 +27,8 @@
 //                train_ll_per_obs,heldout_ll_per_obs,truth_heldout_ll_per_obs — one row per
 //                fit of the belief model of every complete run (optim/learned_belief.hpp);
 //                the last column scores the same held-out episodes under the true model.
-// (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above.)
+// (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above;
+// maxent-rescue adds heatmap.csv, heatmap.gp and heatmap.png.)
 //
 // One consistent set (OutputFolder). The files in a folder always come from one run:
 //   - a run first checks OUT and creates a hidden staging folder OUT/.<name>.partial-<pid>
@@ -137,7 +138,8 @@ inline void write_string_atomically(const std::filesystem::path& path, const std
 /// The names a program writes into an experiment's folder; "<name>.tmp" of each is also ours.
 inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
                                                          "curves.gp",   "curves.png",  "gnuplot.log",
-                                                         "bounds.csv",  "samples.csv", "learning.csv"};
+                                                         "bounds.csv",  "samples.csv", "learning.csv",
+                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png"};
 
 /// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
 /// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty

@@ -13,6 +13,8 @@
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/noisy_belief.hpp"
+#include "maxent/belief/particle_filter.hpp"
+#include "maxent/model/rescue_world.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/trainer.hpp"
@@ -123,4 +125,25 @@ TEMPLATE_TEST_CASE("no allocation on the support-tracking path (16 x 16 room, k 
                                          .horizon = 60});
     REQUIRE(BayesFilter(m).support_tracking_pays());
     check_ba_training_allocates_nothing<TestType>(m);
+}
+
+TEMPLATE_TEST_CASE("no allocation with a particle filter on the rescue world (features, resampling, Miller-Madow)",
+                   "[alloc]", MSE, MBE, RegMBE) {
+    const RescueWorld rescue({.horizon = 40});
+    const auto world = with_state_binning(rescue, 100, RescueGridBinning{10});
+    DefaultRng g = stream(5);
+    ParticleFilter filter(rescue, 16, RescueGridBinning{4}, BilinearGridFeatures(4, 4, Box{}, RescuePosition{}),
+                          {.particles = 64, .resample_threshold = 0.9, .entropy = ParticleEntropy::miller_madow}, g);
+    TrainerConfig cfg;
+    cfg.iterations = 100;
+    const TestType feedback = [] {
+        if constexpr (std::is_same_v<TestType, RegMBE>)
+            return RegMBE(0.02);
+        else
+            return TestType{};
+    }();
+    Trainer trainer(world, filter, BeliefAveragedPolicy(16, 4), feedback, BatchMeanBaseline{}, ConstantStep(0.3), cfg);
+    const Audit a = audit(trainer);
+    CHECK(a.operator_new == 0);
+    CHECK(a.eigen_malloc == 0);
 }

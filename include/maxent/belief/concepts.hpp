@@ -32,7 +32,8 @@ namespace maxent {
 //                            updaters ignore g, noisy ones draw from it. Throws
 //                            zero_likelihood_error if o is impossible under b (exact).
 // `update` is non-const so updaters may keep scratch buffers (no allocation per call).
-// Satisfied by: maxent::BayesFilter<M> and maxent::NoisyBelief<U> (belief/).
+// Satisfied by: maxent::BayesFilter<M>, maxent::NoisyBelief<U> and maxent::ParticleFilter<M, B, F>
+// (belief/).
 // ---------------------------------------------------------------------------------------
 namespace concept_checks {
 template <class U>
@@ -94,6 +95,7 @@ concept SupportTrackingUpdater =
 //   cu.feature_dimension()    -> std::size_t: the length of φ(b)
 //   cu.features(b, phi)       phi <- φ(b) (resized if needed)
 // Without them φ(b) = b, so the belief-averaged policy softmax(θᵀ φ(b)) is the paper's BA.
+// Satisfied by maxent::ParticleFilter with a StateFeatureMap (belief/state_features.hpp).
 // The rollout computes φ after every belief update when the updater has them.
 // ---------------------------------------------------------------------------------------
 template <class U>

@@ -33,6 +33,10 @@
 //   updater      update(b, a, o, g, step)                 absent    the step number, for messages
 //   updater      feature_dimension(), features(b, φ)      absent    BeliefFeatures: the policy reads
 //                                                                   φ(b) instead of b
+//   updater      double belief_entropy(b) const           H(b)      what the rollout records as H(b_t)
+//                                                                   (Reg-MBE, Σ H(b_t)); e.g. a particle
+//                                                                   filter's bias-corrected estimate
+//                                                                   (dense path; not with support tracking)
 //   model        transition_matrix_transposed(a)          absent    the Bayes filter predicts by
 //                                                                   reading columns (same bits)
 //   model        LabelledPomdp's label maps, or           absent    names instead of indices in
@@ -98,6 +102,11 @@ template <class U>
     else
         return true;
 }
+
+/// Whether a belief updater reports its own belief entropy (`belief_entropy(b)`).
+template <class U>
+inline constexpr bool updater_has_belief_entropy =
+    requires(const U& u, const Eigen::VectorXd& b) { { u.belief_entropy(b) } -> std::convertible_to<double>; };
 
 /// Whether a step rule has `apply_rows(θ, rows, compact gradient)`.
 template <class R>

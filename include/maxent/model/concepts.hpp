@@ -89,6 +89,13 @@ concept has_state_bin = has_copyable_state_type<M> && requires(const M& m, const
     { m.state_bin(s) } -> std::convertible_to<std::size_t>;
 };
 
+// --- ObservationLikelihood --------------------------------------------------------------------
+template <class M>
+concept has_observation_likelihood =
+    has_copyable_state_type<M> && requires(const M& m, std::size_t a, std::size_t o, const typename M::state_type& s) {
+        { m.observation_likelihood(a, o, s) } -> std::convertible_to<double>;
+    };
+
 // --- ExplicitPomdp ----------------------------------------------------------------------------
 template <class M>
 concept has_num_states = requires(const M& m) { { m.num_states() } -> std::convertible_to<std::size_t>; };
@@ -164,6 +171,24 @@ concept GenerativePomdp = concept_checks::has_copyable_state_type<M> && concept_
 
 template <class M>
 concept StateBinning = concept_checks::has_num_state_bins<M> && concept_checks::has_state_bin<M>;
+
+// ---------------------------------------------------------------------------------------
+// ObservationLikelihood (an opt-in refinement of GenerativePomdp): the simulator can also
+// WEIGH an observation, which is what a particle filter of the world needs
+// (belief/particle_filter.hpp). Required expression, for `const M m`, `std::size_t a, o`
+// and a state `s` of type `typename M::state_type`:
+//   m.observation_likelihood(a, o, s)  -> double: a weight proportional to Obs(o | s, a),
+//                                         the probability of observing o on arriving in s
+//                                         after action a; finite and >= 0. Any factor that
+//                                         depends on (a, o) only may be dropped (a density
+//                                         of a discretised sensor is fine).
+// It must agree with sample_observation(a, s, g) (the filter weighs by it what the world
+// draws by the other); a NaN, negative or infinite value is a model_error naming it,
+// raised by the filter. Satisfied by the rescue world (model/rescue_world.hpp) and by
+// as_generative(explicit model) (model/generative_view.hpp); with_state_binning forwards it.
+// ---------------------------------------------------------------------------------------
+template <class M>
+concept ObservationLikelihood = GenerativePomdp<M> && concept_checks::has_observation_likelihood<M>;
 
 // ---------------------------------------------------------------------------------------
 // ExplicitPomdp: finite enumerated states. Required expressions, for `const M m` and
@@ -262,6 +287,17 @@ consteval bool require_generative_pomdp() {
     static_assert(has_sample_observation<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_observation(std::size_t a, const "
                   "state_type& s, G& g) const`");
+    return true;
+}
+
+/// Call in a static_assert at entry points that weigh observations of a simulator
+/// (ParticleFilter).
+template <class M>
+consteval bool require_observation_likelihood() {
+    static_assert(require_generative_pomdp<M>());
+    static_assert(concept_checks::has_observation_likelihood<M>,
+                  "maxent::ObservationLikelihood: missing `double observation_likelihood(std::size_t a, std::size_t o, "
+                  "const state_type& s) const` (a weight proportional to Obs(o | s, a), which a particle filter needs)");
     return true;
 }
 
@@ -413,6 +449,12 @@ public:
     template <class G>
     [[nodiscard]] std::size_t sample_observation(std::size_t a, const state_type& s, G& g) const {
         return model_->sample_observation(a, s, g);
+    }
+    /// Forwarded when the model weighs observations (ObservationLikelihood).
+    [[nodiscard]] double observation_likelihood(std::size_t a, std::size_t o, const state_type& s) const
+        requires concept_checks::has_observation_likelihood<M>
+    {
+        return model_->observation_likelihood(a, o, s);
     }
     [[nodiscard]] std::size_t num_state_bins() const noexcept { return bins_; }
     [[nodiscard]] std::size_t state_bin(const state_type& s) const { return static_cast<std::size_t>(binning_(s)); }

@@ -19,7 +19,9 @@
 // models with short likelihood columns) it also keeps the belief's support and passes it to
 // the policy (AgentView::support): same results, O(|support|) instead of O(S) per step.
 // Belief updates are skipped entirely when neither the policy (policy_needs_belief) nor the
-// needs ask for beliefs; the policy then sees the prior.
+// needs ask for beliefs; the policy then sees the prior. An updater with its own
+// belief_entropy(b) (core/opt_ins.hpp; the particle filter's estimators) has that recorded
+// as H(b_t) instead of the entropy of b (on the dense path).
 #pragma once
 
 #include <cmath>
@@ -179,7 +181,11 @@ private:
                 if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_on_support(support_, belief_));
                 if (need.believed_states) traj_.believed.push_back(sample_categorical_on_support(support_, belief_, g));
             } else {
-                if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_unchecked(belief_));
+                if constexpr (updater_has_belief_entropy<U>) {  // the updater's own estimate (opt_ins.hpp)
+                    if (need.belief_entropy) traj_.belief_entropy.push_back(checked_belief_entropy(k));
+                } else {
+                    if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_unchecked(belief_));
+                }
                 if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
             }
             if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
@@ -219,6 +225,15 @@ private:
     // those of the dense updates, to the last bit.
     static constexpr bool can_track_support = SupportTrackingUpdater<U>;
     static constexpr bool has_features = BeliefFeatures<U>;
+
+    /// The updater's belief_entropy(b_{k+1}), checked finite (numeric_error naming the step).
+    [[nodiscard]] double checked_belief_entropy(std::size_t k) const {
+        const double h = updater_.belief_entropy(belief_);
+        if (!std::isfinite(h))
+            throw numeric_error(detail::message("Sampler: the belief updater's belief_entropy at step ", k + 1, " is ",
+                                                h));
+        return h;
+    }
 
     /// φ(b) for the view: nullptr (the belief itself) unless the updater has features.
     [[nodiscard]] const Eigen::VectorXd* feature_pointer() const noexcept {

@@ -1,0 +1,394 @@
+// maxent-rescue — the continuous rescue world (model/rescue_world.hpp) explored with
+// particle beliefs (belief/particle_filter.hpp): the paper's four objectives on a world
+// whose states are points of the unit square.
+//
+// Named experiments:
+//   rescue        T = 100, 300 particles, K = 300 iterations of N = 10, seeds 0..7
+//   rescue-small  T = 30, 50 particles, K = 20, seeds 0..1 (the smoke test's size)
+// For each: the agent keeps a particle filter of the true world (b_1 = 300 draws of μ); its
+// belief b over an 8 x 8 grid is what MBE draws from and Reg-MBE takes the entropy of; the
+// belief-averaged policy reads φ(b) = the particles' mean bilinear features on a 6 x 6 grid
+// of nodes. True states are counted in a 10 x 10 grid (MSE, the plotted entropy). One curve
+// per objective (MSE, MOE, MBE, Reg-MBE with ρ = 0.02), mean and 95% CI over the seeds.
+//
+// Files in OUT/<experiment>/ (examples/common/output.hpp, written and replaced as one set):
+//   runs.csv, summary.csv, curves.gp, curves.png   the learning curves, as maxent-paper's
+//   config.json                                    the settings
+//   heatmap.csv   objective,ix,iy,fraction: where the true states of the final policies go
+//                 (every counted step of 100 episodes per seed, in a 40 x 40 grid), for the
+//                 uniform policy and each objective's learned policy
+//   heatmap.gp, heatmap.png                        those as images with the walls drawn
+// It prints each curve's final true-state entropy next to the uniform policy's.
+//
+//   maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] [--seeds N] [EXPERIMENT]
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/particle_filter.hpp"
+#include "maxent/belief/state_features.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/parallel.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/model/rescue_world.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/belief_averaged.hpp"
+
+#include "../common/output.hpp"
+#include "../common/runner.hpp"
+#include "../common/stats.hpp"
+
+namespace {
+
+using maxent::programs::cat;
+namespace programs = maxent::programs;
+
+struct RescueExperiment {
+    std::string name;
+    std::size_t horizon = 100;
+    std::size_t particles = 300;
+    std::size_t iterations = 300;
+    std::size_t seeds = 8;
+    std::size_t heatmap_episodes = 100;  ///< per seed
+};
+
+const std::vector<RescueExperiment>& experiments() {
+    static const std::vector<RescueExperiment> list{{"rescue", 100, 300, 300, 8, 100},
+                                                    {"rescue-small", 30, 50, 20, 2, 10}};
+    return list;
+}
+
+constexpr std::size_t true_bins_per_side = 10;    // MSE's and the plot's bins
+constexpr std::size_t belief_bins_per_side = 8;   // the agent's belief b (MBE, Reg-MBE)
+constexpr std::size_t feature_nodes_per_side = 6; // φ(b): bilinear features
+constexpr std::size_t heat_per_side = 40;         // heatmap resolution
+constexpr double rho = 0.02, alpha = 0.3;
+constexpr std::size_t batch = 10;
+constexpr std::uint64_t prior_stream = ~std::uint64_t{0} - 1;  // (seed, this): the filter's b_1 particles
+constexpr std::uint64_t heat_stream = ~std::uint64_t{0};       // (seed, this, e): heatmap episodes
+
+using Features = maxent::BilinearGridFeatures<maxent::RescuePosition>;
+using Filter = maxent::ParticleFilter<maxent::RescueWorld, maxent::RescueGridBinning, Features>;
+
+Filter make_filter(const maxent::RescueWorld& world, std::size_t particles, std::uint64_t seed) {
+    maxent::DefaultRng g = maxent::stream(seed, prior_stream);
+    return Filter(world, belief_bins_per_side * belief_bins_per_side, maxent::RescueGridBinning{belief_bins_per_side},
+                  Features(feature_nodes_per_side, feature_nodes_per_side, maxent::Box{}, maxent::RescuePosition{}),
+                  {.particles = particles}, g);
+}
+
+constexpr std::size_t num_features = feature_nodes_per_side * feature_nodes_per_side;
+
+/// One seed's run: the learning curve and the heatmap counts of its final policy.
+struct SeedResult {
+    programs::SeedRun run;
+    std::vector<double> heat;  // heat_per_side² visit counts
+    double final_entropy = 0.0;  // mean true-state entropy of the heatmap episodes (10 x 10 bins)
+};
+
+/// Counts, in a 40 x 40 grid, the counted true states of `episodes` rollouts of `policy`,
+/// and returns their mean true-state entropy over the 10 x 10 bins.
+double visit(const maxent::RescueWorld& world, const Filter& filter, const maxent::BeliefAveragedPolicy& policy,
+             std::uint64_t seed, std::size_t episodes, std::vector<double>& heat) {
+    const auto fine = maxent::with_state_binning(world, heat_per_side * heat_per_side,
+                                                 maxent::RescueGridBinning{heat_per_side});
+    maxent::Sampler sampler(fine, filter);
+    maxent::BeliefAveragedPolicy p = policy;
+    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(p.parameters().rows(), p.parameters().cols());
+    heat.assign(heat_per_side * heat_per_side, 0.0);
+    maxent::EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
+    double entropy = 0.0;
+    for (std::size_t e = 0; e < episodes; ++e) {
+        maxent::DefaultRng g = maxent::stream(seed, heat_stream, e);
+        const maxent::Trajectory& t = sampler.run(p, g, score);
+        coarse.clear();
+        for (const std::size_t s : t.counted_states()) {
+            heat[s] += 1.0;
+            const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
+            const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
+            coarse.add(ix + true_bins_per_side * iy);
+        }
+        entropy += coarse.entropy();
+    }
+    return entropy / static_cast<double>(episodes);
+}
+
+SeedResult train_seed(const maxent::RescueWorld& world, const RescueExperiment& x, programs::Objective objective,
+                      std::size_t iterations, std::uint64_t seed) {
+    const auto binned = maxent::with_state_binning(world, true_bins_per_side * true_bins_per_side,
+                                                   maxent::RescueGridBinning{true_bins_per_side});
+    const Filter filter = make_filter(world, x.particles, seed);
+    maxent::TrainerConfig config;
+    config.iterations = iterations;
+    config.batch = batch;
+    config.seed = seed;
+    maxent::Trainer trainer(binned, filter, maxent::BeliefAveragedPolicy(num_features, 4),
+                            programs::AnyFeedback(objective, rho), maxent::BatchMeanBaseline{},
+                            maxent::ConstantStep(alpha), config);
+    SeedResult out;
+    out.run.seed = seed;
+    out.run.records.reserve(iterations);
+    (void)trainer.run([&](const maxent::IterationMetrics& m) {
+        out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
+    });
+    out.run.complete = true;
+    out.final_entropy = visit(world, filter, trainer.policy(), seed, x.heatmap_episodes, out.heat);
+    return out;
+}
+
+std::string config_json(const RescueExperiment& x, const maxent::RescueWorld& world, std::size_t iterations,
+                        std::size_t seeds, std::size_t threads) {
+    const maxent::RescueWorldOptions& o = world.options();
+    const auto num = programs::format_number;
+    std::string j = "{\n";
+    j += cat("  \"experiment\": \"", x.name, "\",\n");
+    j += cat("  \"world\": {\"name\": \"rescue\", \"rooms\": 4, \"horizon\": ", std::to_string(o.horizon),
+             ", \"step\": ", num(o.step), ", \"noise\": ", num(o.noise), ", \"door\": ", num(o.door),
+             ", \"sensor_cells\": ", std::to_string(o.sensor_cells), ", \"accuracy\": ", num(o.accuracy),
+             ", \"start\": [", num(o.start_lo), ", ", num(o.start_hi), "]},\n");
+    j += cat("  \"true_state_bins\": ", std::to_string(true_bins_per_side * true_bins_per_side), ",\n");
+    j += cat("  \"belief\": {\"model\": \"particle filter\", \"particles\": ", std::to_string(x.particles),
+             ", \"resample_threshold\": 0.5, \"bins\": ", std::to_string(belief_bins_per_side * belief_bins_per_side),
+             ", \"features\": \"bilinear ", std::to_string(feature_nodes_per_side), "x",
+             std::to_string(feature_nodes_per_side), "\", \"belief_entropy\": \"plug-in\"},\n");
+    j += cat("  \"policy\": \"BA over features\", \"estimator\": \"batch-mean\", \"step\": \"constant\", \"alpha\": ",
+             num(alpha), ", \"rho\": ", num(rho), ", \"batch\": ", std::to_string(batch), ",\n");
+    j += cat("  \"iterations\": ", std::to_string(iterations), ", \"seeds\": ", std::to_string(seeds),
+             ", \"threads\": ", std::to_string(threads), ",\n");
+    j += cat("  \"heatmap\": {\"episodes_per_seed\": ", std::to_string(x.heatmap_episodes), ", \"grid\": ",
+             std::to_string(heat_per_side), "},\n");
+    j += "  \"confidence\": \"95% Student t across seeds, n - 1 degrees of freedom\"\n}\n";
+    return j;
+}
+
+/// heatmap.csv and heatmap.gp: panel 0 the uniform policy, then one per curve.
+void write_heatmaps(const std::filesystem::path& dir, const std::vector<std::string>& labels,
+                    const std::vector<std::vector<double>>& heat, const std::vector<double>& entropy,
+                    const maxent::RescueWorld& world) {
+    programs::write_file_atomically(dir / "heatmap.csv", [&](std::FILE* f) {
+        std::fprintf(f, "objective,ix,iy,fraction\n");
+        for (std::size_t p = 0; p < heat.size(); ++p) {
+            double total = 0.0;
+            for (const double c : heat[p]) total += c;
+            for (std::size_t k = 0; k < heat[p].size(); ++k)
+                std::fprintf(f, "%s,%zu,%zu,%.17g\n", labels[p].c_str(), k % heat_per_side, k / heat_per_side,
+                             total > 0.0 ? heat[p][k] / total : 0.0);
+        }
+    });
+    std::string g = "# Generated by maxent-rescue. Run inside this folder: gnuplot heatmap.gp\n";
+    for (std::size_t p = 0; p < heat.size(); ++p) {
+        double total = 0.0;
+        for (const double c : heat[p]) total += c;
+        g += cat("$heat", std::to_string(p), " << EOD\n");
+        for (std::size_t iy = 0; iy < heat_per_side; ++iy) {
+            for (std::size_t ix = 0; ix < heat_per_side; ++ix) {
+                char line[80];
+                std::snprintf(line, sizeof line, "%.6g %.6g %.6g\n", (static_cast<double>(ix) + 0.5) / heat_per_side,
+                              (static_cast<double>(iy) + 0.5) / heat_per_side,
+                              total > 0.0 ? heat[p][ix + heat_per_side * iy] / total : 0.0);
+                g += line;
+            }
+            g += "\n";
+        }
+        g += "EOD\n";
+    }
+    const std::size_t cols = 3, rows = (heat.size() + cols - 1) / cols;
+    g += "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n";
+    g += cat("  set terminal pngcairo size 1350,", std::to_string(430 * rows), " font \"Sans,10\"\n");
+    g += "} else {\n";
+    g += cat("  set terminal png size 1350,", std::to_string(430 * rows), "\n}\n");
+    g += "set output \"heatmap.png.tmp\"\n";
+    g += "set size ratio -1\nset xrange [0:1]\nset yrange [0:1]\nunset key\nset tics out\n";
+    g += "set palette defined (0 \"white\", 1 \"#fdd49e\", 2 \"#fc8d59\", 3 \"#d7301f\", 4 \"#7f0000\")\n";
+    // The walls: x = 1/2 and y = 1/2 with doorways centred at 1/4 and 3/4.
+    const double h = 0.5 * world.options().door;
+    const std::array<std::pair<double, double>, 3> pieces{{{0.0, 0.25 - h}, {0.25 + h, 0.75 - h}, {0.75 + h, 1.0}}};
+    std::size_t arrow = 1;
+    for (const auto& [a, b] : pieces) {
+        g += cat("set arrow ", std::to_string(arrow++), " from 0.5,", programs::format_number(a), " to 0.5,",
+                 programs::format_number(b), " nohead front lw 3 lc rgb \"black\"\n");
+        g += cat("set arrow ", std::to_string(arrow++), " from ", programs::format_number(a), ",0.5 to ",
+                 programs::format_number(b), ",0.5 nohead front lw 3 lc rgb \"black\"\n");
+    }
+    g += cat("set multiplot layout ", std::to_string(rows), ",", std::to_string(cols),
+             " title \"Rescue world: where the true states go (fraction of counted steps; walls in black)\"\n");
+    for (std::size_t p = 0; p < heat.size(); ++p) {
+        char title[160];
+        std::snprintf(title, sizeof title, "%s  (true-state entropy %.3f)", labels[p].c_str(), entropy[p]);
+        g += cat("set title ", programs::gnuplot_string(title), " noenhanced\n");
+        g += cat("plot $heat", std::to_string(p), " using 1:2:3 with image\n");
+    }
+    g += "unset multiplot\nset output\n";
+    programs::write_string_atomically(dir / "heatmap.gp", g);
+}
+
+/// Renders heatmap.png with gnuplot (when installed); returns a message for the user.
+std::string render_heatmap(const std::filesystem::path& dir, const std::filesystem::path& shown, bool render) {
+    if (!render) return "heatmap plot skipped (--no-plot)";
+    if (!programs::gnuplot_available()) return "gnuplot not found, so no heatmap.png (heatmap.csv is written)";
+    const std::string cmd = cat("cd ", programs::shell_quote(dir.string()), " && gnuplot heatmap.gp 2>>gnuplot.log");
+    std::error_code ec;
+    if (std::system(cmd.c_str()) != 0 || !std::filesystem::exists(dir / "heatmap.png.tmp", ec))
+        return cat("gnuplot failed on heatmap.gp; see ", (shown / "gnuplot.log").string());
+    std::filesystem::rename(dir / "heatmap.png.tmp", dir / "heatmap.png", ec);
+    if (ec) return cat("cannot rename heatmap.png.tmp: ", ec.message());
+    if (std::filesystem::exists(dir / "gnuplot.log", ec) && std::filesystem::file_size(dir / "gnuplot.log", ec) == 0)
+        std::filesystem::remove(dir / "gnuplot.log", ec);
+    return (shown / "heatmap.png").string();
+}
+
+[[noreturn]] void usage(const char* why) {
+    std::fprintf(stderr,
+                 "maxent-rescue: %s\nusage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] "
+                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small\n",
+                 why);
+    std::exit(2);
+}
+
+std::size_t parse_count(const char* flag, const char* text, std::size_t max) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || text[0] == '-' || v == 0 || v > max)
+        usage(cat(flag, " must be an integer in [1, ", std::to_string(max), "], got '", text, "'").c_str());
+    return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    std::filesystem::path out = "out";
+    std::size_t threads = 0, iterations = 0, seeds = 0;
+    bool plot = true;
+    std::string name = "rescue";
+    std::string command_line;
+    for (int i = 0; i < argc; ++i) command_line += cat(i ? " " : "", argv[i]);
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        const auto value = [&]() -> const char* {
+            if (i + 1 >= argc) usage(cat(a, " needs a value").c_str());
+            return argv[++i];
+        };
+        if (a == "--out") out = value();
+        else if (a == "--threads") threads = parse_count("--threads", value(), 1024);
+        else if (a == "--iterations") iterations = parse_count("--iterations", value(), 10000000);
+        else if (a == "--seeds") seeds = parse_count("--seeds", value(), 100000);
+        else if (a == "--no-plot") plot = false;
+        else if (a == "--help") usage("help");
+        else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
+        else name = a;
+    }
+    const RescueExperiment* found = nullptr;
+    for (const RescueExperiment& x : experiments())
+        if (x.name == name) found = &x;
+    if (found == nullptr) usage(cat("unknown experiment '", name, "'").c_str());
+    const RescueExperiment& x = *found;
+    if (out.empty()) usage("--out: is empty");
+    if (iterations == 0) iterations = x.iterations;
+    if (seeds == 0) seeds = x.seeds;
+
+    const maxent::RescueWorld world({.horizon = x.horizon});
+    const std::vector<programs::Objective> objectives{programs::Objective::mse, programs::Objective::moe,
+                                                      programs::Objective::mbe, programs::Objective::reg_mbe};
+    programs::OutputFolder folder;
+    try {
+        folder = programs::OutputFolder(out / x.name);
+    } catch (const programs::output_error& e) {
+        usage(cat("--out: ", e.what()).c_str());
+    }
+    const auto start = std::chrono::steady_clock::now();
+    // One job per (objective, seed) and one per seed for the uniform policy's heatmap.
+    const std::size_t jobs = (objectives.size() + 1) * seeds;
+    const auto results = maxent::run_parallel(jobs, threads, [&](std::size_t job) {
+        const std::size_t c = job / seeds;
+        const std::uint64_t seed = job % seeds;
+        if (c == objectives.size()) {
+            SeedResult r;
+            r.final_entropy = visit(world, make_filter(world, x.particles, seed),
+                                    maxent::BeliefAveragedPolicy(num_features, 4), seed, x.heatmap_episodes, r.heat);
+            return r;
+        }
+        return train_seed(world, x, objectives[c], iterations, seed);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    programs::ExperimentResult r;
+    r.settings.iterations = iterations;
+    r.settings.batch = batch;
+    r.settings.alpha = alpha;
+    r.settings.rho = rho;
+    r.settings.seeds.clear();
+    for (std::uint64_t s = 0; s < seeds; ++s) r.settings.seeds.push_back(s);
+    std::vector<std::string> labels{"uniform"};
+    std::vector<std::vector<double>> heat(objectives.size() + 1,
+                                          std::vector<double>(heat_per_side * heat_per_side, 0.0));
+    std::vector<double> entropy(objectives.size() + 1, 0.0);
+    std::vector<std::vector<double>> finals(objectives.size() + 1);
+    for (std::size_t c = 0; c <= objectives.size(); ++c) {
+        const std::size_t panel = c == objectives.size() ? 0 : c + 1;
+        if (c < objectives.size()) {
+            programs::CurveRuns curve;
+            curve.curve = {objectives[c], 0.0, programs::PolicyClass::belief_averaged,
+                           std::string(programs::name_of(objectives[c]))};
+            labels.push_back(curve.curve.label);
+            for (std::size_t s = 0; s < seeds; ++s) curve.runs.push_back(results[c * seeds + s].run);
+            r.curves.push_back(std::move(curve));
+        }
+        for (std::size_t s = 0; s < seeds; ++s) {
+            const SeedResult& sr = results[c * seeds + s];
+            for (std::size_t k = 0; k < sr.heat.size(); ++k) heat[panel][k] += sr.heat[k];
+            finals[panel].push_back(sr.final_entropy);
+        }
+    }
+    std::printf("%s: continuous rescue world, T = %zu, %zu particles, K = %zu, N = %zu, %zu seeds (%.1f s)\n",
+                x.name.c_str(), x.horizon, x.particles, iterations, batch, seeds, seconds);
+    std::printf("final policies' true-state entropy over %zu bins (max log %zu = %.3f), mean [95%% CI] over seeds:\n",
+                true_bins_per_side * true_bins_per_side, true_bins_per_side * true_bins_per_side,
+                std::log(static_cast<double>(true_bins_per_side * true_bins_per_side)));
+    for (std::size_t p = 0; p < finals.size(); ++p) {
+        const programs::ConfidenceInterval ci = programs::mean_confidence_interval(finals[p], 0.95);
+        entropy[p] = ci.mean;
+        std::printf("  %-8s %.3f [%.3f, %.3f]\n", labels[p].c_str(), ci.mean, ci.low, ci.high);
+    }
+
+    const std::filesystem::path& dir = folder.staging();
+    const std::vector<programs::CurveSummary> summary = programs::summarize(r, programs::Plotted::true_entropy);
+    programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, r); });
+    programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
+    programs::write_string_atomically(dir / "config.json", config_json(x, world, iterations, seeds, threads));
+    programs::PlotSpec spec;
+    spec.generator = cat("maxent-rescue: ", x.name);
+    spec.subject = cat(x.name, ": continuous rescue world (4 rooms), particle beliefs (", std::to_string(x.particles),
+                       " particles), true states in 10 x 10 bins");
+    spec.states = true_bins_per_side * true_bins_per_side;
+    spec.horizon = x.horizon;
+    char uniform_title[64];
+    std::snprintf(uniform_title, sizeof uniform_title, "uniform policy = %.3f", entropy[0]);
+    spec.extra_lines.push_back({entropy[0], uniform_title});
+    const programs::PlotOutcome curves =
+        programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), plot, folder.path());
+    write_heatmaps(dir, labels, heat, entropy, world);
+    const std::string heat_message = render_heatmap(dir, folder.path(), plot);
+    folder.commit();
+    std::printf("wrote %s: curves %s; heatmaps %s\n", folder.path().string().c_str(), curves.message.c_str(),
+                heat_message.c_str());
+    return curves.failed ? 1 : 0;
+} catch (const maxent::error& e) {
+    std::fprintf(stderr, "maxent-rescue: %s\n", e.what());
+    return 1;
+}

@@ -1,0 +1,39 @@
+# examples/rescue/smoke_test.cmake — end-to-end test of maxent-rescue (cmake -P): the
+# rescue-small experiment must exit 0 and write its set (runs.csv with 4 curves x 2 seeds x 20
+# iterations, summary.csv, config.json, curves.gp, heatmap.csv with 5 panels of 40 x 40,
+# heatmap.gp); an unknown flag, an unknown experiment and an empty --out exit 2.
+# Variables: EXE (the maxent-rescue binary), OUT (a scratch directory).
+cmake_minimum_required(VERSION 3.20)
+if(NOT EXE OR NOT OUT)
+  message(FATAL_ERROR "smoke_test.cmake needs -DEXE=... -DOUT=...")
+endif()
+file(REMOVE_RECURSE "${OUT}")
+
+execute_process(COMMAND "${EXE}" --out "${OUT}" --threads 2 rescue-small
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "final policies' true-state entropy")
+  message(FATAL_ERROR "maxent-rescue failed (${rc}):\n${out}\n${err}")
+endif()
+set(dir "${OUT}/rescue-small")
+foreach(f runs.csv summary.csv config.json curves.gp heatmap.csv heatmap.gp)
+  if(NOT EXISTS "${dir}/${f}")
+    message(FATAL_ERROR "missing ${dir}/${f}")
+  endif()
+endforeach()
+foreach(pair "runs.csv|161" "summary.csv|81" "heatmap.csv|8001")
+  string(REPLACE "|" ";" pair "${pair}")
+  list(GET pair 0 f)
+  list(GET pair 1 expected)
+  file(STRINGS "${dir}/${f}" lines)
+  list(LENGTH lines n)
+  if(NOT n EQUAL expected)
+    message(FATAL_ERROR "${f} has ${n} lines, expected ${expected}")
+  endif()
+endforeach()
+
+foreach(args "--bogus" "no-such-experiment" "--out;")
+  execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "maxent-rescue ${args}: exit ${rc}, expected 2:\n${out}\n${err}")
+  endif()
+endforeach()

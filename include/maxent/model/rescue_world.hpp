@@ -1,0 +1,169 @@
+// maxent/model/rescue_world.hpp — the continuous rescue world: the paper's motivating robot
+// (Section 1: cover every inch of ground, sensing only through noisy sensors) as a
+// simulator with continuous states, for particle beliefs (belief/particle_filter.hpp).
+//
+// The arena is the unit square split into four rooms by a wall at x = 1/2 and one at
+// y = 1/2, each with two doorways of width `door` centred at 1/4 and 3/4. The robot starts
+// uniformly in [start_lo, start_hi]^2 (the bottom-left room's corner). Actions 0 up, 1 down,
+// 2 left, 3 right move it by `step` along that axis plus Gaussian noise of standard
+// deviation `noise` on each axis; a move whose segment crosses a wall outside a doorway is
+// blocked (the robot stays where it was), and the outer walls stop it at the border. Its
+// sensor is coarse and noisy: it reports the cell of a k x k grid (k = sensor_cells) the
+// robot is in with probability `accuracy`, otherwise a cell drawn uniformly from all k²
+// (the right one included), so
+//   Obs(o | s) = accuracy · [o = cell(s)] + (1 - accuracy) / k²     (any action)
+// which observation_likelihood returns: the world satisfies GenerativePomdp and
+// ObservationLikelihood (model/concepts.hpp). True states are counted through a binning,
+// e.g. with_state_binning(world, n², RescueGridBinning{n}).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+
+namespace maxent {
+
+struct RescueState {
+    double x = 0.0;
+    double y = 0.0;
+};
+
+struct RescueWorldOptions {
+    std::size_t horizon = 100;
+    double step = 0.06;             ///< move length per action, in (0, 1/2]
+    double noise = 0.02;            ///< standard deviation of the motion noise per axis, >= 0
+    double door = 0.12;             ///< width of each doorway, in (0, 1/4]
+    std::size_t sensor_cells = 4;   ///< k: the sensor reads a cell of a k x k grid, k >= 1
+    double accuracy = 0.7;          ///< probability that the reading is the true cell, in [0, 1]
+    double start_lo = 0.02, start_hi = 0.12;  ///< s_1 uniform in [start_lo, start_hi]^2
+};
+
+class RescueWorld {
+public:
+    using state_type = RescueState;
+
+    explicit RescueWorld(RescueWorldOptions o = {}) : o_(o), k_(static_cast<double>(o.sensor_cells)) {
+        if (o.horizon == 0) throw config_error("RescueWorld: horizon 0");
+        if (!(o.step > 0.0 && o.step <= 0.5))
+            throw config_error(detail::message("RescueWorld: step ", o.step, " must be in (0, 0.5]"));
+        if (!(o.noise >= 0.0) || !std::isfinite(o.noise))
+            throw config_error(detail::message("RescueWorld: noise ", o.noise, " must be finite and >= 0"));
+        if (!(o.door > 0.0 && o.door <= 0.25))
+            throw config_error(detail::message("RescueWorld: door width ", o.door, " must be in (0, 0.25]"));
+        if (o.sensor_cells == 0 || o.sensor_cells > 1000)
+            throw config_error(detail::message("RescueWorld: sensor_cells ", o.sensor_cells, " must be in [1, 1000]"));
+        if (!(o.accuracy >= 0.0 && o.accuracy <= 1.0))
+            throw config_error(detail::message("RescueWorld: accuracy ", o.accuracy, " must be in [0, 1]"));
+        if (!(o.start_lo >= 0.0 && o.start_lo <= o.start_hi && o.start_hi <= 1.0))
+            throw config_error(detail::message("RescueWorld: the start square [", o.start_lo, ", ", o.start_hi,
+                                               "] must lie in [0, 1]"));
+        floor_ = (1.0 - o.accuracy) / (k_ * k_);
+    }
+
+    [[nodiscard]] std::size_t num_actions() const noexcept { return 4; }
+    [[nodiscard]] std::size_t num_observations() const noexcept { return o_.sensor_cells * o_.sensor_cells; }
+    [[nodiscard]] std::size_t horizon() const noexcept { return o_.horizon; }
+    [[nodiscard]] const RescueWorldOptions& options() const noexcept { return o_; }
+
+    template <class G>
+    [[nodiscard]] RescueState sample_initial_state(G& g) const {
+        const double width = o_.start_hi - o_.start_lo;
+        const double x = o_.start_lo + width * uniform01(g);
+        return {x, o_.start_lo + width * uniform01(g)};
+    }
+    template <class G>
+    [[nodiscard]] std::size_t sample_initial_observation(const RescueState& s, G& g) const {
+        return sense(s, g);
+    }
+    /// The noise of both axes is one pair of independent standard normals (Marsaglia's polar
+    /// method: no trigonometry, one logarithm per pair; the particle filter draws it for
+    /// every particle at every step).
+    template <class G>
+    [[nodiscard]] RescueState sample_next_state(const RescueState& s, std::size_t a, G& g) const {
+        const auto [nx, ny] = normal_pair(g);
+        const double dx = (a == 3 ? o_.step : a == 2 ? -o_.step : 0.0) + o_.noise * nx;
+        const double dy = (a == 0 ? o_.step : a == 1 ? -o_.step : 0.0) + o_.noise * ny;
+        const RescueState to{std::clamp(s.x + dx, 0.0, 1.0), std::clamp(s.y + dy, 0.0, 1.0)};
+        return blocked(s, to) ? s : to;
+    }
+    template <class G>
+    [[nodiscard]] std::size_t sample_observation(std::size_t /*a*/, const RescueState& s, G& g) const {
+        return sense(s, g);
+    }
+    /// Obs(o | s, a) (the same for every action).
+    [[nodiscard]] double observation_likelihood(std::size_t /*a*/, std::size_t o, const RescueState& s) const noexcept {
+        return (o == cell(s) ? o_.accuracy : 0.0) + floor_;
+    }
+
+    /// The sensor cell of a position: ix + k·iy on the k x k grid.
+    [[nodiscard]] std::size_t cell(const RescueState& s) const noexcept {
+        const std::size_t k = o_.sensor_cells;
+        const auto ix = std::min(k - 1, static_cast<std::size_t>(s.x * k_));
+        const auto iy = std::min(k - 1, static_cast<std::size_t>(s.y * k_));
+        return ix + k * iy;
+    }
+    /// Whether the straight move from -> to crosses an inner wall outside its doorways.
+    [[nodiscard]] bool blocked(const RescueState& from, const RescueState& to) const noexcept {
+        return crosses(from.x, to.x, from.y, to.y) || crosses(from.y, to.y, from.x, to.x);
+    }
+    /// Whether a coordinate along a wall at 1/2 lies in one of its doorways.
+    [[nodiscard]] bool in_doorway(double along) const noexcept {
+        const double h = 0.5 * o_.door;
+        return std::abs(along - 0.25) <= h || std::abs(along - 0.75) <= h;
+    }
+
+private:
+    /// Two independent standard normals by the polar method: (u, v) uniform in the unit
+    /// disc (rejection from the square, about 1.27 tries), then (u, v) · sqrt(-2 ln r² / r²).
+    template <class G>
+    [[nodiscard]] static std::array<double, 2> normal_pair(G& g) {
+        for (;;) {
+            const double u = 2.0 * uniform01(g) - 1.0;
+            const double v = 2.0 * uniform01(g) - 1.0;
+            const double r2 = u * u + v * v;
+            if (r2 >= 1.0 || r2 == 0.0) continue;
+            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+            return {u * f, v * f};
+        }
+    }
+
+    /// Crossing of the wall {u = 1/2} by the segment (u0, v0) -> (u1, v1) outside a doorway.
+    [[nodiscard]] bool crosses(double u0, double u1, double v0, double v1) const noexcept {
+        if ((u0 < 0.5) == (u1 < 0.5)) return false;
+        const double t = (0.5 - u0) / (u1 - u0);
+        return !in_doorway(v0 + t * (v1 - v0));
+    }
+
+    template <class G>
+    [[nodiscard]] std::size_t sense(const RescueState& s, G& g) const {
+        if (uniform01(g) < o_.accuracy) return cell(s);
+        return static_cast<std::size_t>(uniform_index(g, num_observations()));
+    }
+
+    RescueWorldOptions o_;
+    double k_;
+    double floor_ = 0.0;
+};
+
+/// The bin of a position in an n x n grid of the square (ix + n·iy): for with_state_binning
+/// and for a particle filter's belief bins.
+struct RescueGridBinning {
+    std::size_t per_side;
+    [[nodiscard]] std::size_t operator()(const RescueState& s) const noexcept {
+        const auto n = static_cast<double>(per_side);
+        const auto ix = std::min(per_side - 1, static_cast<std::size_t>(s.x * n));
+        const auto iy = std::min(per_side - 1, static_cast<std::size_t>(s.y * n));
+        return ix + per_side * iy;
+    }
+};
+
+/// A state's position, for the grid feature maps (belief/state_features.hpp).
+struct RescuePosition {
+    [[nodiscard]] std::array<double, 2> operator()(const RescueState& s) const noexcept { return {s.x, s.y}; }
+};
+
+}  // namespace maxent
