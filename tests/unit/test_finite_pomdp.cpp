@@ -178,7 +178,7 @@ TEST_CASE("a valid model builds and reports its sizes, labels and horizon", "[mo
     STATIC_REQUIRE(std::derived_from<maxent::unknown_label_error, maxent::error>);
 }
 
-TEST_CASE("a transition row off the simplex by more than 1e-9 is rejected; within 1e-9 accepted", "[model]") {
+TEST_CASE("a transition row off the simplex by more than 1e-9 is rejected, within 1e-9 accepted", "[model]") {
     SECTION("1 + 2e-9 fails, naming the action, the row and its sum") {
         Spec s;
         s.transitions[1](1, 2) = 1.0 + 2e-9;  // right, row s1

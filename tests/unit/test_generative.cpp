@@ -86,7 +86,7 @@ struct AlwaysAction {
 
 using namespace generative_test;
 
-TEST_CASE("the continuous room is a generative model; with a binning it is an Environment", "[generative]") {
+TEST_CASE("the continuous room is a generative model, with a binning it is an Environment", "[generative]") {
     using Binned = maxent::BinnedModel<ContinuousRoom, SquareBinning>;
     STATIC_REQUIRE(maxent::GenerativePomdp<ContinuousRoom>);
     STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<ContinuousRoom>);

@@ -456,7 +456,7 @@ TEST_CASE("per-action emissions become a FinitePomdp with its own first-observat
     CHECK_THROWS_AS(maxent::to_finite_pomdp(m, 0), maxent::model_error);
 }
 
-TEST_CASE("sparse data with alpha = 0: no NaN; an impossible held-out sequence scores -infinity", "[learned]") {
+TEST_CASE("sparse data with alpha = 0: no NaN, an impossible held-out sequence scores -infinity", "[learned]") {
     // Observation 3 never occurs in training: with α = 0 its emission probability becomes 0
     // after one M step, and a held-out sequence containing it has probability 0.
     std::vector<ActionObservationSequence> train = {{{0, 1}, {0, 1, 2}, ""}, {{1}, {2, 0}, ""}, {{0}, {1, 1}, ""}};

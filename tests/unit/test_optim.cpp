@@ -271,7 +271,7 @@ TEST_CASE("the trainer validates its configuration before any work", "[optim][tr
                         Catch::Contains("16") && Catch::Contains("9 states"));
 }
 
-TEST_CASE("runs are pure functions of the seed; callbacks see every iteration and can stop", "[optim][trainer]") {
+TEST_CASE("runs are pure functions of the seed, callbacks see every iteration and can stop", "[optim][trainer]") {
     const auto m = single_room(3, 3, 0.1, observe::gaussian(1.0));
     TrainerConfig cfg;
     cfg.iterations = 40;

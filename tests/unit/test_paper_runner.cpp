@@ -526,7 +526,7 @@ TEST_CASE("a run killed while writing leaves the previous set, and the next run 
     CHECK(read_file(final_dir / "runs.csv") == "old runs\n");
 }
 
-TEST_CASE("a run with nothing complete leaves the previous set; write_experiment fills the folder", "[paper][reliability]") {
+TEST_CASE("a run with nothing complete leaves the previous set, write_experiment fills the folder", "[paper][reliability]") {
     const mp::Experiment& e = *mp::find_experiment("fig2a");
     mp::Settings s = tiny_settings();
     s.seeds = {0};
