@@ -1,5 +1,5 @@
 // examples/common/cli.hpp — the command line of maxent-paper: experiment names and flags
-// that override the paper's settings (Section 6 / Appendix D; REFERENCE.md "Algorithm 1 as
+// that override the paper's settings (Section 6 / Appendix D; docs/reference.md "Algorithm 1 as
 // run for the figures").
 //
 //     maxent-paper [EXPERIMENT...] [--seeds 0-15] [--iterations 12000] [--batch 10]

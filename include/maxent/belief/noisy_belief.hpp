@@ -3,7 +3,7 @@
 // Paper, Section 5, Assumption 5.1 (an oracle belief approximator with bounded error) as
 // instantiated in Section 6.3 / Figure 3: after each exact update, every entry of the
 // belief is perturbed by i.i.d. Gaussian noise, clipped to [0, 1] and renormalised; the
-// noisy belief is what the next update starts from (REFERENCE.md, "Beliefs").
+// noisy belief is what the next update starts from (docs/reference.md, "Beliefs").
 // `NoisyBelief<U>` is a decorator over any BeliefUpdater U (typically BayesFilter<M>) and
 // is itself a BeliefUpdater.
 //
