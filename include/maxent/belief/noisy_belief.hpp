@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -187,5 +188,15 @@ private:
     Eigen::VectorXd relocalised_;  // scratch: the prior updated by (a, o) in fallback (b)
     NoisyBeliefStats stats_;
 };
+
+/// `auto u = make_noisy_belief(BayesFilter(model), sigma);` — the same as
+/// `NoisyBelief u{BayesFilter(model), sigma};`. Both sidestep a GCC parse failure (GCC bug
+/// 89062) of the parenthesised `NoisyBelief u(BayesFilter(model), sigma);`, where a class
+/// template argument deduced inside a direct-initialiser is rejected ("class template
+/// placeholder not permitted in this context"); Clang accepts that spelling.
+template <class U>
+[[nodiscard]] NoisyBelief<std::remove_cvref_t<U>> make_noisy_belief(U&& inner, double sigma) {
+    return NoisyBelief<std::remove_cvref_t<U>>(std::forward<U>(inner), sigma);
+}
 
 }  // namespace maxent
