@@ -6,7 +6,7 @@
 //                  [--objectives mse,moe,mbe,reg-mbe] [--rho 0.02] [--noise 0,0.01]
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--threads N] [--out out] [--progress|--quiet]
-//                  [--no-plot] [--shard I/N] [--list] [--help] [--version]
+//                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). A bad flag or
 // value throws usage_error naming the flag and the value; main() prints it and exits with
@@ -53,6 +53,7 @@ struct Options {
     std::string out = "out";
     enum class ProgressMode { automatic, force, quiet } progress = ProgressMode::automatic;
     bool plot = true;
+    std::size_t smooth = 1;  ///< --smooth W: plotted curves are moving averages over W iterations (1: off)
     ShardSpec shard;
     bool list = false;
     bool help = false;
@@ -289,8 +290,10 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
                                                   });
         } else if (flag == "--objectives") {
             s.objectives = detail::parse_list<Objective>(flag, value(), "mse, moe, mbe, reg-mbe", parse_objective);
-        } else if (flag == "--policies") {
+        } else if (flag == "--policies" || flag == "--policy") {  // --policy: maxent-explore's older spelling
             s.policies = detail::parse_list<PolicyClass>(flag, value(), "O, BA, S, BM, B", parse_policy_class);
+        } else if (flag == "--smooth") {
+            o.smooth = detail::positive_count(flag, value());
         } else if (flag == "--estimator") {
             const std::string_view v = value();
             const auto e = parse_estimator(v);
@@ -365,7 +368,7 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "                       as sigma, and so does maxent-paper). More than one value: one curve each.\n"
         "  --policies LIST      policy classes O, BA, S (believed state S~), BM (BA mixture form),\n"
         "                       B (belief-state table: one row per distinct belief)\n"
-        "                       (default BA; fig4: O,BA,S; fig5: BA,B)\n"
+        "                       (default BA; fig4: O,BA,S; fig5: BA,B); --policy is the same flag\n"
         "  --estimator E        reinforce, batch-mean (default), leave-one-out, optimal\n"
         "  --step S             constant (default) or adam\n"
         "  --alpha X            step size (default 0.3 for constant, 0.05 for adam)\n"
@@ -382,6 +385,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "  --progress           show progress on stderr even when it is not a terminal\n"
         "  --quiet              no progress line\n"
         "  --no-plot            write curves.gp but do not run gnuplot\n"
+        "  --smooth W           plot each curve (mean and band) as a centred moving average over W\n"
+        "                       iterations (default 1: no smoothing; the CSV files are never smoothed)\n"
         "  --shard I/N          run only the I-th of N slices of the study's runs (curve, seed),\n"
         "                       assigned deterministically and balanced by cost, into\n"
         "                       OUT/<experiment>.shard-I-of-N/ (runs.csv, config.json); put the\n"
