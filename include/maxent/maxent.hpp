@@ -1,7 +1,11 @@
-// maxent/maxent.hpp — convenience header: the whole library in one include.
+// maxent/maxent.hpp — convenience header: modelling, beliefs, policies, objectives and
+// training in one include.
 //
-// The library's own tests, examples and benchmarks include the narrow headers; users may
-// prefer this one. See docs/architecture.md for the layers.
+// Not included, because most programs need neither and they cost compile time in every
+// translation unit: the model-file reader (maxent/model/pomdp_file.hpp) and the belief
+// models learned from data (maxent/belief/learned_model.hpp). The library's own tests,
+// examples and benchmarks include the narrow headers; the README's "Which headers to
+// include" says which to pick. See docs/architecture.md for the layers.
 #pragma once
 
 #include "maxent/belief/concepts.hpp"
@@ -15,7 +19,6 @@
 #include "maxent/model/finite_pomdp.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/model/labels.hpp"
-#include "maxent/model/pomdp_file.hpp"
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/belief_index.hpp"
 #include "maxent/belief/noisy_belief.hpp"
