@@ -141,7 +141,7 @@ std::string figure_script(double log_s, std::size_t samples) {
     }
     // The rollouts of samples.csv: (proxy_value, true_entropy) with their own [lower, upper].
     g += cat("set title \"", std::to_string(samples), " rollouts (samples.csv), own bounds\"\n");
-    g += "set key bottom right noenhanced\n";
+    g += "set key top left noenhanced\n";
     g += cat("plot \"samples.csv\" every ::1 using 3:2:5:6 with yerrorbars pt 7 ps 0.5 lc rgb \"#332288\" ",
              "title \"H(d(τ_S)) and its bounds\", \\\n",
              "     x with lines lw 1.5 dt 2 lc rgb \"black\" title \"MBE value\"\n");
