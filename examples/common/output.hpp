@@ -757,7 +757,7 @@ struct PlotSpec {
                  : cat("each point the mean of ", std::to_string(bin), " iterations (all in summary.csv)");
     if (W > 1) binning = cat("moving average over ", std::to_string(W), " iterations, ", binning);
     const std::string title =
-        cat(p.subject, "\n", settings_line(r, ",\n"), "; mean and 95% CI over seeds; ", binning);
+        cat(p.subject, "\n", settings_line(r, ",\n"), ";\nmean and 95% CI over seeds; ", binning);
     g += cat("set title ", quote(title), " noenhanced\n");
     g += "set xlabel \"iteration k\"\n";
     g += p.plotted == Plotted::true_entropy ? "set ylabel \"true-state entropy\"\n" : "set ylabel \"Σ_t H(b_t)\"\n";
