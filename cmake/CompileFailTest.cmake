@@ -6,7 +6,9 @@
 # project's include/ and Eigen's, from the imported target), read from SETTINGS:
 #   1. with -DMAXENT_COMPILE_FAIL_CONTROL: must compile (the file's broken type gets back
 #      its missing member, so nothing else in the file is wrong);
-#   2. without it: must FAIL, and the output must contain every expected text.
+#   2. without it: must FAIL, and the output must contain every expected text; a line
+#      `// expect-errors: N` also caps the number of "error:" diagnostics at N (one readable
+#      message, not a cascade).
 cmake_minimum_required(VERSION 3.20)
 
 foreach(var SETTINGS SOURCE)
@@ -51,3 +53,13 @@ foreach(line IN LISTS expect_lines)
   endif()
   message(STATUS "found: ${expected}")
 endforeach()
+file(STRINGS "${SOURCE}" cap_lines REGEX "^// expect-errors: [0-9]+$")
+if(cap_lines)
+  string(REGEX REPLACE "^// expect-errors: " "" cap "${cap_lines}")
+  string(REGEX MATCHALL "error:" errors "${out}")
+  list(LENGTH errors count)
+  if(count GREATER cap)
+    message(FATAL_ERROR "${SOURCE}: ${count} errors, expected at most ${cap}:\n${out}")
+  endif()
+  message(STATUS "errors: ${count} (at most ${cap})")
+endif()

@@ -1,5 +1,5 @@
 // examples/common/cli.hpp — the command line of maxent-paper: experiment names and flags
-// that override the paper's settings (Section 6 / Appendix D; REFERENCE.md "Algorithm 1 as
+// that override the paper's settings (Section 6 / Appendix D; docs/reference.md "Algorithm 1 as
 // run for the figures").
 //
 //     maxent-paper [EXPERIMENT...] [--seeds 0-15] [--iterations 12000] [--batch 10]
@@ -9,7 +9,7 @@
 //                  [--refit-every M] [--refit-iterations I] [--window W] [--smoothing A]
 //                  [--learned-prior]
 //                  [--threads N] [--out out] [--progress|--quiet]
-//                  [--no-plot] [--shard I/N] [--list] [--help] [--version]
+//                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). A bad flag or
 // value throws usage_error naming the flag and the value; main() prints it and exits with
@@ -56,6 +56,7 @@ struct Options {
     std::string out = "out";
     enum class ProgressMode { automatic, force, quiet } progress = ProgressMode::automatic;
     bool plot = true;
+    std::size_t smooth = 1;  ///< --smooth W: plotted curves are moving averages over W iterations (1: off)
     ShardSpec shard;
     bool list = false;
     bool help = false;
@@ -299,8 +300,10 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
                                                   });
         } else if (flag == "--objectives") {
             s.objectives = detail::parse_list<Objective>(flag, value(), "mse, moe, mbe, reg-mbe", parse_objective);
-        } else if (flag == "--policies") {
+        } else if (flag == "--policies" || flag == "--policy") {  // --policy: maxent-explore's older spelling
             s.policies = detail::parse_list<PolicyClass>(flag, value(), "O, BA, S, BM, B", parse_policy_class);
+        } else if (flag == "--smooth") {
+            o.smooth = detail::positive_count(flag, value());
         } else if (flag == "--estimator") {
             const std::string_view v = value();
             const auto e = parse_estimator(v);
@@ -373,8 +376,9 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "Maximization in POMDPs\" (ICML 2024): Algorithm 1 on the paper's grid worlds, every curve\n"
         "over every seed, written to OUT/<experiment>/: runs.csv (every iteration of every run),\n"
         "summary.csv (per iteration, mean and 95% Student-t bounds across seeds, n - 1 degrees of\n"
-        "freedom; with a single seed the bounds equal the mean), config.json, curves.gp and curves.png\n"
-        "(drawn by gnuplot if installed: apt-get install gnuplot-nox).\n"
+        "freedom; with a single seed the bounds equal the mean), uniform.csv (the uniformly random\n"
+        "policy's true-state entropy per seed, 1000 episodes each, drawn as a line), config.json,\n"
+        "curves.gp and curves.png (drawn by gnuplot if installed: apt-get install gnuplot-nox).\n"
         "\n"
         "With no arguments: runs fig2a at the paper's full settings (16 seeds 0..15, K = 12000,\n"
         "N = 10, alpha = 0.3: 64 runs, 768000 iterations, 45 to 90 s of CPU time depending on the\n"
@@ -397,7 +401,7 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "                       as sigma, and so does maxent-paper). More than one value: one curve each.\n"
         "  --policies LIST      policy classes O, BA, S (believed state S~), BM (BA mixture form),\n"
         "                       B (belief-state table: one row per distinct belief)\n"
-        "                       (default BA; fig4: O,BA,S; fig5: BA,B)\n"
+        "                       (default BA; fig4: O,BA,S; fig5: BA,B); --policy is the same flag\n"
         "  --estimator E        reinforce, batch-mean (default), leave-one-out, optimal\n"
         "  --step S             constant (default) or adam\n"
         "  --alpha X            step size (default 0.3 for constant, 0.05 for adam)\n"
@@ -425,6 +429,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "  --progress           show progress on stderr even when it is not a terminal\n"
         "  --quiet              no progress line\n"
         "  --no-plot            write curves.gp but do not run gnuplot\n"
+        "  --smooth W           plot each curve (mean and band) as a centred moving average over W\n"
+        "                       iterations (default 1: no smoothing; the CSV files are never smoothed)\n"
         "  --shard I/N          run only the I-th of N slices of the study's runs (curve, seed),\n"
         "                       assigned deterministically and balanced by cost, into\n"
         "                       OUT/<experiment>.shard-I-of-N/ (runs.csv, config.json); put the\n"

@@ -1,7 +1,7 @@
 // examples/common/experiments.hpp — the registry of the paper's experiments (Figures 2–5) and
 // the settings that run them.
 //
-// Paper, Section 6 (Figures 2 and 3) and Appendix D (Figures 4 and 5), with REFERENCE.md
+// Paper, Section 6 (Figures 2 and 3) and Appendix D (Figures 4 and 5), with docs/reference.md
 // "The figures" and "Algorithm 1 as run for the figures". An experiment is an environment
 // (grid, slip probability, observation model) and a set of curves; a curve is one
 // (objective, belief-noise σ, policy class) triple trained with Algorithm 1 on every seed.

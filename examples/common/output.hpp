@@ -17,10 +17,17 @@
 //                reused); a shard's also has a "shard" section (shards.hpp).
 //   curves.gp    the gnuplot script, with the plotted data inline (re-run it inside the
 //                folder: `gnuplot curves.gp && mv curves.png.tmp curves.png`).
-//   curves.png   the learning curves with shaded 95% bands and the line log S (Σ_t H(b_t)
-//                plots show T log S instead), drawn by gnuplot when it is installed. For
-//                K > 400 each plotted point is the mean over a bin of ceil(K / 400)
-//                iterations (of the mean and of both bounds; said in the title).
+//   uniform.csv  seed,episodes,true_entropy — the uniformly random policy's mean true-state
+//                entropy per seed of the study (common/uniform.hpp), over
+//                paper_uniform_episodes episodes each (maxent-paper only).
+//   curves.png   the learning curves with shaded 95% bands, the line log S (Σ_t H(b_t)
+//                plots show T log S instead) and the uniform policy's mean over the seeds
+//                (true-entropy plots), drawn by gnuplot when it is installed. With
+//                --smooth W each curve and band is a centred moving average over W
+//                iterations; for K > 400 each plotted point is then the mean over a bin of
+//                ceil(K / 400) iterations (of the mean and of both bounds; both said in the
+//                title). Colours are Paul Tol's "muted" colour-blind-safe palette (nine
+//                distinct colours, with dash types by noise level or class as a second cue).
 //   gnuplot.log  gnuplot's messages, only when it printed any.
 //   learning.csv only with learned-belief curves (experiments without a simulator, nosim*):
 //                objective,seed,fit,iteration,episodes,em_iterations,converged,
@@ -80,6 +87,7 @@
 #include "experiments.hpp"
 #include "runner.hpp"
 #include "stats.hpp"
+#include "uniform.hpp"
 
 namespace maxent::programs {
 
@@ -139,7 +147,8 @@ inline void write_string_atomically(const std::filesystem::path& path, const std
 inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
                                                          "curves.gp",   "curves.png",  "gnuplot.log",
                                                          "bounds.csv",  "samples.csv", "learning.csv",
-                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png"};
+                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png",
+                                                         "uniform.csv"};
 
 /// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
 /// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
@@ -648,10 +657,12 @@ struct PlotSpec {
     std::size_t states = 0;  ///< S
     std::size_t horizon = 0; ///< T (the paper's grid worlds: T = S)
     Plotted plotted = Plotted::true_entropy;
+    std::size_t smooth = 1;  ///< centred moving average over this many iterations (1: none)
     /// Further horizontal lines drawn after the log S line (grey, dotted), e.g. a baseline.
     struct Line {
         double value = 0.0;
         std::string title;
+        int dash = 3;  ///< gnuplot dash type
     };
     std::vector<Line> extra_lines;
 };
@@ -696,6 +707,31 @@ struct PlotSpec {
     return out;
 }
 
+/// `rows` with the mean and both bounds replaced by their centred moving average over `w`
+/// consecutive iterations (k - (w - 1) / 2 .. k + w / 2, cut at both ends, so the first and
+/// last points average fewer); the iterations and n are kept. Only the plot is smoothed.
+[[nodiscard]] inline std::vector<SummaryRow> moving_average(const std::vector<SummaryRow>& rows, std::size_t w) {
+    const std::size_t n = rows.size();
+    std::vector<SummaryRow> out = rows;
+    if (w <= 1 || n == 0) return out;
+    // Running sums of (mean, low, high): sum[k] holds rows 0 .. k-1.
+    std::vector<double> m(n + 1, 0.0), lo(n + 1, 0.0), hi(n + 1, 0.0);
+    for (std::size_t k = 0; k < n; ++k) {
+        m[k + 1] = m[k] + rows[k].ci.mean;
+        lo[k + 1] = lo[k] + rows[k].ci.low;
+        hi[k + 1] = hi[k] + rows[k].ci.high;
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t a = k >= (w - 1) / 2 ? k - (w - 1) / 2 : 0;
+        const std::size_t b = std::min(n, k + w / 2 + 1);
+        const auto count = static_cast<double>(b - a);
+        out[k].ci.mean = (m[b] - m[a]) / count;
+        out[k].ci.low = (lo[b] - lo[a]) / count;
+        out[k].ci.high = (hi[b] - hi[a]) / count;
+    }
+    return out;
+}
+
 /// The gnuplot script that draws the curves (run it inside the experiment's folder). The
 /// binned data are inline datablocks, so the script is self-contained. It writes
 /// "curves.png.tmp"; write_plot renames it. Empty when no curve has a complete run.
@@ -704,20 +740,17 @@ struct PlotSpec {
                                                 const std::vector<CurveSummary>& summary) {
     const std::size_t S = p.states;
     const auto quote = gnuplot_string;
-    // Colour: the hue is the objective (mse blue, moe red, mbe green, reg-mbe orange); curves
-    // of one objective that differ in noise σ or policy class get shades (dark to light) of
-    // that hue and dash types, in curve order.
-    static constexpr const char* shades[4][4] = {{"#08306b", "#2171b5", "#6baed6", "#9ecae1"},
-                                                 {"#67000d", "#cb181d", "#fb6a4a", "#fcae91"},
-                                                 {"#00441b", "#238b45", "#74c476", "#a1d99b"},
-                                                 {"#7f2704", "#d94801", "#fd8d3c", "#fdae6b"}};
+    // Colour: Paul Tol's colour-blind-safe "muted" palette, nine colours distinguishable from
+    // each other. With one curve per objective the colour is the objective's (mse, moe, mbe,
+    // reg-mbe: the same in every figure); otherwise curve i takes colour i, and curves of one
+    // objective that differ in noise σ or policy class also differ in dash type.
+    static constexpr const char* palette[9] = {"#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE",
+                                               "#882255", "#44AA99", "#999933", "#AA4499"};
     std::size_t per_objective = 0;  // curves per objective (noise levels x policy classes)
     for (const CurveRuns& c : r.curves)
         if (c.curve.objective == r.curves.front().curve.objective) ++per_objective;
-    auto shade_of = [&](std::size_t secondary) -> std::size_t {
-        return per_objective == 2 ? (secondary == 0 ? 0 : 2) : secondary % 4;
-    };
     const char* band_alpha = r.curves.size() > 4 ? "0.12" : "0.2";
+    const std::size_t W = std::max<std::size_t>(1, p.smooth);
 
     std::string data, plots;
     std::size_t drawn = 0, bin = 1;
@@ -725,16 +758,17 @@ struct PlotSpec {
         const CurveSummary& c = summary[i];
         if (c.rows.empty()) continue;
         bin = plot_bin_width(c.rows.size());
+        const std::vector<SummaryRow> rows = W == 1 ? c.rows : moving_average(c.rows, W);
         const std::string block = cat("$curve", std::to_string(i));
         data += cat(block, " << EOD\n");
-        for (std::size_t b = 0; b < c.rows.size(); b += bin) {
-            const std::size_t end = std::min(c.rows.size(), b + bin);
+        for (std::size_t b = 0; b < rows.size(); b += bin) {
+            const std::size_t end = std::min(rows.size(), b + bin);
             double x = 0, y = 0, lo = 0, hi = 0;
             for (std::size_t k = b; k < end; ++k) {
-                x += static_cast<double>(c.rows[k].iteration);
-                y += c.rows[k].ci.mean;
-                lo += c.rows[k].ci.low;
-                hi += c.rows[k].ci.high;
+                x += static_cast<double>(rows[k].iteration);
+                y += rows[k].ci.mean;
+                lo += rows[k].ci.low;
+                hi += rows[k].ci.high;
             }
             const auto n = static_cast<double>(end - b);
             char line[128];
@@ -742,10 +776,9 @@ struct PlotSpec {
             data += line;
         }
         data += "EOD\n";
-        const std::size_t hue = static_cast<std::size_t>(r.curves[i].curve.objective) % 4;
         const std::size_t secondary = per_objective == 0 ? 0 : i % per_objective;
-        static constexpr const char* distinct[4] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"};
-        const char* rgb = per_objective == 1 ? distinct[hue] : shades[hue][shade_of(secondary)];
+        const char* rgb =
+            per_objective == 1 ? palette[static_cast<std::size_t>(r.curves[i].curve.objective) % 9] : palette[i % 9];
         const std::string color = cat("rgb \"", rgb, "\"");
         const std::string dash = cat(" dt ", std::to_string(1 + secondary % 5));
         plots += cat(drawn ? ", \\\n     " : "plot ", block, " using 1:3:4 with filledcurves lc ", color, " notitle");
@@ -769,8 +802,8 @@ struct PlotSpec {
     ref_title = buf;
     plots += cat(", \\\n     ", ref_value, " with lines dt 2 lw 1.5 lc rgb \"black\" title ", quote(ref_title));
     for (const PlotSpec::Line& line : p.extra_lines)
-        plots += cat(", \\\n     ", format_number(line.value), " with lines dt 3 lw 1.5 lc rgb \"#555555\" title ",
-                     quote(line.title));
+        plots += cat(", \\\n     ", format_number(line.value), " with lines dt ", std::to_string(line.dash),
+                     " lw 1.5 lc rgb \"#555555\" title ", quote(line.title));
 
     std::string g;
     g += cat("# Generated by ", gnuplot_comment_text(p.generator), ". Run inside this folder: gnuplot curves.gp\n");
@@ -783,16 +816,20 @@ struct PlotSpec {
          "  set terminal png size 1200,760 enhanced\n"
          "}\n";
     g += "set output \"curves.png.tmp\"\n";
-    const std::string binning =
+    std::string binning =
         bin == 1 ? std::string("every iteration")
                  : cat("each point the mean of ", std::to_string(bin), " iterations (all in summary.csv)");
+    if (W > 1) binning = cat("moving average over ", std::to_string(W), " iterations, ", binning);
     const std::string title =
-        cat(p.subject, "\n", settings_line(r, ",\n"), "; mean and 95% CI over seeds; ", binning);
+        cat(p.subject, "\n", settings_line(r, ",\n"), ";\nmean and 95% CI over seeds; ", binning);
     g += cat("set title ", quote(title), " noenhanced\n");
     g += "set xlabel \"iteration k\"\n";
     g += p.plotted == Plotted::true_entropy ? "set ylabel \"true-state entropy\"\n" : "set ylabel \"Σ_t H(b_t)\"\n";
     g += "set grid\n";
-    g += "set key outside right top vertical noenhanced\n";
+    // Inside the frame, where the curves are not: learning curves rise (bottom right is free),
+    // Σ_t H(b_t) curves fall (top right); an opaque box keeps it readable over the bands.
+    g += p.plotted == Plotted::true_entropy ? "set key inside right bottom vertical noenhanced opaque box\n"
+                                            : "set key inside right top vertical noenhanced opaque box\n";
     g += cat("set style fill transparent solid ", band_alpha, " noborder\n");
     g += cat("set xrange [0:", std::to_string(r.settings.iterations > 1 ? r.settings.iterations - 1 : 1), "]\n");
     g += cat(plots, "\n");
@@ -868,11 +905,35 @@ inline PlotOutcome write_plot_script(const std::filesystem::path& dir, const std
     return {true, false, (named / "curves.png").string()};
 }
 
-/// Writes curves.gp and, when gnuplot is installed, renders curves.png (atomically).
-inline PlotOutcome write_plot(const std::filesystem::path& dir, const ExperimentResult& r,
-                              const std::vector<CurveSummary>& summary, bool render,
-                              const std::filesystem::path& shown = {}) {
-    return write_plot_script(dir, gnuplot_script(r, summary), render, shown);
+// ---------------------------------------------------------------------------------------
+// The uniform policy's baseline (maxent-paper)
+// ---------------------------------------------------------------------------------------
+
+/// Episodes per seed of maxent-paper's uniform baseline: the per-seed means then vary by
+/// about 0.3 / sqrt(1000) ≈ 0.01 nats on the paper's grids, well below the curves' bands.
+inline constexpr std::size_t paper_uniform_episodes = 1000;
+
+/// The uniform policy's mean true-state entropy on experiment `e`'s world under the
+/// counting of `s`, per seed of `s.seeds` (common/uniform.hpp), on `threads` threads; the
+/// values do not depend on the thread count.
+[[nodiscard]] inline std::vector<double> uniform_baseline(const Experiment& e, const Settings& s,
+                                                          std::size_t threads) {
+    const GridPomdp model = e.env.build();
+    return run_parallel(s.seeds.size(), threads, [&](std::size_t i) {
+        return uniform_entropy(model, s.counting, s.seeds[i], paper_uniform_episodes);
+    });
+}
+
+inline void write_uniform_csv(std::FILE* f, const std::vector<std::uint64_t>& seeds,
+                              const std::vector<double>& values) {
+    std::string text = "seed,episodes,true_entropy\n";
+    for (std::size_t i = 0; i < seeds.size(); ++i) {
+        text += cat(std::to_string(seeds[i]), ",", std::to_string(paper_uniform_episodes), ",");
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.17g\n", values[i]);
+        text += buf;
+    }
+    std::fwrite(text.data(), 1, text.size(), f);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -890,11 +951,20 @@ struct WrittenFiles {
     return OutputFolder(out / safe_folder_name(e.name, "experiment"));
 }
 
+/// How the plot is drawn: rendered by gnuplot (`render`; curves.gp is always written), the
+/// moving-average window (--smooth), and the threads for the uniform baseline.
+struct PlotOptions {
+    bool render = true;
+    std::size_t smooth = 1;
+    std::size_t threads = 1;
+};
+
 /// Writes the experiment's set into `folder` (prepared before the training): config.json,
-/// runs.csv, summary.csv and the plot (when `plot`), keeping only complete runs, and
-/// commits it. When no run completed, writes nothing and leaves the previous set.
+/// runs.csv, summary.csv, uniform.csv and the plot (rendered when `plot.render`), keeping
+/// only complete runs, and commits it. When no run completed, writes nothing and leaves the
+/// previous set.
 inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, const RunInfo& info,
-                                     bool plot) {
+                                     const PlotOptions& plot) {
     WrittenFiles w;
     w.dir = folder.path();
     if (r.complete_runs() == 0) {
@@ -906,9 +976,9 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
     write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
     write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
     write_string_atomically(dir / "config.json", config_json(r, info));
-    if (has_learned_curves(r))
-        write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
-    w.plot = write_plot(dir, r, summary, plot, w.dir);
+                                                         "bounds.csv",  "samples.csv", "learning.csv",
+                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png",
+                                                         "uniform.csv"};
     folder.commit();
     w.wrote = true;
     return w;
@@ -916,7 +986,7 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
 
 /// The same, preparing out/<name> itself (for callers that did not prepare it earlier).
 inline WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
-                                     const RunInfo& info, bool plot) {
+                                     const RunInfo& info, const PlotOptions& plot) {
     if (r.complete_runs() == 0) return {out / safe_folder_name(r.experiment->name, "experiment"), false, {}};
     OutputFolder folder = experiment_folder(out, *r.experiment);
     return write_experiment(folder, r, info, plot);

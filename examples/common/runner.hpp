@@ -1,7 +1,7 @@
 // examples/common/runner.hpp — runs one experiment: Algorithm 1 for every (curve, seed) pair,
 // in parallel, with results that do not depend on the number of threads.
 //
-// Paper, Algorithm 1 with the settings of Section 6 / Appendix D (REFERENCE.md, "Algorithm 1
+// Paper, Algorithm 1 with the settings of Section 6 / Appendix D (docs/reference.md, "Algorithm 1
 // as run for the figures"). Every (curve, seed) pair is one job of maxent::run_parallel; a
 // job builds its own belief updater (the exact Bayes filter behind the noisy oracle of
 // Figure 3: NoisyBelief with σ = 0 is the exact filter bit for bit), policy and trainer from

@@ -2,7 +2,7 @@
 // paper's learning curves.
 //
 // Paper, Section 6 and Appendix D: "for each curve, we report the average and 95% c.i. over
-// 16 runs" (REFERENCE.md: Student t with n - 1 = 15 degrees of freedom). Across the n seeds
+// 16 runs" (docs/reference.md: Student t with n - 1 = 15 degrees of freedom). Across the n seeds
 // of a curve, at one iteration, with sample mean m and sample standard deviation s
 // (divisor n - 1), the two-sided level-L bounds are
 //     m ± t_{(1 + L) / 2, n - 1} · s / sqrt(n).

@@ -16,11 +16,12 @@
 //            iterations (each batch mean is over N episodes);
 //   uniform  the mean of H(d(τ_S)) over M episodes of the uniformly random policy
 //            π(a | i) = 1 / A (what every softmax class is at θ = 0), M = final_window(K) · N
-//            by default, drawn from the streams (derive_seed(seed, uniform_stream_run), 0, n),
-//            disjoint from the training's streams (seed, k, n). It does not depend on the
-//            objective or the policy class, so it is computed once per seed.
+//            by default (common/uniform.hpp: its streams are disjoint from the training's;
+//            it does not depend on the objective or the policy class, so it is computed once
+//            per seed).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -29,11 +30,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <system_error>
+#include <unordered_map>
 #include <vector>
 
 #include <Eigen/Core>
@@ -54,6 +57,7 @@
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
 #include "../common/stats.hpp"
+#include "../common/uniform.hpp"
 #include "cli.hpp"
 
 namespace maxent::explore {
@@ -79,13 +83,26 @@ struct LoadedModel {
     PomdpFile file;
 };
 
-/// Reads `path` with horizon T (0 = S) and the empty-row policy. Throws parse_error.
+/// The horizon T used when --horizon is not given: max(S, min_default_horizon). T = S lets
+/// every state be visited once (the paper's choice), but on tiny models it leaves too few
+/// actions to learn anything (tiger, S = 2: one action).
+[[nodiscard]] inline std::size_t default_horizon(std::size_t states) {
+    return std::max(states, min_default_horizon);
+}
+
+/// Reads `path` with horizon T (0 = default_horizon(S)) and the empty-row policy. Throws
+/// parse_error.
 [[nodiscard]] inline LoadedModel load_model(const std::filesystem::path& path, std::size_t horizon,
                                             EmptyRows empty_rows) {
     ReadOptions o;
     o.horizon = horizon;
     o.empty_transition_rows = empty_rows;
-    return LoadedModel{path, model_folder_name(path), read_pomdp_file(path, o)};
+    LoadedModel lm{path, model_folder_name(path), read_pomdp_file(path, o)};
+    if (horizon == 0 && lm.file.model.num_states() < min_default_horizon) {  // read again with T = 10
+        o.horizon = default_horizon(lm.file.model.num_states());
+        lm.file = read_pomdp_file(path, o);
+    }
+    return lm;
 }
 
 /// What the outputs say about the model (config.json's "model"; a merge reads it back from
@@ -129,57 +146,81 @@ struct ModelFacts {
                          empty_rows == EmptyRows::self_loop ? "self-loop" : "error");
 }
 
+using programs::uniform_entropy;
+
 // ---------------------------------------------------------------------------------------
-// The uniformly random policy and its true-state entropy
+// The best achievable value
 // ---------------------------------------------------------------------------------------
 
-/// π(a | i) = 1 / A for every information i. A Policy (policy/concepts.hpp) without
-/// parameters: it adds nothing to the score and never reads the belief.
-class UniformPolicy {
-public:
-    static constexpr bool needs_belief = false;
+/// The largest entropy of T counted states over S: the counts as even as they can be (T / S
+/// each, the remainder one more), log T when T <= S and log S when S divides T. No policy
+/// of any kind can do better, whatever the dynamics.
+[[nodiscard]] inline double even_split_bound(std::size_t states, std::size_t counted) {
+    if (states == 0 || counted == 0) return 0.0;
+    const std::size_t q = counted / states, r = counted % states;
+    const auto T = static_cast<double>(counted);
+    auto term = [&](std::size_t c) { return c == 0 ? 0.0 : static_cast<double>(c) * std::log(static_cast<double>(c)); };
+    return std::log(T) - (static_cast<double>(r) * term(q + 1) + static_cast<double>(states - r) * term(q)) / T;
+}
 
-    explicit UniformPolicy(std::size_t num_actions) : actions_(num_actions) {
-        if (num_actions == 0) throw config_error("UniformPolicy: needs at least one action, got 0");
+/// The largest expected true-state entropy of any policy that SEES the true state (and
+/// remembers the counts): an upper bound on every POMDP policy, which sees less, and exact
+/// for the model's dynamics (unlike even_split_bound). Dynamic programming over (state,
+/// counts so far): V(s, c) = max_a Σ_s' P(s' | s, a) V(s', c + e_s'), and H(c / T) once T
+/// states are counted; under the paper's counting s_1 is counted (T - 1 actions), under
+/// the authors' it is not (T actions). Empty when the reachable (state, counts) pairs would
+/// exceed `max_nodes`, or S or T is above 255 (a key holds one byte per state).
+[[nodiscard]] inline std::optional<double> state_observed_optimum(const Model& m, StateCounting counting,
+                                                                   std::size_t max_nodes = 500'000) {
+    const std::size_t S = m.num_states(), A = m.num_actions(), T = m.horizon();
+    if (T == 0 || T > 255 || S > 255) return std::nullopt;
+    const std::size_t actions = counting == StateCounting::authors ? T : T - 1;
+    std::vector<double> clogc(T + 1, 0.0);
+    for (std::size_t c = 2; c <= T; ++c) clogc[c] = static_cast<double>(c) * std::log(static_cast<double>(c));
+    const double logT = std::log(static_cast<double>(T));
+    std::unordered_map<std::string, double> memo;  // key: the counts (one byte per state), ':', the state
+    std::string key(S, '\0');
+    bool over = false;
+    // Value with `left` actions to go from state s with counts `key`.
+    std::function<double(std::size_t, std::size_t)> value = [&](std::size_t s, std::size_t left) -> double {
+        if (left == 0) {
+            double sum = 0.0;
+            for (std::size_t i = 0; i < S; ++i) sum += clogc[static_cast<unsigned char>(key[i])];
+            return logT - sum / static_cast<double>(T);
+        }
+        std::string k = key;
+        k += ':';
+        k += std::to_string(s);
+        if (const auto it = memo.find(k); it != memo.end()) return it->second;
+        if (over || memo.size() >= max_nodes) {
+            over = true;
+            return 0.0;
+        }
+        double best = 0.0;
+        for (std::size_t a = 0; a < A; ++a) {
+            const SparseDistribution d = m.transition(s, a);
+            double v = 0.0;
+            for (std::size_t j = 0; j < d.size(); ++j) {
+                const auto next = static_cast<std::size_t>(d.index[j]);
+                key[next] = static_cast<char>(static_cast<unsigned char>(key[next]) + 1);
+                v += d.probability[j] * value(next, left - 1);
+                key[next] = static_cast<char>(static_cast<unsigned char>(key[next]) - 1);
+            }
+            best = std::max(best, v);
+        }
+        memo.emplace(std::move(k), best);
+        return best;
+    };
+    const Eigen::VectorXd& mu = m.initial_distribution();
+    double total = 0.0;
+    for (std::size_t s = 0; s < S; ++s) {
+        if (mu[static_cast<Eigen::Index>(s)] == 0.0) continue;
+        if (counting == StateCounting::paper) key[s] = 1;
+        total += mu[static_cast<Eigen::Index>(s)] * value(s, actions);
+        if (counting == StateCounting::paper) key[s] = 0;
     }
-    [[nodiscard]] std::size_t num_actions() const noexcept { return actions_; }
-    void probabilities(const AgentView&, Eigen::VectorXd& out) const {
-        out.setConstant(static_cast<Eigen::Index>(actions_), 1.0 / static_cast<double>(actions_));
-    }
-    template <std::uniform_random_bit_generator G>
-    std::size_t sample(const AgentView&, G& g, Eigen::MatrixXd&) {
-        return static_cast<std::size_t>(uniform_index(g, actions_));
-    }
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.actions != actions_)
-            throw config_error(maxent::detail::message("UniformPolicy: built for ", actions_,
-                                                       " actions but the world has ", d.actions));
-    }
-
-private:
-    std::size_t actions_;
-};
-static_assert(require_policy<UniformPolicy>());
-
-/// The `run` of the uniform baseline's streams (see the header comment).
-inline constexpr std::uint64_t uniform_stream_run = 0x756e69666f726dULL;  // "uniform"
-
-/// Mean H(d(τ_S)) of `episodes` episodes of the uniform policy for seed `seed`.
-[[nodiscard]] inline double uniform_entropy(const Model& m, StateCounting counting, std::uint64_t seed,
-                                            std::size_t episodes) {
-    RolloutOptions options;
-    options.counting = counting;
-    Sampler<Model, BayesFilter<Model>> sampler(m, BayesFilter<Model>(m), options);
-    UniformPolicy policy(m.num_actions());
-    Eigen::MatrixXd score;  // the uniform policy has no parameters: stays 0 x 0
-    EmpiricalCounter counter(m.num_states());
-    const std::uint64_t base = derive_seed(seed, uniform_stream_run);
-    double sum = 0.0;
-    for (std::size_t n = 0; n < episodes; ++n) {
-        DefaultRng g = stream(base, 0, n);
-        sum += true_state_entropy(sampler.run(policy, g, score), counter);
-    }
-    return sum / static_cast<double>(episodes);
+    if (over) return std::nullopt;
+    return total;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -202,6 +243,7 @@ struct Result {
     programs::ConfidenceInterval uniform;
     std::size_t uniform_episodes = 0;  ///< per seed
     double uniform_seconds = 0.0;
+    std::optional<double> state_observed;  ///< state_observed_optimum (empty: too large to enumerate)
 };
 
 /// Sets out.window and out.learned from the complete runs of out.runs.
@@ -281,6 +323,7 @@ inline void compute_learned(Result& out) {
 
     compute_learned(out);
     if (r.interrupted) return out;  // no uniform baseline: the user asked to stop
+    out.state_observed = state_observed_optimum(m, s.counting);
 
     out.uniform_episodes = uniform_episodes;
     for (std::size_t i = 0; i < seeds; ++i) {
@@ -309,8 +352,8 @@ inline void compute_learned(Result& out) {
 ///   steps   = T x (curves x seeds x K x N  +  seeds x M)   (M: uniform episodes per seed)
 ///   updates = S x T x curves x seeds x K x N  +  T x seeds x M
 /// Measured (Release, 2 busy cores) at about 1e8 updates per second and core: hallway at the
-/// defaults (S = T = 60) is ~2e8; a model of 2e5 states at the default T = S would be ~2e15
-/// (about a year), which is why main() refuses above --max-work before any work.
+/// defaults (S = T = 60) is ~6e8; a model of 2e5 states at the default T = S would be ~6e15
+/// (years), which is why main() refuses above --max-work before any work.
 struct WorkEstimate {
     double steps = 0.0;
     double updates = 0.0;
@@ -335,28 +378,39 @@ struct WorkEstimate {
     const std::size_t seeds = x.runs.settings.seeds.size();
     const std::size_t S = m.states;
     const double logS = std::log(static_cast<double>(S));
+    const double even = even_split_bound(S, m.horizon);
+    const double best = x.state_observed.value_or(even);  // the percentages' reference
     char buf[256];
     std::string t = cat("True-state entropy H(d(tau_S)) in nats: mean and 95% Student-t interval over ",
                         std::to_string(seeds), seeds == 1 ? " seed (one seed: no interval)\n" : " seeds\n");
-    std::snprintf(buf, sizeof buf, "  %-22s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ log S");
+    std::snprintf(buf, sizeof buf, "  %-24s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ best");
     t += buf;
     auto row = [&](const std::string& name, const programs::ConfidenceInterval& ci) {
         if (ci.n == 0) {  // after an interruption
-            std::snprintf(buf, sizeof buf, "  %-22s %8s   (%s)\n", name.c_str(), "-",
+            std::snprintf(buf, sizeof buf, "  %-24s %8s   (%s)\n", name.c_str(), "-",
                           x.runs.selected.empty() || x.runs.interrupted ? "interrupted: no value" : "no run in this shard");
             t += buf;
             return;
         }
         char interval[64];
         std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", ci.low, ci.high);
-        std::snprintf(buf, sizeof buf, "  %-22s %8.4f   %-20s %7.1f%%\n", name.c_str(), ci.mean, interval,
-                      logS > 0.0 ? 100.0 * ci.mean / logS : 0.0);
+        std::snprintf(buf, sizeof buf, "  %-24s %8.4f   %-20s %7.1f%%\n", name.c_str(), ci.mean, interval,
+                      best > 0.0 ? 100.0 * ci.mean / best : 0.0);
         t += buf;
     };
     row("uniform random", x.uniform);
     for (std::size_t c = 0; c < x.runs.curves.size(); ++c)
         row(cat(x.runs.curves[c].curve.label, " (learned)"), x.learned[c]);
-    std::snprintf(buf, sizeof buf, "  %-22s %8.4f\n", cat("log S = log ", std::to_string(S)).c_str(), logS);
+    if (x.state_observed) {
+        std::snprintf(buf, sizeof buf, "  %-24s %8.4f   (best = any policy that sees the state)\n",
+                      "best, true state seen", *x.state_observed);
+        t += buf;
+    }
+    std::snprintf(buf, sizeof buf, "  %-24s %8.4f   (%s)\n", "even split of T states", even,
+                  x.state_observed ? "T states counted as evenly as possible"
+                                   : "best = this bound; too many states to enumerate");
+    t += buf;
+    std::snprintf(buf, sizeof buf, "  %-24s %8.4f\n", cat("log S = log ", std::to_string(S)).c_str(), logS);
     t += buf;
     const std::size_t N = x.runs.settings.batch;
     t += cat("learned = per seed, the mean of the batch means of the last ", std::to_string(x.window),
@@ -364,9 +418,6 @@ struct WorkEstimate {
              x.uniform.n == 0 ? std::string("uniform = not computed (interrupted).\n")
                               : cat("uniform = per seed, the mean over ", std::to_string(x.uniform_episodes),
                                     " episodes of the uniformly random policy pi(a | i) = 1/A.\n"));
-    if (m.horizon < S)
-        t += cat("note: T = ", std::to_string(m.horizon), " < S, so at most log T = ",
-                 programs::format_number(std::log(static_cast<double>(m.horizon))), " is reachable\n");
     return t;
 }
 
@@ -422,6 +473,8 @@ struct WorkEstimate {
                                              : cat("{\"episodes_per_seed\": ", std::to_string(x.uniform_episodes),
                                                    ", \"true_entropy\": {", ci(x.uniform), "}}"));
     field("log_S", num(std::log(static_cast<double>(m.states))));
+    field("even_split_bound", num(even_split_bound(m.states, m.horizon)));
+    field("state_observed_optimum", x.state_observed ? num(*x.state_observed) : std::string("null"));
     std::string seeds = "[";
     for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
     field("seeds", cat(seeds, "]"));
@@ -449,7 +502,7 @@ struct WorkEstimate {
 /// (output.hpp: the set is replaced as a whole). Without a complete run (interrupted at
 /// once), writes nothing and leaves the previous set.
 inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, const ModelFacts& lm, const Result& x,
-                                            const programs::RunInfo& info, bool plot) {
+                                            const programs::RunInfo& info, bool plot, std::size_t smooth = 1) {
     using programs::cat;
     programs::WrittenFiles w;
     w.dir = folder.path();
@@ -469,6 +522,12 @@ inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, cons
     p.states = lm.states;
     p.horizon = lm.horizon;
     p.plotted = programs::Plotted::true_entropy;
+    p.smooth = smooth;
+    if (x.state_observed) {
+        char title[96];
+        std::snprintf(title, sizeof title, "best, true state seen = %.3f", *x.state_observed);
+        p.extra_lines.push_back({*x.state_observed, title, 4});
+    }
     if (x.uniform.n > 0) {
         char title[96];
         std::snprintf(title, sizeof title, "uniform random policy = %.3f", x.uniform.mean);

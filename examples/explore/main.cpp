@@ -81,6 +81,7 @@ int merge_main(const std::vector<std::string>& args) {
         mx::ModelFacts facts;
         mx::Result result;
         mp::RunInfo info;
+        std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
     };
     std::vector<Group> groups;
     try {
@@ -119,6 +120,7 @@ int merge_main(const std::vector<std::string>& args) {
             }
             mp::check_studies(g.shards, studies);
             mp::check_builds(g.shards, "maxent-explore");
+            g.smooth = parsed.front().smooth;
 
             const mp::ShardFolder& first = g.shards.front();
             const mp::Json& model = *first.config.find("model");
@@ -174,6 +176,9 @@ int merge_main(const std::vector<std::string>& args) {
                 g.result.uniform_per_seed.push_back(it->second.first);
             }
             g.result.uniform = mp::mean_confidence_interval(g.result.uniform_per_seed, 0.95);
+            if (const mp::Json* best = first.config.find("state_observed_optimum");
+                best != nullptr && best->kind == mp::Json::Kind::number)
+                g.result.state_observed = json_double(best, mp::shard_name(first) + ": state_observed_optimum");
             g.info.version = MAXENT_VERSION;
             g.info.build = mp::fields_json(mp::build_fingerprint());
             g.info.threads = first.threads;
@@ -191,7 +196,7 @@ int merge_main(const std::vector<std::string>& args) {
             std::printf("%s: merged %zu shard%s: %zu runs\n", g.name.c_str(), g.shards.size(), g.shards.size() == 1 ? "" : "s",
                         g.result.runs.complete_runs());
             std::fputs(mx::table(g.facts, g.result).c_str(), stdout);
-            const mp::WrittenFiles w = mx::write_outputs(folder, g.facts, g.result, g.info, options.plot);
+            const mp::WrittenFiles w = mx::write_outputs(folder, g.facts, g.result, g.info, options.plot, g.smooth);
             std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
                         w.plot.drawn ? ",curves.png" : "");
             if (w.plot.failed) {
@@ -273,7 +278,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "maxent-explore: too much work: S = %zu states, T = %zu steps per episode, %zu curve(s) x %zu "
                      "seed(s) x K = %zu x N = %zu, %zu uniform episodes per seed: about %.3g steps, each training step "
-                     "updating a belief over the %zu states, so about %.3g belief-entry updates, above --max-work %.3g. Give a smaller --horizon (the default is T = S), "
+                     "updating a belief over the %zu states, so about %.3g belief-entry updates, above --max-work %.3g. Give a smaller --horizon (the default is T = max(S, 10)), "
                      "--iterations, --seeds or --batch, or raise --max-work to run it anyway.\n",
                      m.num_states(), m.horizon(), curves.size(), settings.seeds.size(), settings.iterations,
                      settings.batch, uniform_episodes, work.steps, m.num_states(), work.updates, options.max_work);
@@ -356,7 +361,7 @@ int main(int argc, char** argv) {
                 std::printf("\nwrote shard %s/{config.json,runs.csv}\n", w.dir.string().c_str());
             }
         } else {
-            w = mx::write_outputs(folder, facts, result, info, options.plot);
+            w = mx::write_outputs(folder, facts, result, info, options.plot, options.smooth);
         }
         if (!result.runs.interrupted) store.clear();
         if (w.wrote && !options.shard.active()) {

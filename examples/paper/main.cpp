@@ -71,6 +71,7 @@ int merge_main(const std::vector<std::string>& args) {
         std::vector<mp::ShardFolder> shards;
         mp::ExperimentResult result;
         mp::RunInfo info;
+        std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
     };
     std::vector<Group> groups;
     try {
@@ -106,6 +107,7 @@ int merge_main(const std::vector<std::string>& args) {
             mp::check_studies(g.shards, studies);
             mp::check_builds(g.shards, "maxent-paper");
             const mp::Settings& settings = parsed.front().settings;
+            g.smooth = parsed.front().smooth;
             g.result.experiment = g.experiment;
             g.result.settings = settings;
             for (const mp::Curve& c : mp::make_curves(*g.experiment, settings))
@@ -125,12 +127,14 @@ int merge_main(const std::vector<std::string>& args) {
     try {
         for (Group& g : groups) {
             mp::OutputFolder folder = mp::experiment_folder(options.out, *g.experiment);
-            const mp::WrittenFiles w = mp::write_experiment(folder, g.result, g.info, options.plot);
+            const mp::WrittenFiles w = mp::write_experiment(folder, g.result, g.info,
+                                                            {options.plot, g.smooth, 0});
             std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", g.experiment->name.c_str(),
                         g.shards.size(), g.shards.size() == 1 ? "" : "s", g.result.complete_runs(), g.result.curves.size(),
                         g.result.settings.seeds.size(), g.result.settings.iterations);
-            std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s%s}\n", w.dir.string().c_str(),
-                        mp::has_learned_curves(g.result) ? ",learning.csv" : "", w.plot.drawn ? ",curves.png" : "");
+            std::printf("  wrote %s/{config.json,runs.csv,summary.csv,uniform.csv,curves.gp%s%s}\n",
+                        w.dir.string().c_str(), mp::has_learned_curves(g.result) ? ",learning.csv" : "",
+                        w.plot.drawn ? ",curves.png" : "");
             if (w.plot.failed) {
                 plot_failed = true;
                 std::fprintf(stderr, "maxent-paper: error: %s: %s\n", g.experiment->name.c_str(), w.plot.message.c_str());
@@ -257,7 +261,8 @@ int main(int argc, char** argv) {
             if (shard.active())
                 run_info.extra_fields.emplace_back("shard", mp::shard_section("maxent-paper", shard, args, result));
             const mp::WrittenFiles w = shard.active() ? mp::write_shard(folders[x], result, run_info)
-                                                      : mp::write_experiment(folders[x], result, run_info, options.plot);
+                                                      : mp::write_experiment(folders[x], result, run_info,
+                                                                             {options.plot, options.smooth, options.threads});
             if (!result.interrupted && (w.wrote || result.selected_runs() == 0)) store.clear();
             const double write_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
@@ -287,7 +292,7 @@ int main(int argc, char** argv) {
                 std::printf("  wrote shard %s/{config.json,runs.csv%s}\n", w.dir.string().c_str(),
                             mp::has_learned_curves(result) ? ",learning.csv" : "");
             } else if (w.wrote) {
-                std::printf("  wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s%s} in %.1f s\n",
+                std::printf("  wrote %s/{config.json,runs.csv,summary.csv,uniform.csv,curves.gp%s%s} in %.1f s\n",
                             w.dir.string().c_str(), mp::has_learned_curves(result) ? ",learning.csv" : "",
                             w.plot.drawn ? ",curves.png" : "", write_seconds);
                 if (w.plot.drawn) {

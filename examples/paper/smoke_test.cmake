@@ -17,7 +17,7 @@ if(NOT rc EQUAL 0)
 endif()
 
 set(dir "${OUT}/fig2a")
-foreach(f config.json runs.csv summary.csv curves.gp)
+foreach(f config.json runs.csv summary.csv uniform.csv curves.gp)
   if(NOT EXISTS "${dir}/${f}")
     message(FATAL_ERROR "missing ${dir}/${f}")
   endif()
@@ -104,7 +104,7 @@ file(WRITE "${dir}/curves.png" "an earlier run's plot")
 execute_process(COMMAND "${EXE}" fig2a --seeds 0-1 --iterations 5 --out "${OUT}" --quiet --no-plot
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(GLOB left RELATIVE "${OUT}" "${OUT}/.*" "${dir}/*")
-if(NOT rc EQUAL 0 OR NOT left STREQUAL "fig2a/config.json;fig2a/curves.gp;fig2a/runs.csv;fig2a/summary.csv")
+if(NOT rc EQUAL 0 OR NOT left STREQUAL "fig2a/config.json;fig2a/curves.gp;fig2a/runs.csv;fig2a/summary.csv;fig2a/uniform.csv")
   message(FATAL_ERROR "rerun with --no-plot: exit ${rc}, left '${left}':\n${out}\n${err}")
 endif()
 

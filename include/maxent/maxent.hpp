@@ -1,7 +1,12 @@
-// maxent/maxent.hpp — convenience header: the whole library in one include.
+// maxent/maxent.hpp — convenience header: modelling, beliefs, policies, objectives and
+// training in one include.
 //
-// The library's own tests, examples and benchmarks include the narrow headers; users may
-// prefer this one. See docs/architecture.md for the layers.
+// Not included, because most programs need neither and they cost compile time in every
+// translation unit: the model-file reader (maxent/model/pomdp_file.hpp) and the belief
+// models learned from data with the loop that learns them (maxent/belief/learned_model.hpp,
+// maxent/optim/learned_belief.hpp). The library's own tests,
+// examples and benchmarks include the narrow headers; the README's "Which headers to
+// include" says which to pick. See docs/architecture.md for the layers.
 #pragma once
 
 #include "maxent/belief/concepts.hpp"
@@ -16,11 +21,9 @@
 #include "maxent/model/generative_view.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/model/labels.hpp"
-#include "maxent/model/pomdp_file.hpp"
 #include "maxent/model/rescue_world.hpp"
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/belief_index.hpp"
-#include "maxent/belief/learned_model.hpp"
 #include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/particle_filter.hpp"
 #include "maxent/belief/reachable_beliefs.hpp"
@@ -34,7 +37,6 @@
 #include "maxent/optim/estimator_quality.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"
-#include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/parallel.hpp"
 #include "maxent/optim/row_sparse_batch.hpp"
 #include "maxent/optim/rollout.hpp"

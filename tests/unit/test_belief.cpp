@@ -173,6 +173,30 @@ TEST_CASE("both belief updaters satisfy the BeliefUpdater concept", "[belief]") 
     STATIC_REQUIRE_FALSE(std::is_constructible_v<Filter, StringPomdp&&, const Eigen::VectorXd&>);
 }
 
+TEST_CASE("a NoisyBelief over a filter is built in one line (the spellings README shows)", "[belief]") {
+    const auto m = tiger();
+    const double sigma = 0.01;
+    auto a = maxent::make_noisy_belief(BayesFilter(m), sigma);
+    NoisyBelief b{BayesFilter(m), sigma};
+    auto c = NoisyBelief(BayesFilter(m), sigma);
+    STATIC_REQUIRE(std::is_same_v<decltype(a), NoisyBelief<Filter>>);
+    STATIC_REQUIRE(std::is_same_v<decltype(b), NoisyBelief<Filter>>);
+    STATIC_REQUIRE(std::is_same_v<decltype(c), NoisyBelief<Filter>>);
+    const Filter filter(m);
+    auto d = maxent::make_noisy_belief(filter, 0.0);  // an lvalue is copied
+    STATIC_REQUIRE(std::is_same_v<decltype(d), NoisyBelief<Filter>>);
+    // The same draws give the same noisy beliefs.
+    Eigen::VectorXd ba, bb;
+    a.initial(ba);
+    b.initial(bb);
+    maxent::DefaultRng ga(5), gb(5);
+    a.update(ba, m.action_index("listen"), m.observation_index("hear-left"), ga);
+    b.update(bb, m.action_index("listen"), m.observation_index("hear-left"), gb);
+    CHECK(ba == bb);
+    CHECK(a.dimension() == 2);
+    CHECK(d.dimension() == 2);
+}
+
 TEST_CASE("tiger listen: hear left, hear left, hear right", "[belief]") {
     const auto m = tiger();
     BayesFilter filter(m);

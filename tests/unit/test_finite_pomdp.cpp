@@ -433,6 +433,37 @@ TEST_CASE("unknown labels throw unknown_label_error naming the label", "[model]"
                            MessageContains({"unknown observation 'grey'"}));
 }
 
+TEST_CASE("from_functions: a label outside its set names where it came from", "[model]") {
+    using M = FinitePomdp<std::string, std::string, std::string>;
+    using Row = std::vector<std::pair<std::string, double>>;
+    auto obs = [](const std::string&) { return Row{{"beep", 1.0}}; };
+    // Successor "c" of ("b", "go") is not a state: the message names it, the source state and the action.
+    auto step = [](const std::string& s, const std::string& a) {
+        return s == "b" && a == "go" ? Row{{"c", 1.0}} : Row{{s, 1.0}};
+    };
+    REQUIRE_THROWS_MATCHES(M::from_functions({"a", "b"}, {"stay", "go"}, {"beep"}, step, obs, {{"a", 1.0}}, 3),
+                           maxent::unknown_label_error,
+                           MessageContains({"unknown state 'c' returned by transition('b', 'go') (not one of the 2 state labels)"}));
+    auto stay = [](const std::string& s, const std::string&) { return Row{{s, 1.0}}; };
+    auto bad_obs = [](const std::string& s) { return s == "b" ? Row{{"buzz", 1.0}} : Row{{"beep", 1.0}}; };
+    REQUIRE_THROWS_MATCHES(M::from_functions({"a", "b"}, {"stay"}, {"beep"}, stay, bad_obs, {{"a", 1.0}}, 3),
+                           maxent::unknown_label_error,
+                           MessageContains({"unknown observation 'buzz' returned by observation('b')"}));
+    REQUIRE_THROWS_MATCHES(M::from_functions({"a", "b"}, {"stay"}, {"beep"}, stay, obs, {{"z", 1.0}}, 3),
+                           maxent::unknown_label_error,
+                           MessageContains({"unknown state 'z' returned by the initial distribution"}));
+    // A label type without operator<<: the states are named by index.
+    auto opaque_step = [](const Opaque& s, const Opaque&) {
+        return std::vector<std::pair<Opaque, double>>{{Opaque{s.id == 10 ? 99 : s.id}, 1.0}};
+    };
+    auto opaque_obs = [](const Opaque&) { return std::vector<std::pair<Opaque, double>>{{Opaque{1}, 1.0}}; };
+    REQUIRE_THROWS_MATCHES((FinitePomdp<Opaque, Opaque, Opaque>::from_functions(
+                               {Opaque{30}, Opaque{10}}, {Opaque{7}, Opaque{3}}, {Opaque{1}}, opaque_step, opaque_obs,
+                               {{Opaque{30}, 1.0}}, 2)),
+                           maxent::unknown_label_error,
+                           MessageContains({"unknown state (a label without operator<<) returned by transition(#1, #0)"}));
+}
+
 TEST_CASE("indices out of range throw config_error naming the index", "[model]") {
     const StrPomdp m = build(Spec{});
     using E = maxent::config_error;

@@ -1,5 +1,5 @@
 // Tests of model/grid_layout.hpp, model/grid_observations.hpp and model/grid_world.hpp:
-// the paper's grid worlds (Section 6.1, REFERENCE.md "Grid worlds") checked cell by cell
+// the paper's grid worlds (Section 6.1, docs/reference.md "Grid worlds") checked cell by cell
 // against expectations written here independently of the library's wall bookkeeping.
 #include <catch2/catch.hpp>
 
@@ -52,7 +52,7 @@ void require_stochastic(const GridPomdp& m) {
     REQUIRE(std::abs(m.initial_distribution().sum() - 1.0) <= 1e-12);
 }
 
-// The 6 x 6 four rooms written out from REFERENCE.md, independently of GridLayout: the set of
+// The 6 x 6 four rooms written out from docs/reference.md, independently of GridLayout: the set of
 // blocked edges as unordered pairs of cells {(x, y), (x', y')}.
 using Edge = std::pair<std::pair<int, int>, std::pair<int, int>>;
 std::set<Edge> reference_four_rooms_walls() {
@@ -67,7 +67,7 @@ std::set<Edge> reference_four_rooms_walls() {
 }
 
 // Destination of move a (0 up, 1 down, 2 left, 3 right) from (x, y) on a w x h grid with the
-// given blocked edges: the rule of REFERENCE.md re-implemented.
+// given blocked edges: the rule of docs/reference.md re-implemented.
 std::pair<int, int> expected_destination(int x, int y, int a, int w, int h, const std::set<Edge>& walls) {
     const int dx[] = {0, 0, -1, 1};
     const int dy[] = {-1, 1, 0, 0};

@@ -3,6 +3,7 @@
 // hand computations, the command line, the registry's curves, and a scaled-down fig2a end
 // to end (files, columns, row counts, byte-identical output for 1 and 2 threads, only
 // complete runs kept after an interruption).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -11,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -262,9 +264,9 @@ TEST_CASE("a scaled-down fig2a end to end: files, columns, bounds, thread indepe
     ScratchDir d1("t1"), d2("t2");
     mp::RunInfo info;
     info.version = "test";
-    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r1, info, /*plot=*/false);
+    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r1, info, {.render = false});
     info.threads = 2;
-    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r2, info, /*plot=*/false);
+    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r2, info, {.render = false});
     REQUIRE(w1.wrote);
     REQUIRE(w2.wrote);
     for (const char* f : {"runs.csv", "summary.csv", "config.json", "curves.gp"})
@@ -337,7 +339,7 @@ TEST_CASE("an interrupted experiment keeps only complete runs", "[paper]") {
     const mp::ExperimentResult none = mp::run_experiment(e, s, 2, &stop);
     CHECK(none.interrupted);
     CHECK(none.complete_runs() == 0);
-    CHECK_FALSE(mp::write_experiment(d.path, none, {}, false).wrote);
+    CHECK_FALSE(mp::write_experiment(d.path, none, {}, {.render = false}).wrote);
     CHECK_FALSE(std::filesystem::exists(d.path / "fig2a"));
 
     // Seed 1 finished earlier (shared through the cache), seeds 0 and 2 interrupted.
@@ -349,7 +351,7 @@ TEST_CASE("an interrupted experiment keeps only complete runs", "[paper]") {
     const mp::ExperimentResult partial = mp::run_experiment(e, s, 2, &stop, nullptr, &cache);
     CHECK(partial.interrupted);
     CHECK(partial.complete_runs() == 1);
-    const mp::WrittenFiles w = mp::write_experiment(d.path, partial, {}, false);
+    const mp::WrittenFiles w = mp::write_experiment(d.path, partial, {}, {.render = false});
     REQUIRE(w.wrote);
     const std::vector<std::string> rows = lines_of(read_file(w.dir / "runs.csv"));
     REQUIRE(rows.size() == 1 + 12);
@@ -533,14 +535,14 @@ TEST_CASE("a run with nothing complete leaves the previous set, write_experiment
     s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
     ScratchDir d("write");
     mp::OutputFolder folder = mp::experiment_folder(d.path, e);
-    const mp::WrittenFiles w = mp::write_experiment(folder, mp::run_experiment(e, s, 1), {}, false);
+    const mp::WrittenFiles w = mp::write_experiment(folder, mp::run_experiment(e, s, 1), {}, {.render = false});
     REQUIRE(w.wrote);
     CHECK(w.dir == d.path / "fig2a");
     CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
     CHECK(w.plot.message.find(w.dir.string()) != std::string::npos);  // names the final folder
     std::atomic<bool> stop{true};
     mp::OutputFolder again = mp::experiment_folder(d.path, e);
-    CHECK_FALSE(mp::write_experiment(again, mp::run_experiment(e, s, 1, &stop), {}, false).wrote);
+    CHECK_FALSE(mp::write_experiment(again, mp::run_experiment(e, s, 1, &stop), {}, {.render = false}).wrote);
     CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
 }
 
@@ -626,4 +628,107 @@ TEST_CASE("without a simulator: the nosim experiments, their curves, flags and c
     const auto cs = mp::make_curves(e, s);
     CHECK(mp::settings_key(cs[0], s, 0) == mp::settings_key(cs[0], other, 0));
     CHECK(mp::settings_key(cs[3], s, 0) != mp::settings_key(cs[3], other, 0));
+}
+
+// ---------------------------------------------------------------------------------------
+// Plots and the uniform baseline (issue 17): --policies / --policy, --smooth, the moving
+// average, the legend inside the frame, uniform.csv against a random walk written here.
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("maxent-paper takes --policy for --policies, and --smooth a positive window", "[paper][cli]") {
+    const mp::Options a = mp::parse_command_line({"fig4a", "--policies", "O,S"});
+    const mp::Options b = mp::parse_command_line({"fig4a", "--policy=O,S"});
+    REQUIRE(a.settings.policies);
+    REQUIRE(b.settings.policies);
+    CHECK(*a.settings.policies == *b.settings.policies);
+    CHECK(a.smooth == 1);
+    CHECK(mp::parse_command_line({"--smooth", "25"}).smooth == 25);
+    CHECK(usage_message({"--smooth", "0"}).find("'0'") != std::string::npos);
+    CHECK(usage_message({"--policy", "XY"}).find("'XY'") != std::string::npos);
+}
+
+TEST_CASE("the moving average of the plot is centred and cut at the ends", "[paper]") {
+    std::vector<mp::SummaryRow> rows;
+    for (std::size_t k = 0; k < 5; ++k) {
+        const double v = static_cast<double>(k * k);  // 0 1 4 9 16
+        rows.push_back({k, {v, v - 1.0, v + 1.0, 3}});
+    }
+    const std::vector<mp::SummaryRow> w3 = mp::moving_average(rows, 3);
+    const double expected[5] = {(0 + 1) / 2.0, (0 + 1 + 4) / 3.0, (1 + 4 + 9) / 3.0, (4 + 9 + 16) / 3.0, (9 + 16) / 2.0};
+    for (std::size_t k = 0; k < 5; ++k) {
+        CHECK(w3[k].iteration == k);
+        CHECK(w3[k].ci.n == 3);
+        CHECK(w3[k].ci.mean == Approx(expected[k]).epsilon(1e-15));
+        CHECK(w3[k].ci.low == Approx(expected[k] - 1.0).epsilon(1e-15));
+        CHECK(w3[k].ci.high == Approx(expected[k] + 1.0).epsilon(1e-15));
+    }
+    // An even window leans forward: k - 1 .. k + 2.
+    CHECK(mp::moving_average(rows, 4)[1].ci.mean == Approx((0 + 1 + 4 + 9) / 4.0));
+    CHECK(mp::moving_average(rows, 1)[3].ci.mean == 9.0);
+    CHECK(mp::moving_average(rows, 100)[0].ci.mean == Approx((0 + 1 + 4 + 9 + 16) / 5.0));
+}
+
+namespace {
+/// The mean true-state entropy of the uniformly random walk on the deterministic 5 x 5 room
+/// of fig2a, written from docs/reference.md "Grid worlds" (start (0, 0), up/down/left/right,
+/// moves into the border stay), counting s_1 .. s_25: a Monte Carlo estimate with its own
+/// generator, independent of the library's rollout.
+double random_walk_entropy_5x5(std::size_t episodes) {
+    std::mt19937_64 g(2024);
+    std::uniform_int_distribution<int> action(0, 3);
+    double sum = 0.0;
+    for (std::size_t e = 0; e < episodes; ++e) {
+        int counts[25] = {};
+        int x = 0, y = 0;
+        ++counts[0];
+        for (int t = 1; t < 25; ++t) {
+            switch (action(g)) {
+                case 0: y = std::max(0, y - 1); break;
+                case 1: y = std::min(4, y + 1); break;
+                case 2: x = std::max(0, x - 1); break;
+                default: x = std::min(4, x + 1); break;
+            }
+            ++counts[x + 5 * y];
+        }
+        double h = 0.0;
+        for (const int c : counts)
+            if (c > 0) h -= c / 25.0 * std::log(c / 25.0);
+        sum += h;
+    }
+    return sum / static_cast<double>(episodes);
+}
+}  // namespace
+
+TEST_CASE("maxent-paper writes the uniform policy's baseline and draws it, the legend inside", "[paper]") {
+    const mp::Experiment& e = *mp::find_experiment("fig2a");
+    mp::Settings s = tiny_settings();
+    s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
+    const mp::ExperimentResult r = mp::run_experiment(e, s, 1);
+    ScratchDir d1("u1"), d2("u2");
+    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r, {}, {.render = false, .smooth = 5, .threads = 1});
+    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r, {}, {.render = false, .smooth = 5, .threads = 2});
+    const std::string u = read_file(w1.dir / "uniform.csv");
+    CHECK(u == read_file(w2.dir / "uniform.csv"));  // independent of the thread count
+    const std::vector<std::string> rows = lines_of(u);
+    REQUIRE(rows.size() == 1 + s.seeds.size());
+    CHECK(rows[0] == "seed,episodes,true_entropy");
+    double mean = 0.0;
+    for (std::size_t i = 0; i < s.seeds.size(); ++i) {
+        const std::vector<std::string> f = split(rows[1 + i], ',');
+        REQUIRE(f.size() == 3);
+        CHECK(f[0] == std::to_string(s.seeds[i]));
+        CHECK(f[1] == std::to_string(mp::paper_uniform_episodes));
+        mean += std::stod(f[2]) / static_cast<double>(s.seeds.size());
+    }
+    // 3000 episodes against 200000 of an independent walk: the standard error of the
+    // difference is about 0.3 / sqrt(3000) ≈ 0.006.
+    CHECK(mean == Approx(random_walk_entropy_5x5(200000)).margin(0.03));
+
+    const std::string gp = read_file(w1.dir / "curves.gp");
+    char line[64];
+    std::snprintf(line, sizeof line, "uniform random policy = %.3f", mean);
+    CHECK(gp.find(line) != std::string::npos);
+    CHECK(gp.find("set key inside right bottom") != std::string::npos);
+    CHECK(gp.find("moving average over 5 iterations") != std::string::npos);
+    CHECK(gp.find("#332288") != std::string::npos);  // mse: the palette's first colour
 }

@@ -3,7 +3,7 @@
 // Paper, Section 5, Assumption 5.1 (an oracle belief approximator with bounded error) as
 // instantiated in Section 6.3 / Figure 3: after each exact update, every entry of the
 // belief is perturbed by i.i.d. Gaussian noise, clipped to [0, 1] and renormalised; the
-// noisy belief is what the next update starts from (REFERENCE.md, "Beliefs").
+// noisy belief is what the next update starts from (docs/reference.md, "Beliefs").
 // `NoisyBelief<U>` is a decorator over any BeliefUpdater U (typically BayesFilter<M>) and
 // is itself a BeliefUpdater.
 //
@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -187,5 +188,15 @@ private:
     Eigen::VectorXd relocalised_;  // scratch: the prior updated by (a, o) in fallback (b)
     NoisyBeliefStats stats_;
 };
+
+/// `auto u = make_noisy_belief(BayesFilter(model), sigma);` — the same as
+/// `NoisyBelief u{BayesFilter(model), sigma};`. Both sidestep a GCC parse failure (GCC bug
+/// 89062) of the parenthesised `NoisyBelief u(BayesFilter(model), sigma);`, where a class
+/// template argument deduced inside a direct-initialiser is rejected ("class template
+/// placeholder not permitted in this context"); Clang accepts that spelling.
+template <class U>
+[[nodiscard]] NoisyBelief<std::remove_cvref_t<U>> make_noisy_belief(U&& inner, double sigma) {
+    return NoisyBelief<std::remove_cvref_t<U>>(std::forward<U>(inner), sigma);
+}
 
 }  // namespace maxent

@@ -7,8 +7,9 @@
 // that older path keep working.
 //
 // The paper reports every curve as the mean and 95% confidence interval over 16 runs
-// seeded 0..15 (REFERENCE.md). `run_parallel(count, threads, job)` calls job(i) for
-// i = 0..count-1 on up to `threads` worker threads and returns the results in index order.
+// seeded 0..15 (docs/reference.md, "Algorithm 1 as run for the figures").
+// `run_parallel(count, threads, job)` calls job(i) for i = 0..count-1 on up to `threads`
+// worker threads and returns the results in index order.
 // Each job must be a pure function of its index (build its own trainer, policy and updater
 // from the shared const model, seed its streams from the index), which the trainer is, so
 // the results are bit-identical for any thread count. The first exception (by index) is

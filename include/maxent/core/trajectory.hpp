@@ -22,7 +22,8 @@
 //
 // `paper` (the default) is the paper's Section 2.1, everything aligned. `authors` is the
 // authors' published code: the true states reached after each of its T actions, but the
-// observations seen and the beliefs held at acting time, before each action (REFERENCE.md).
+// observations seen and the beliefs held at acting time, before each action
+// (docs/reference.md, "Counting conventions").
 // Either way exactly T entries of each quantity are counted; `counted(per_step, quantity)`
 // returns them and `counted_begin(quantity)` is the first one's entry.
 #pragma once

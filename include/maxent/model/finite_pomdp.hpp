@@ -56,7 +56,10 @@ struct ValidationOptions {
     return m;
 }
 
-template <Label State, Label Action, Label Observation>
+// Unconstrained on purpose: LabelSet's static_asserts say in one message what a label type
+// lacks (e.g. `operator==` on a struct state), where a constraint here would print the
+// standard library's whole concept trace.
+template <class State, class Action, class Observation>
 class FinitePomdp {
 public:
     using state_type = State;
@@ -92,6 +95,8 @@ public:
     ///  * `observation(const State& s')` (or `observation(const Action& a, const State& s')`)
     ///    returns a range of (Observation, double) pairs;
     ///  * `initial` lists (State, probability) pairs of μ.
+    /// A returned label outside its set is an unknown_label_error naming it and where it came
+    /// from (the source state and action of a successor, the state of an observation).
     template <class TransitionFn, class ObservationFn>
     [[nodiscard]] static FinitePomdp from_functions(std::vector<State> states, std::vector<Action> actions,
                                                     std::vector<Observation> observations, TransitionFn&& transition,
@@ -109,32 +114,41 @@ public:
             std::vector<Eigen::Triplet<double, sparse_index>> entries;
             for (std::size_t s = 0; s < S.size(); ++s)
                 for (const auto& [next, p] : std::invoke(transition, S[s], A[a]))
-                    entries.emplace_back(static_cast<sparse_index>(s), static_cast<sparse_index>(lookup(S, next)),
+                    entries.emplace_back(static_cast<sparse_index>(s),
+                                         static_cast<sparse_index>(lookup(S, next, [&] {
+                                             return detail::message("transition(", S.describe(s), ", ",
+                                                                    A.describe(a), ")");
+                                         })),
                                          static_cast<double>(p));
             P.emplace_back(nS, nS);
             P.back().setFromTriplets(entries.begin(), entries.end());
         }
         std::vector<SparseMatrix> Z;
-        auto fill_obs = [&](auto&& row_of) {
+        auto fill_obs = [&](auto&& row_of, auto&& where) {
             std::vector<Eigen::Triplet<double, sparse_index>> entries;
             for (std::size_t s = 0; s < S.size(); ++s)
                 for (const auto& [o, p] : row_of(S[s]))
-                    entries.emplace_back(static_cast<sparse_index>(s), static_cast<sparse_index>(lookup(O, o)),
+                    entries.emplace_back(static_cast<sparse_index>(s),
+                                         static_cast<sparse_index>(lookup(O, o, [&] { return where(s); })),
                                          static_cast<double>(p));
             Z.emplace_back(nS, nO);
             Z.back().setFromTriplets(entries.begin(), entries.end());
         };
         if constexpr (std::invocable<ObservationFn&, const State&>) {
-            fill_obs([&](const State& s) { return std::invoke(observation, s); });
+            fill_obs([&](const State& s) { return std::invoke(observation, s); },
+                     [&](std::size_t s) { return detail::message("observation(", S.describe(s), ")"); });
         } else {
             static_assert(std::invocable<ObservationFn&, const Action&, const State&>,
                           "FinitePomdp::from_functions: the observation function must be callable as "
                           "observation(const State&) or observation(const Action&, const State&)");
             for (std::size_t a = 0; a < A.size(); ++a)
-                fill_obs([&](const State& s) { return std::invoke(observation, A[a], s); });
+                fill_obs([&](const State& s) { return std::invoke(observation, A[a], s); }, [&](std::size_t s) {
+                    return detail::message("observation(", A.describe(a), ", ", S.describe(s), ")");
+                });
         }
         Eigen::VectorXd mu = Eigen::VectorXd::Zero(nS);
-        for (const auto& [s, p] : initial) mu[static_cast<Eigen::Index>(lookup(S, s))] += p;
+        for (const auto& [s, p] : initial)
+            mu[static_cast<Eigen::Index>(lookup(S, s, [] { return std::string("the initial distribution"); }))] += p;
         return FinitePomdp(std::move(states), std::move(actions), std::move(observations), std::move(P), std::move(Z),
                            std::move(mu), horizon, options);
     }
@@ -229,9 +243,14 @@ public:
     }
 
 private:
-    template <class Set, class X>
-    static std::size_t lookup(const Set& set, const X& x) {
-        return set.index(x);
+    /// The index of label `x` in `set`, or an unknown_label_error naming `x` and
+    /// `where()` it was returned: "unknown state 'c' returned by transition('b', 'go')".
+    template <class Set, class X, class Where>
+    static std::size_t lookup(const Set& set, const X& x, Where&& where) {
+        if (const auto i = set.find(x)) return *i;
+        throw unknown_label_error(detail::message("unknown ", set.what(), " ", set.describe_value(x),
+                                                  " returned by ", where(), " (not one of the ", set.size(), " ",
+                                                  set.what(), " labels)"));
     }
 
     static std::vector<SparseMatrix> sparse_all(const std::vector<Eigen::MatrixXd>& dense) {

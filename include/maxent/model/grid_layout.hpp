@@ -1,7 +1,7 @@
 // maxent/model/grid_layout.hpp — the geometry of grid worlds: cells, moves and thin walls.
 //
 // Paper, Section 6.1 (the grid worlds of environments i–iv), with the conventions of
-// REFERENCE.md "Grid worlds":
+// docs/reference.md "Grid worlds":
 //   * a cell (x, y) has index x + y * width; y = 0 is the TOP row, x = 0 the left column;
 //   * the four moves are 0 up (y - 1), 1 down (y + 1), 2 left (x - 1), 3 right (x + 1);
 //   * walls are THIN walls between two neighbouring cells (every cell is a state); a move
@@ -167,7 +167,7 @@ public:
     ///     (doors at x = 0 and x = w-1);
     ///   * a vertical wall between columns w/2 - 1 and w/2 for rows 1 .. h-2
     ///     (doors at y = 0 and y = h-1).
-    /// For 6 x 6: rows 2|3 for x = 1..4 and columns 2|3 for y = 1..4, as in REFERENCE.md.
+    /// For 6 x 6: rows 2|3 for x = 1..4 and columns 2|3 for y = 1..4, as in docs/reference.md.
     /// (2 x 2 has no walls at all.) Throws model_error naming the size if w or h is odd or 0.
     [[nodiscard]] static GridLayout four_rooms(std::size_t w, std::size_t h) {
         if (w % 2 != 0 || h % 2 != 0 || w == 0 || h == 0)

@@ -1,6 +1,6 @@
 // maxent/model/grid_observations.hpp — the observation models of the paper's grid worlds.
 //
-// Paper, Section 6.1, environments i–iv, with REFERENCE.md "Grid worlds". Observations are
+// Paper, Section 6.1, environments i–iv, with docs/reference.md "Grid worlds". Observations are
 // labelled by a std::size_t id:
 //   * identity  (fully observable):  O = S, Obs(o | s) = 1 iff o = s (o = cell index);
 //   * gaussian  (environments i, ii): O = S and Obs(o | s) ∝ exp(-k ||c(s) - c(o)||² / 2),

@@ -1,7 +1,7 @@
 // maxent/model/grid_world.hpp — builders of the paper's grid-world POMDPs (and custom maps).
 //
 // Paper, Section 6.1 (environments i–iv, deterministic and stochastic transitions), with
-// REFERENCE.md "Grid worlds". A grid world is a `GridPomdp`, i.e. a
+// docs/reference.md "Grid worlds". A grid world is a `GridPomdp`, i.e. a
 // `FinitePomdp<GridCell, Move, std::size_t>` with
 //   * states: the cells, state index = cell index x + y * width (y = 0 is the top row);
 //   * actions: Move::up, down, left, right (indices 0..3);

@@ -40,6 +40,22 @@ concept Hashable = std::equality_comparable<T> && requires(const T& t) {
 template <class T>
 concept Label = std::copy_constructible<T> && std::equality_comparable<T>;
 
+/// The label type `T` of a LabelSet (a FinitePomdp's State, Action or Observation) checked
+/// with one readable message per missing requirement instead of a constraint trace.
+template <class T>
+consteval bool require_label() {
+    // Plain bools, so that the compiler prints the message and not the concepts' trace.
+    constexpr bool comparable = std::equality_comparable<T>;
+    constexpr bool copyable = std::copy_constructible<T>;
+    static_assert(comparable,
+                  "maxent: a label type (FinitePomdp's State, Action or Observation; see the 'required "
+                  "from' line for which) has no `operator==`: labels are compared to find their indices. "
+                  "Add `bool operator==(const T&) const = default;` to it");
+    static_assert(copyable,
+                  "maxent: a label type (FinitePomdp's State, Action or Observation) must be copyable");
+    return comparable && copyable;
+}
+
 namespace detail {
 /// "'label'" when T is streamable, otherwise "#index".
 template <class T>
@@ -54,15 +70,21 @@ std::string describe_label(const T& label, std::size_t index) {
 }
 }  // namespace detail
 
-template <Label T>
+template <class T>
 class LabelSet {
+    // Instantiated for its static_asserts, which say what T lacks; `|| true` so that the
+    // failure is reported once, not a second time here.
+    static_assert(require_label<T>() || true);
+
 public:
     LabelSet() = default;
 
     /// `what` names the set in error messages ("state", "action", "observation").
     LabelSet(std::vector<T> labels, std::string what) : labels_(std::move(labels)), what_(std::move(what)) {
         if (labels_.empty()) throw model_error(detail::message("the ", what_, " set is empty"));
-        if constexpr (Hashable<T>) {
+        if constexpr (!Label<T>) {
+            // require_label has said what is missing; nothing more to report.
+        } else if constexpr (Hashable<T>) {
             std::unordered_map<T, std::size_t> m;
             m.reserve(labels_.size());
             for (std::size_t i = 0; i < labels_.size(); ++i) {
@@ -116,9 +138,22 @@ public:
         return i < labels_.size() ? detail::describe_label(labels_[i], i) : detail::message("#", i);
     }
 
-private:
+    /// A label that may not be in the set, for messages: "'name'", or "(not printable)".
+    [[nodiscard]] static std::string describe_value(const T& label) {
+        if constexpr (Streamable<T>) {
+            std::ostringstream out;
+            out << '\'' << label << '\'';
+            return out.str();
+        } else {
+            return "(a label without operator<<)";
+        }
+    }
+
+    /// The index of `label`, if it is in the set.
     [[nodiscard]] std::optional<std::size_t> find(const T& label) const {
-        if constexpr (Hashable<T>) {
+        if constexpr (!Label<T>) {
+            return std::nullopt;
+        } else if constexpr (Hashable<T>) {
             const auto& m = std::get<1>(index_);
             auto it = m.find(label);
             if (it != m.end()) return it->second;
@@ -135,6 +170,7 @@ private:
         }
     }
 
+private:
     [[noreturn]] void duplicate(std::size_t first, std::size_t second) const {
         throw model_error(detail::message("duplicate ", what_, " label ", describe(second), " at index ",
                                           second, " (first at index ", first, ")"));

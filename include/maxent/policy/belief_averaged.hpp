@@ -1,7 +1,7 @@
 // maxent/policy/belief_averaged.hpp — the Belief-Averaged (BA) policy, logit form.
 //
 // Paper, Section 4 (the class Π̄_B, "π_θ(· | b) = ⟨θ, b⟩") as the authors' experiments
-// implement it (REFERENCE.md, "Policy classes"): θ ∈ R^{S x A}, initialised to zero,
+// implement it (docs/reference.md, "Policy classes"): θ ∈ R^{S x A}, initialised to zero,
 //     π(· | b) = softmax(θᵀ b)                     (logits averaged by the belief)
 //     ∇_θ log π(a | b) = b (e_a - π(· | b))ᵀ       (an S x A rank-one matrix).
 // The mixture reading of the paper's text, Σ_s b(s) softmax(θ_s), is BeliefMixturePolicy.

@@ -1,7 +1,7 @@
 // maxent/policy/belief_mixture.hpp — the belief-weighted mixture of per-state softmax policies.
 //
 // Paper, Section 4 (the class Π̄_B): the text's "π_θ(· | b) = ⟨θ, b⟩" read literally, as a
-// mixture over states (REFERENCE.md, "Policy classes"; the logit form the authors' code
+// mixture over states (docs/reference.md, "Policy classes"; the logit form the authors' code
 // runs is BeliefAveragedPolicy). θ ∈ R^{S x A}, initialised to zero (the uniform policy):
 //     π_s = softmax(θ_s)                         (one softmax policy per state)
 //     π(a | b) = Σ_s b(s) π_s(a)                 (mixed by the belief)

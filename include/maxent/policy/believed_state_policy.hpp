@@ -1,6 +1,6 @@
 // maxent/policy/believed_state_policy.hpp — the policy Markovian over believed states (class S̃).
 //
-// Paper, Section 4 and Appendix D (Figure 4, class S̃; REFERENCE.md, "Policy classes"):
+// Paper, Section 4 and Appendix D (Figure 4, class S̃; docs/reference.md, "Policy classes"):
 // θ ∈ R^{S x A}, initialised to zero (the uniform policy). At every step the agent draws a
 // believed ("hallucinated") state s̃_t ~ b_t and acts as if it were the true state:
 //     s̃ ~ b,   a ~ softmax(θ[s̃]).

@@ -1,6 +1,6 @@
 // maxent/policy/observation_policy.hpp — the policy Markovian over observations (class O).
 //
-// Paper, Section 4 and Appendix D (Figure 4, class O; REFERENCE.md, "Policy classes"):
+// Paper, Section 4 and Appendix D (Figure 4, class O; docs/reference.md, "Policy classes"):
 // θ ∈ R^{O x A}, initialised to zero (the uniform policy), acting on the current
 // observation only:
 //     π(· | o) = softmax(θ[o])

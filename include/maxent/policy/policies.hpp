@@ -1,6 +1,6 @@
 // maxent/policy/policies.hpp — convenience header: every policy class of the paper.
 //
-// Paper, Section 4 and Appendix D (REFERENCE.md, "Policy classes"): the belief-averaged
+// Paper, Section 4 and Appendix D (docs/reference.md, "Policy classes"): the belief-averaged
 // policy in its logit form (BeliefAveragedPolicy, what the authors' experiments run) and
 // mixture form (BeliefMixturePolicy), the policy Markovian over observations
 // (ObservationPolicy, class O) and over believed states (BelievedStatePolicy, class S̃),

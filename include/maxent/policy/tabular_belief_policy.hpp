@@ -2,7 +2,7 @@
 // per distinct belief, allocated lazily on first visit.
 //
 // Paper, Appendix D (Figure 5) and Section 4 (the class "Markovian over belief states"), with
-// REFERENCE.md "Policy classes": π(· | b) = softmax(θ[row(b)]), θ ∈ R^{rows x A}, where
+// docs/reference.md "Policy classes": π(· | b) = softmax(θ[row(b)]), θ ∈ R^{rows x A}, where
 // row(b) is the row of the first belief stored within `tolerance` (L∞) of b — the lookup of
 // belief/belief_index.hpp (sound bucketing, exact verification, earliest representative
 // wins; default tolerance 1e-9). Score: ∇_θ log π(a | b) = e_row(b) (e_a - π(· | b))ᵀ, one row.
