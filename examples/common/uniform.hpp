@@ -22,36 +22,11 @@
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/uniform.hpp"
 
 namespace maxent::programs {
 
-/// π(a | i) = 1 / A for every information i. A Policy (policy/concepts.hpp) without
-/// parameters: it adds nothing to the score and never reads the belief.
-class UniformPolicy {
-public:
-    static constexpr bool needs_belief = false;
-
-    explicit UniformPolicy(std::size_t num_actions) : actions_(num_actions) {
-        if (num_actions == 0) throw config_error("UniformPolicy: needs at least one action, got 0");
-    }
-    [[nodiscard]] std::size_t num_actions() const noexcept { return actions_; }
-    void probabilities(const AgentView&, Eigen::VectorXd& out) const {
-        out.setConstant(static_cast<Eigen::Index>(actions_), 1.0 / static_cast<double>(actions_));
-    }
-    template <std::uniform_random_bit_generator G>
-    std::size_t sample(const AgentView&, G& g, Eigen::MatrixXd&) {
-        return static_cast<std::size_t>(uniform_index(g, actions_));
-    }
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.actions != actions_)
-            throw config_error(maxent::detail::message("UniformPolicy: built for ", actions_,
-                                                       " actions but the world has ", d.actions));
-    }
-
-private:
-    std::size_t actions_;
-};
-static_assert(require_policy<UniformPolicy>());
+using maxent::UniformPolicy;  // policy/uniform.hpp: the library's, drawn as a softmax at θ = 0
 
 /// The `run` of the uniform baseline's streams (see the header comment).
 inline constexpr std::uint64_t uniform_stream_run = 0x756e69666f726dULL;  // "uniform"
