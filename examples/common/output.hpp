@@ -976,9 +976,19 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
     write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
     write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
     write_string_atomically(dir / "config.json", config_json(r, info));
-                                                         "bounds.csv",  "samples.csv", "learning.csv",
-                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png",
-                                                         "uniform.csv"};
+    if (has_learned_curves(r))
+        write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
+    const std::vector<double> uniform = uniform_baseline(*r.experiment, r.settings, plot.threads);
+    write_file_atomically(dir / "uniform.csv", [&](std::FILE* f) { write_uniform_csv(f, r.settings.seeds, uniform); });
+    PlotSpec p = plot_spec(*r.experiment);
+    p.smooth = plot.smooth;
+    if (p.plotted == Plotted::true_entropy && !uniform.empty()) {
+        const ConfidenceInterval u = mean_confidence_interval(uniform, 0.95);
+        char title[96];
+        std::snprintf(title, sizeof title, "uniform random policy = %.3f", u.mean);
+        p.extra_lines.push_back({u.mean, title});
+    }
+    w.plot = write_plot_script(dir, gnuplot_script(p, r, summary), plot.render, w.dir);
     folder.commit();
     w.wrote = true;
     return w;
