@@ -742,13 +742,14 @@ struct PlotSpec {
     const auto quote = gnuplot_string;
     // Colour: Paul Tol's colour-blind-safe "muted" palette, nine colours distinguishable from
     // each other. With one curve per objective the colour is the objective's (mse, moe, mbe,
-    // reg-mbe: the same in every figure); otherwise curve i takes colour i, and curves of one
-    // objective that differ in noise σ or policy class also differ in dash type.
+    // reg-mbe: the same in every figure; with learned beliefs, four colours further and
+    // dashed); otherwise curve i takes colour i, and curves of one objective that differ in
+    // noise σ or policy class also differ in dash type.
     static constexpr const char* palette[9] = {"#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE",
                                                "#882255", "#44AA99", "#999933", "#AA4499"};
     std::size_t per_objective = 0;  // curves per objective (noise levels x policy classes)
     for (const CurveRuns& c : r.curves)
-        if (c.curve.objective == r.curves.front().curve.objective) ++per_objective;
+        if (!c.curve.learned && c.curve.objective == r.curves.front().curve.objective) ++per_objective;
     const char* band_alpha = r.curves.size() > 4 ? "0.12" : "0.2";
     const std::size_t W = std::max<std::size_t>(1, p.smooth);
 
@@ -777,10 +778,12 @@ struct PlotSpec {
         }
         data += "EOD\n";
         const std::size_t secondary = per_objective == 0 ? 0 : i % per_objective;
-        const char* rgb =
-            per_objective == 1 ? palette[static_cast<std::size_t>(r.curves[i].curve.objective) % 9] : palette[i % 9];
+        const Curve& curve = r.curves[i].curve;
+        // A learned-belief curve takes the colour four places after its objective's, dashed.
+        const std::size_t slot = static_cast<std::size_t>(curve.objective) + (curve.learned ? 4 : 0);
+        const char* rgb = per_objective == 1 ? palette[slot % 9] : palette[i % 9];
         const std::string color = cat("rgb \"", rgb, "\"");
-        const std::string dash = cat(" dt ", std::to_string(1 + secondary % 5));
+        const std::string dash = cat(" dt ", std::to_string(curve.learned ? 2 : 1 + secondary % 5));
         plots += cat(drawn ? ", \\\n     " : "plot ", block, " using 1:3:4 with filledcurves lc ", color, " notitle");
         plots += cat(", \\\n     ", block, " using 1:2 with lines lw 1.8 lc ", color, dash, " title ",
                      quote(cat(c.label, "  (n = ", std::to_string(c.rows.front().ci.n), ")")));
