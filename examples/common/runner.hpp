@@ -480,29 +480,45 @@ private:
 
 namespace detail {
 
-template <class P, class M>
-SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, const Settings& s,
-                   std::uint64_t seed, const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    using Updater = NoisyBelief<BayesFilter<M>>;
+/// The trainer's settings for one (curve, seed) run.
+inline TrainerConfig trainer_config(const Settings& s, std::uint64_t seed) {
     TrainerConfig config;
     config.iterations = s.iterations;
     config.batch = s.batch;
     config.seed = seed;
     config.counting = s.counting;
     config.track_belief_entropy = true;
-    Trainer<M, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
-        model, Updater(BayesFilter<M>(model), c.noise), P(policy_rows, model.num_actions()),
-        AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator), AnyStep(s.step, s.effective_alpha()), config);
-    SeedRun run;
-    run.seed = seed;
+    return config;
+}
+
+/// Runs the K iterations of `trainer` (anything with iterate() -> IterationMetrics) into
+/// run.records, polling `stop` before each and counting each in `iterations` (both may be
+/// null); marks the run complete unless stopped.
+template <class T>
+void record_iterations(T& trainer, const Settings& s, const std::atomic<bool>* stop,
+                       std::atomic<std::uint64_t>* iterations, SeedRun& run) {
     run.records.reserve(s.iterations);
     for (std::size_t k = 0; k < s.iterations; ++k) {
-        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
         const IterationMetrics m = trainer.iterate();
         run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
         if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
     }
     run.complete = true;
+}
+
+template <class P, class M>
+SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, const Settings& s,
+                   std::uint64_t seed, const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    using Updater = NoisyBelief<BayesFilter<M>>;
+    Trainer<M, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
+        model, Updater(BayesFilter<M>(model), c.noise), P(policy_rows, model.num_actions()),
+        AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator), AnyStep(s.step, s.effective_alpha()),
+        trainer_config(s, seed));
+    SeedRun run;
+    run.seed = seed;
+    record_iterations(trainer, s, stop, iterations, run);
+    if (!run.complete) return run;
     if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
         const TableMemory mem = trainer.policy().memory();
         run.table_rows = mem.rows;
@@ -519,12 +535,6 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
                            const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
     const LearningSettings& ls = s.learning;
     const std::size_t L = ls.latent_states == 0 ? model.num_states() : ls.latent_states;
-    TrainerConfig config;
-    config.iterations = s.iterations;
-    config.batch = s.batch;
-    config.seed = seed;
-    config.counting = s.counting;
-    config.track_belief_entropy = true;
     LearnedBeliefOptions o;
     o.fit.latent_states = L;
     o.fit.smoothing = ls.smoothing;
@@ -542,15 +552,9 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
     LearnedBeliefTrainer<M, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
         model, P(rows, model.num_actions()), AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator),
-        AnyStep(s.step, s.effective_alpha()), config, o);
-    run.records.reserve(s.iterations);
-    for (std::size_t k = 0; k < s.iterations; ++k) {
-        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
-        const IterationMetrics m = trainer.iterate();
-        run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
-        if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
-    }
-    run.complete = true;
+        AnyStep(s.step, s.effective_alpha()), trainer_config(s, seed), o);
+    record_iterations(trainer, s, stop, iterations, run);
+    if (!run.complete) return run;
     run.fits = trainer.fits();
     if (ls.heldout > 0) {
         const auto held = trainer.heldout_episodes();

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -406,6 +407,21 @@ private:
     return s.str();
 }
 
+/// The N comma-separated fields of a CSV line (the last one takes the rest of the line);
+/// `bad(why)` is called (and must throw) when there are fewer.
+template <std::size_t N, class Bad>
+[[nodiscard]] std::array<std::string_view, N> split_fields(std::string_view line, Bad& bad) {
+    std::array<std::string_view, N> parts;
+    std::size_t start = 0;
+    for (std::size_t f = 0; f < N; ++f) {
+        const std::size_t comma = f + 1 < N ? line.find(',', start) : line.size();
+        if (comma == std::string_view::npos) bad(cat("fewer than ", std::to_string(N), " columns"));
+        parts[f] = line.substr(start, comma - start);
+        start = comma + 1;
+    }
+    return parts;
+}
+
 /// The runs of a runs.csv: consecutive rows of one (curve, seed), iterations 0, 1, ...
 struct CsvRun {
     std::string label;
@@ -431,14 +447,7 @@ struct CsvRun {
             continue;
         }
         // label,seed,iteration,a,b,c: the label has no comma (curve labels never do).
-        std::string_view parts[6];
-        std::size_t start = 0;
-        for (int f = 0; f < 6; ++f) {
-            const std::size_t comma = f < 5 ? line.find(',', start) : line.size();
-            if (comma == std::string_view::npos) bad("fewer than 6 columns");
-            parts[f] = line.substr(start, comma - start);
-            start = comma + 1;
-        }
+        const auto parts = split_fields<6>(line, bad);
         std::uint64_t seed = 0, k = 0;
         IterationRecord r;
         auto num = [&](std::string_view s, auto& x) {
@@ -482,14 +491,7 @@ using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::v
             if (line != learning_csv_header) bad("not the learning.csv header");
             continue;
         }
-        std::string_view parts[10];
-        std::size_t start = 0;
-        for (int f = 0; f < 10; ++f) {
-            const std::size_t comma = f < 9 ? line.find(',', start) : line.size();
-            if (comma == std::string_view::npos) bad("fewer than 10 columns");
-            parts[f] = line.substr(start, comma - start);
-            start = comma + 1;
-        }
+        const auto parts = split_fields<10>(line, bad);
         auto num = [&](std::string_view x, auto& v) {
             const auto res = std::from_chars(x.data(), x.data() + x.size(), v);
             if (res.ec != std::errc() || res.ptr != x.data() + x.size()) bad(cat("bad number '", x, "'"));

@@ -43,16 +43,7 @@ struct Episode {
 template <class M>
 Episode uniform_episode_with_states(const M& world, std::size_t actions, maxent::DefaultRng& g) {
     Episode e;
-    std::size_t s = maxent::draw_initial_state(world, g);
-    e.states.push_back(s);
-    e.seq.observations.push_back(maxent::draw_initial_observation(world, s, g));
-    for (std::size_t k = 0; k < actions; ++k) {
-        const auto a = static_cast<std::size_t>(maxent::uniform_index(g, world.num_actions()));
-        s = maxent::draw_next_state(world, s, a, g);
-        e.states.push_back(s);
-        e.seq.actions.push_back(a);
-        e.seq.observations.push_back(maxent::draw_observation(world, a, s, g));
-    }
+    maxent::detail::uniform_episode(world, actions, g, e.seq, &e.states);
     return e;
 }
 

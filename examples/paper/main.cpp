@@ -49,7 +49,8 @@ maxent::programs::Fields study_fields(const maxent::programs::Experiment& e, con
             {"rho", mp::format_number(s.rho)},
             {"estimator", std::string(mp::name_of(s.estimator))},
             {"step", std::string(mp::name_of(s.step))},
-            {"counting", std::string(mp::name_of(s.counting))}};
+            {"counting", std::string(mp::name_of(s.counting))},
+            {"learning", s.learning.key()}};
 }
 
 /// maxent-paper merge SHARD_DIR... --out DIR (shards.hpp).

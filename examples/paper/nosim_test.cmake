@@ -1,7 +1,8 @@
 # examples/paper/nosim_test.cmake — maxent-paper without a simulator (issue 15), cmake -P.
 #   1. nosim2b with tiny settings: the five curves, learning.csv (one row per fit of every
 #      learned run, on the schedule the flags ask for) and config.json's "learning" section;
-#   2. the same bytes with 1 and 2 threads, and from 2 shards merged;
+#   2. the same bytes with 1 and 2 threads, and from 2 shards merged; shards whose learning
+#      settings differ are refused;
 #   3. bad learning flags exit with status 2 and name the value.
 # Variables: EXE (maxent-paper), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)
@@ -84,6 +85,14 @@ endforeach()
 run(0 o "${EXE}" merge shards/nosim2b.shard-1-of-2 shards/nosim2b.shard-2-of-2 --out merged --no-plot)
 same_files("${OUT}/one/nosim2b" "${OUT}/merged/nosim2b" runs.csv summary.csv learning.csv)
 message(STATUS "identical runs.csv, summary.csv, learning.csv: 1 thread, 2 threads, 2 shards merged")
+# Shards of studies whose learning settings differ are not one study.
+run(0 o "${EXE}" ${args} --threads 1 --out other --shard 1/2)
+run(0 o "${EXE}" ${args} --window 13 --threads 1 --out other --shard 2/2)
+run(1 o "${EXE}" merge other/nosim2b.shard-1-of-2 other/nosim2b.shard-2-of-2 --out other-merged --no-plot)
+if(NOT o MATCHES "learning")
+  message(FATAL_ERROR "the merge of shards with different --window does not name the learning settings:\n${o}")
+endif()
+message(STATUS "shards with different learning settings refused: ${o}")
 
 # --- 3. bad flags ----------------------------------------------------------------------------
 foreach(bad "--smoothing;-1;-1" "--learned;foo;foo" "--latent-states;0;0" "--window;x;x")

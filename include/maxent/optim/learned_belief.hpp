@@ -93,17 +93,22 @@ struct FitRecord {
 namespace detail {
 
 /// An episode of the world under uniformly random actions, recorded as a sequence with
-/// `actions` actions (Trajectory's layout).
+/// `actions` actions (Trajectory's layout); its true states s_1..s_{K+1} also go to `states`
+/// when given (diagnostics only: the agent never reads them).
 template <class M, class G>
-void uniform_episode(const M& world, std::size_t actions, G& g, ActionObservationSequence& out) {
+void uniform_episode(const M& world, std::size_t actions, G& g, ActionObservationSequence& out,
+                     std::vector<world_state_t<M>>* states = nullptr) {
     out.actions.clear();
     out.observations.clear();
+    if (states != nullptr) states->clear();
     auto s = draw_initial_state(world, g);
+    if (states != nullptr) states->push_back(s);
     out.observations.push_back(draw_initial_observation(world, s, g));
     const std::uint64_t A = world.num_actions();
     for (std::size_t k = 0; k < actions; ++k) {
         const auto a = static_cast<std::size_t>(uniform_index(g, A));
         s = draw_next_state(world, s, a, g);
+        if (states != nullptr) states->push_back(s);
         out.actions.push_back(a);
         out.observations.push_back(draw_observation(world, a, s, g));
     }
@@ -190,14 +195,9 @@ public:
         while (trainer_->iterations_done() < c.iterations) {
             const IterationMetrics metrics = iterate();
             result.history.push_back(metrics);
-            if constexpr (std::is_invocable_r_v<bool, Callback&, const IterationMetrics&> &&
-                          !std::is_void_v<std::invoke_result_t<Callback&, const IterationMetrics&>>) {
-                if (!callback(metrics)) {
-                    result.stopped_early = true;
-                    break;
-                }
-            } else {
-                callback(metrics);
+            if (!detail::keep_training(callback, metrics)) {
+                result.stopped_early = true;
+                break;
             }
         }
         result.parameters = trainer_->policy().parameters();

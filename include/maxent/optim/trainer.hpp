@@ -92,6 +92,21 @@ struct TrainResult {
     bool stopped_early = false;             ///< a callback returned false
 };
 
+namespace detail {
+/// Calls a run() callback: one returning bool says whether to go on, one returning void
+/// always goes on.
+template <class Callback>
+bool keep_training(Callback& callback, const IterationMetrics& metrics) {
+    if constexpr (std::is_invocable_r_v<bool, Callback&, const IterationMetrics&> &&
+                  !std::is_void_v<std::invoke_result_t<Callback&, const IterationMetrics&>>) {
+        return static_cast<bool>(callback(metrics));
+    } else {
+        callback(metrics);
+        return true;
+    }
+}
+}  // namespace detail
+
 template <class M, class U, class P, class F, class E, class R>
 class Trainer {
     static_assert(require_environment<M>());
@@ -158,14 +173,9 @@ public:
         for (; next_iteration_ < config_.iterations;) {
             const IterationMetrics metrics = iterate();
             result.history.push_back(metrics);
-            if constexpr (std::is_invocable_r_v<bool, Callback&, const IterationMetrics&> &&
-                          !std::is_void_v<std::invoke_result_t<Callback&, const IterationMetrics&>>) {
-                if (!callback(metrics)) {
-                    result.stopped_early = true;
-                    break;
-                }
-            } else {
-                callback(metrics);
+            if (!detail::keep_training(callback, metrics)) {
+                result.stopped_early = true;
+                break;
             }
         }
         result.parameters = policy_.parameters();
