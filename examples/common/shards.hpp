@@ -429,12 +429,20 @@ struct CsvRun {
     std::vector<IterationRecord> records;
 };
 
-[[nodiscard]] inline std::vector<CsvRun> read_runs_csv(const std::filesystem::path& p) {
+/// Reads a CSV file the programs wrote: checks its first line against `header`, splits every
+/// other line into N fields and calls row(fields, number, bad), where number(text, x) parses
+/// x or fails and bad(why) throws merge_error naming the file and line. Returns the number
+/// of lines read.
+template <std::size_t N, class Row>
+std::size_t read_csv_rows(const std::filesystem::path& p, std::string_view header, Row row) {
     const std::string text = read_text_file(p);
-    std::vector<CsvRun> out;
     std::size_t pos = 0, line_no = 0;
     auto bad = [&](std::string_view why) {
         throw merge_error(cat("'", p.string(), "' line ", std::to_string(line_no), ": ", why));
+    };
+    auto number = [&](std::string_view x, auto& v) {
+        const auto res = std::from_chars(x.data(), x.data() + x.size(), v);
+        if (res.ec != std::errc() || res.ptr != x.data() + x.size()) bad(cat("bad number '", x, "'"));
     };
     while (pos < text.size()) {
         std::size_t end = text.find('\n', pos);
@@ -443,17 +451,20 @@ struct CsvRun {
         pos = end + 1;
         ++line_no;
         if (line_no == 1) {
-            if (line != runs_csv_header) bad("not the runs.csv header");
+            if (line != header) bad(cat("not the ", p.filename().string(), " header"));
             continue;
         }
-        // label,seed,iteration,a,b,c: the label has no comma (curve labels never do).
-        const auto parts = split_fields<6>(line, bad);
+        row(split_fields<N>(line, bad), number, bad);
+    }
+    return line_no;
+}
+
+[[nodiscard]] inline std::vector<CsvRun> read_runs_csv(const std::filesystem::path& p) {
+    std::vector<CsvRun> out;
+    // label,seed,iteration,a,b,c: the label has no comma (curve labels never do).
+    const std::size_t lines = read_csv_rows<6>(p, runs_csv_header, [&](const auto& parts, auto& num, auto& bad) {
         std::uint64_t seed = 0, k = 0;
         IterationRecord r;
-        auto num = [&](std::string_view s, auto& x) {
-            const auto res = std::from_chars(s.data(), s.data() + s.size(), x);
-            if (res.ec != std::errc() || res.ptr != s.data() + s.size()) bad(cat("bad number '", s, "'"));
-        };
         num(parts[1], seed);
         num(parts[2], k);
         num(parts[3], r.true_entropy);
@@ -465,8 +476,8 @@ struct CsvRun {
         }
         if (k != out.back().records.size()) bad("iterations out of order");
         out.back().records.push_back(r);
-    }
-    if (line_no == 0) throw merge_error(cat("'", p.string(), "' is empty"));
+    });
+    if (lines == 0) throw merge_error(cat("'", p.string(), "' is empty"));
     return out;
 }
 
@@ -475,27 +486,8 @@ struct CsvRun {
 using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::vector<FitRecord>, double>>;
 
 [[nodiscard]] inline CsvFits read_learning_csv(const std::filesystem::path& p) {
-    const std::string text = read_text_file(p);
     CsvFits out;
-    std::size_t pos = 0, line_no = 0;
-    auto bad = [&](std::string_view why) {
-        throw merge_error(cat("'", p.string(), "' line ", std::to_string(line_no), ": ", why));
-    };
-    while (pos < text.size()) {
-        std::size_t end = text.find('\n', pos);
-        if (end == std::string::npos) end = text.size();
-        const std::string_view line(text.data() + pos, end - pos);
-        pos = end + 1;
-        ++line_no;
-        if (line_no == 1) {
-            if (line != learning_csv_header) bad("not the learning.csv header");
-            continue;
-        }
-        const auto parts = split_fields<10>(line, bad);
-        auto num = [&](std::string_view x, auto& v) {
-            const auto res = std::from_chars(x.data(), x.data() + x.size(), v);
-            if (res.ec != std::errc() || res.ptr != x.data() + x.size()) bad(cat("bad number '", x, "'"));
-        };
+    (void)read_csv_rows<10>(p, learning_csv_header, [&](const auto& parts, auto& num, auto& bad) {
         std::uint64_t seed = 0, index = 0, converged = 0;
         FitRecord r;
         double truth = 0.0;
@@ -513,7 +505,7 @@ using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::v
         if (index != entry.first.size()) bad("fits out of order");
         entry.first.push_back(r);
         entry.second = truth;
-    }
+    });
     return out;
 }
 
