@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # scripts/test.sh — builds and runs the whole test suite twice:
 #   1. Release                                              in build-release/
-#   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/
+#   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/, with line-table
+#      debug information only (-g1: stack traces keep file and line, the build is ~20% cheaper)
+#      and without the compile-fail tests (they check static_asserts, which the Release run
+#      already did; the sanitizers add nothing to them)
 # Installs the dependencies first if any is missing (scripts/install-deps.sh). Build
 # directories are reused between runs. Exits non-zero if anything fails, and ends with
 # one line summing both runs:  tests: <passed> passed, <failed> failed
@@ -75,6 +78,7 @@ run_suite "Release" build-release \
 run_suite "Debug + ASan/UBSan" build-asan \
     -DCMAKE_BUILD_TYPE=Debug \
     "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMAXENT_COMPILE_FAIL_TESTS=OFF \
     -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=OFF -DMAXENT_BUILD_BENCHMARKS=OFF
 
 echo "tests: ${total_passed} passed, ${total_failed} failed"
