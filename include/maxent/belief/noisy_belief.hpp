@@ -72,6 +72,14 @@ struct NoisyBeliefStats {
 /// Satisfies BeliefUpdater; over an inner SupportTrackingUpdater (BayesFilter) it is one too,
 /// and says the support path pays only at σ = 0, where it is the inner updater bit for bit
 /// (so the programs' σ = 0 curves keep the exact filter's fast path on large grids).
+///
+/// Over an updater that keeps its own state and does not read b (ParticleFilter: b is the
+/// histogram of its particles, belief/particle_filter.hpp) the noise reaches only the output:
+/// MBE's believed-state draws, Reg-MBE's entropy and a policy reading b see the perturbed
+/// histogram, but the next update starts from the unperturbed particles, so the noise does not
+/// accumulate as it does over the exact filter (the paper's setting). The decorator is not a
+/// BeliefFeatures: a policy over the particle filter's features φ(b) sees no noise at all, so
+/// the programs pair NoisyBelief with the exact filter only.
 template <class U>  // checked by static_assert(require_belief_updater<U>()) inside
 class NoisyBelief {
     static_assert(require_belief_updater<U>());
