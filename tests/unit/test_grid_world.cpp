@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -590,4 +592,254 @@ TEST_CASE("grid builders reject bad input with messages naming the value", "[gri
     CHECK(msg.find("(3,0)") != std::string::npos);
     msg = error_message([] { (void)make_grid_world({.layout = GridLayout(3, 3), .horizon = 0}); });
     CHECK(msg.find("horizon") != std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------
+// Construction in O(S · neighbourhood) (issue 20): the same bits as the construction it
+// replaced, kept here as the reference (commit 40b2425's gaussian_observations, verbatim
+// but for its name).
+// ---------------------------------------------------------------------------------------
+
+namespace {
+
+SparseMatrix reference_gaussian_observations(std::size_t w, std::size_t h, double k, double threshold) {
+    const GridLayout g(w, h);
+    const auto W = static_cast<long long>(w), H = static_cast<long long>(h);
+    const long long diameter2 = (W - 1) * (W - 1) + (H - 1) * (H - 1);
+    long long reach2 = diameter2;
+    if (threshold > 0.0) {
+        const double limit = 2.0 * std::log(1.0 / threshold) / k;
+        if (limit < static_cast<double>(diameter2)) reach2 = static_cast<long long>(std::floor(limit));
+    }
+    const long long reach = detail::isqrt(reach2);
+    const std::size_t S = g.num_cells();
+    std::vector<sparse_index> outer;
+    std::vector<sparse_index> inner;
+    std::vector<double> values;
+    outer.push_back(0);
+    for (long long y = 0; y < H; ++y) {
+        for (long long x = 0; x < W; ++x) {
+            const std::size_t row_begin = values.size();
+            double sum = 0.0;
+            for (long long dy = std::max(-reach, -y); dy <= std::min(reach, H - 1 - y); ++dy) {
+                const long long rx = detail::isqrt(reach2 - dy * dy);
+                for (long long dx = std::max(-rx, -x); dx <= std::min(rx, W - 1 - x); ++dx) {
+                    const auto d2 = static_cast<double>(dx * dx + dy * dy);
+                    const double weight = std::exp(-0.5 * k * d2);
+                    if (weight == 0.0) continue;
+                    inner.push_back(static_cast<sparse_index>((x + dx) + (y + dy) * W));
+                    values.push_back(weight);
+                    sum += weight;
+                }
+            }
+            for (std::size_t i = row_begin; i < values.size(); ++i) values[i] /= sum;
+            outer.push_back(static_cast<sparse_index>(values.size()));
+        }
+    }
+    const auto nnz = static_cast<Eigen::Index>(values.size());
+    const Eigen::Map<const SparseMatrix> view(static_cast<Eigen::Index>(S), static_cast<Eigen::Index>(S), nnz,
+                                              outer.data(), inner.data(), values.data());
+    SparseMatrix m = view;
+    m.makeCompressed();
+    return m;
+}
+
+/// Same shape, same sparsity pattern and the same bits in every stored value (== on the
+/// doubles, and on their bit patterns so that -0.0 and 0.0 would differ).
+bool same_bits(const SparseMatrix& a, const SparseMatrix& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols() || a.nonZeros() != b.nonZeros()) return false;
+    if (!a.isCompressed() || !b.isCompressed()) return false;
+    for (Eigen::Index r = 0; r <= a.outerSize(); ++r)
+        if (a.outerIndexPtr()[r] != b.outerIndexPtr()[r]) return false;
+    for (Eigen::Index i = 0; i < a.nonZeros(); ++i) {
+        if (a.innerIndexPtr()[i] != b.innerIndexPtr()[i]) return false;
+        if (!(a.valuePtr()[i] == b.valuePtr()[i])) return false;
+        if (std::memcmp(a.valuePtr() + i, b.valuePtr() + i, sizeof(double)) != 0) return false;
+    }
+    return true;
+}
+
+/// Running sums of each row, added left to right (what FinitePomdp stores for sampling).
+std::vector<double> reference_running_sums(const SparseMatrix& m) {
+    std::vector<double> out;
+    for (Eigen::Index r = 0; r < m.outerSize(); ++r) {
+        double c = 0.0;
+        for (auto i = m.outerIndexPtr()[r]; i < m.outerIndexPtr()[r + 1]; ++i) out.push_back(c += m.valuePtr()[i]);
+    }
+    return out;
+}
+
+/// Every stored matrix and running sum of a grid world against references built here.
+void check_model_bits(const GridPomdp& m, const std::vector<SparseMatrix>& P, const SparseMatrix& Z) {
+    REQUIRE(same_bits(m.observation_matrix(0), Z));
+    REQUIRE(same_bits(m.initial_observation_matrix(), Z));
+    const SparseMatrix Zt = Z.transpose();
+    for (std::size_t o = 0; o < m.num_observations(); ++o) {
+        const SparseDistribution col = m.likelihood(0, o);
+        const auto begin = Zt.outerIndexPtr()[o];
+        REQUIRE(col.size() == static_cast<std::size_t>(Zt.outerIndexPtr()[o + 1] - begin));
+        for (std::size_t i = 0; i < col.size(); ++i) {
+            REQUIRE(col.index[i] == Zt.innerIndexPtr()[begin + static_cast<Eigen::Index>(i)]);
+            REQUIRE(col.probability[i] == Zt.valuePtr()[begin + static_cast<Eigen::Index>(i)]);
+        }
+    }
+    const std::vector<double> z_sums = reference_running_sums(Z);
+    for (std::size_t a = 0; a < m.num_actions(); ++a) {
+        REQUIRE(same_bits(m.transition_matrix(a), P[a]));
+        REQUIRE(same_bits(m.transition_matrix_transposed(a), SparseMatrix(P[a].transpose())));
+        const std::vector<double> p_sums = reference_running_sums(P[a]);
+        for (std::size_t s = 0; s < m.num_states(); ++s) {
+            const SparseDistribution t = m.transition(s, a);
+            const auto tb = static_cast<std::size_t>(P[a].outerIndexPtr()[s]);
+            for (std::size_t i = 0; i < t.size(); ++i) REQUIRE(t.cumulative[i] == p_sums[tb + i]);
+        }
+    }
+    for (std::size_t s = 0; s < m.num_states(); ++s) {
+        const SparseDistribution o1 = m.initial_observation(s);
+        const SparseDistribution o = m.observation(0, s);
+        const auto zb = static_cast<std::size_t>(Z.outerIndexPtr()[s]);
+        REQUIRE(o1.size() == o.size());
+        for (std::size_t i = 0; i < o.size(); ++i) {
+            REQUIRE(o.cumulative[i] == z_sums[zb + i]);
+            REQUIRE(o1.cumulative[i] == z_sums[zb + i]);
+            REQUIRE(o1.index[i] == o.index[i]);
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("Gaussian observations: the same bits as the reference construction", "[grid][issue20]") {
+    struct Case {
+        std::size_t w, h;
+        double k, threshold;
+    };
+    std::vector<Case> cases;
+    // The paper's grids (5 x 5 and 6 x 6 with k = 10, 5, 0.1) and the benchmarks' rooms.
+    for (const double k : {0.1, 0.2, 1.0, 5.0, 10.0})
+        for (const std::size_t side : {1u, 2u, 3u, 4u, 5u, 6u, 12u})
+            cases.push_back({side, side, k, default_gaussian_threshold});
+    for (const std::size_t side : {20u, 40u, 80u}) cases.push_back({side, side, 10.0, default_gaussian_threshold});
+    cases.push_back({40, 40, 1.0, default_gaussian_threshold});
+    cases.push_back({20, 20, 0.1, default_gaussian_threshold});
+    // Rectangles, thresholds that cut, keep everything (0) or keep only o = s (1), weights
+    // that underflow to 0 (threshold 0 with a large k), a threshold below the smallest
+    // double's exponent range.
+    cases.push_back({7, 3, 1.0, default_gaussian_threshold});
+    cases.push_back({3, 17, 0.5, 1e-3});
+    cases.push_back({1, 9, 2.0, default_gaussian_threshold});
+    cases.push_back({9, 1, 2.0, 0.0});
+    cases.push_back({8, 8, 0.3, 0.0});
+    cases.push_back({12, 10, 1000.0, 0.0});
+    cases.push_back({30, 30, 40.0, 0.0});
+    cases.push_back({6, 6, 10.0, 1.0});
+    cases.push_back({10, 10, 0.05, 1e-300});
+    cases.push_back({11, 13, 3.0, 0.25});
+    for (const Case& c : cases) {
+        INFO(c.w << " x " << c.h << ", k = " << c.k << ", threshold = " << c.threshold);
+        const SparseMatrix fast = gaussian_observations(c.w, c.h, c.k, c.threshold);
+        const SparseMatrix reference = reference_gaussian_observations(c.w, c.h, c.k, c.threshold);
+        CHECK(fast.isCompressed());
+        CHECK(same_bits(fast, reference));
+    }
+}
+
+TEST_CASE("grid worlds: every stored matrix and running sum as built from the references", "[grid][issue20]") {
+    GridLayout maze(7, 5);
+    maze.add_vertical_wall(1, 0, 2).add_horizontal_wall(2, 3, 6).add_wall({4, 0}, Move::right);
+    const std::vector<GridLayout> layouts = {GridLayout::single_room(5, 5), GridLayout::four_rooms(6, 6),
+                                             GridLayout::four_rooms(10, 8), maze};
+    for (const GridLayout& layout : layouts) {
+        for (const double slip : {0.0, 0.1}) {
+            const std::vector<SparseMatrix> P = grid_transition_matrices(layout, slip);
+            const std::size_t w = layout.width(), h = layout.height();
+            const std::vector<std::pair<ObservationSpec, SparseMatrix>> specs = {
+                {observe::gaussian(10.0), reference_gaussian_observations(w, h, 10.0, default_gaussian_threshold)},
+                {observe::gaussian(0.1), reference_gaussian_observations(w, h, 0.1, default_gaussian_threshold)},
+                {observe::gaussian_variance(0.2), reference_gaussian_observations(w, h, 5.0, default_gaussian_threshold)},
+                {observe::identity(), identity_observations(w, h)},
+                {observe::room_id(), room_id_observations(w, h)},
+                {observe::side(), side_observations(w, h)}};
+            for (const auto& [spec, Z] : specs) {
+                INFO(w << " x " << h << ", slip " << slip << ", " << Z.cols() << " observations");
+                const GridPomdp m = make_grid_world({.layout = layout, .slip = slip, .observation = spec});
+                check_model_bits(m, P, Z);
+            }
+        }
+    }
+    // The paper's environments i-iv as the paper runner builds them.
+    for (const double slip : {0.0, 0.1}) {
+        check_model_bits(paper_environment(PaperEnvironment::single_room_gaussian, slip, 10.0),
+                         grid_transition_matrices(GridLayout::single_room(5, 5), slip),
+                         reference_gaussian_observations(5, 5, 10.0, default_gaussian_threshold));
+        check_model_bits(paper_environment(PaperEnvironment::four_rooms_gaussian, slip, 0.1),
+                         grid_transition_matrices(GridLayout::four_rooms(6, 6), slip),
+                         reference_gaussian_observations(6, 6, 0.1, default_gaussian_threshold));
+    }
+}
+
+TEST_CASE("a 200 x 200 room is built in O(S · neighbourhood)", "[grid][issue20]") {
+    // 40,000 cells, at most 21 observation entries per row for k = 10: the model holds
+    // O(S) entries (a dense observation matrix would hold 1.6 billion).
+    const GridPomdp m = single_room(200, 200, 0.1, observe::gaussian(10.0));
+    REQUIRE(m.num_states() == 40000);
+    const SparseMatrix& Z = m.observation_matrix(0);
+    CHECK(Z.nonZeros() == 831220);  // the cells (x, y) + (dx, dy) inside the grid with dx² + dy² <= 5, counted
+    CHECK(m.observation(0, m.state_index({100, 100})).size() == 21);
+    CHECK(m.observation(0, m.state_index({0, 0})).size() == 8);
+    CHECK(&m.initial_observation_matrix() == &m.observation_matrix(0));  // shared, not copied
+    for (std::size_t a = 0; a < 4; ++a) CHECK(m.transition_matrix(a).nonZeros() <= 4 * 40000);
+}
+
+TEST_CASE("action-dependent observations: the uniform first observation, built sparse", "[grid][issue20]") {
+    // Two states, two actions, three observations, one observation matrix per action: o_1 is
+    // uniform over O unless set, with the bits of 1.0 / O (what to_sparse of the dense
+    // constant matrix gave).
+    const Eigen::MatrixXd P = Eigen::MatrixXd::Identity(2, 2);
+    Eigen::MatrixXd Z0(2, 3), Z1(2, 3);
+    Z0 << 1, 0, 0, 0, 0.5, 0.5;
+    Z1 << 0, 1, 0, 0.25, 0, 0.75;
+    const FinitePomdp<int, int, int> m({0, 1}, {0, 1}, {0, 1, 2}, std::vector<Eigen::MatrixXd>{P, P},
+                                       std::vector<Eigen::MatrixXd>{Z0, Z1}, Eigen::Vector2d(1.0, 0.0), 3);
+    const SparseMatrix uniform = to_sparse(Eigen::MatrixXd::Constant(2, 3, 1.0 / 3.0));
+    CHECK(same_bits(m.initial_observation_matrix(), uniform));
+    const SparseDistribution o1 = m.initial_observation(1);
+    REQUIRE(o1.size() == 3);
+    CHECK(o1.cumulative[0] == 1.0 / 3.0);
+    CHECK(o1.cumulative[1] == 1.0 / 3.0 + 1.0 / 3.0);
+    CHECK(o1.cumulative[2] == (1.0 / 3.0 + 1.0 / 3.0) + 1.0 / 3.0);
+    // Setting it replaces the uniform law; on a model with one shared matrix it stops sharing.
+    FinitePomdp<int, int, int> shared({0, 1}, {0, 1}, {0, 1, 2}, std::vector<Eigen::MatrixXd>{P, P},
+                                      std::vector<Eigen::MatrixXd>{Z0}, Eigen::Vector2d(1.0, 0.0), 3);
+    CHECK(&shared.initial_observation_matrix() == &shared.observation_matrix(0));
+    shared.set_initial_observation(to_sparse(Z1));
+    CHECK(same_bits(shared.initial_observation_matrix(), to_sparse(Z1)));
+    CHECK(shared.initial_observation(1).cumulative[1] == 0.25 + 0.75);
+    CHECK(same_bits(shared.observation_matrix(0), to_sparse(Z0)));
+}
+
+TEST_CASE("grid construction rejects bad sizes and precisions by name", "[grid][issue20]") {
+    std::string msg = error_message([] { (void)gaussian_observations(0, 5, 10.0); });
+    CHECK(msg.find("0 x 5") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 0, 10.0); });
+    CHECK(msg.find("5 x 0") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 5, 0.0); });
+    CHECK(msg.find("k = 0") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 5, -1e-3); });
+    CHECK(msg.find("k = -0.001") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 5, std::nan("")); });
+    CHECK(msg.find("k = nan") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 5, std::numeric_limits<double>::infinity()); });
+    CHECK(msg.find("k = inf") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 5, 1.0, std::nan("")); });
+    CHECK(msg.find("threshold = nan") != std::string::npos);
+    msg = error_message([] { (void)gaussian_observations(5, 5, 1.0, 1.5); });
+    CHECK(msg.find("threshold = 1.5") != std::string::npos);
+    msg = error_message([] { (void)single_room(0, 0, 0.0, observe::Gaussian{10.0, 1e-12}); });
+    CHECK(msg.find("0 x 0") != std::string::npos);
+    // More entries than the sparse index (int) holds: a dense 1500 x 1500 Gaussian would
+    // have 5e12; refused while counting, before anything that size is allocated.
+    msg = error_message([] { (void)gaussian_observations(1500, 1500, 1e-9, 0.0); });
+    CHECK(msg.find("1500 x 1500") != std::string::npos);
+    CHECK(msg.find("sparse index") != std::string::npos);
 }

@@ -12,6 +12,10 @@
 //   * μ as a dense vector, and the horizon T.
 // Everything is validated on construction (tolerance 1e-9 on row sums by default); each
 // failure is a model_error whose message names the matrix, row, column and value.
+// Construction costs O(S + nnz) time and memory: no dense S x S or S x O intermediate, and
+// no copy of a sparse matrix (Eigen 3.4's SparseMatrix has no move constructor, so matrices
+// are swapped into place, `detail::append_by_swap`); the first-observation law shares the
+// observation matrix and its running sums when they are the same.
 // It satisfies TabularPomdp and LabelledPomdp (model/concepts.hpp).
 #pragma once
 
@@ -19,6 +23,7 @@
 #include <concepts>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +46,16 @@ struct ValidationOptions {
     /// Largest accepted |row sum - 1| for every transition and observation row and for μ.
     double tolerance = 1e-9;
 };
+
+namespace detail {
+/// Appends m to v by swapping it into a new empty element: Eigen 3.4's SparseMatrix has no
+/// move constructor, so push_back(std::move(m)) would copy every entry. Leaves m empty.
+/// Reserve v first: a vector that grows copies the matrices it holds, for the same reason.
+inline void append_by_swap(std::vector<SparseMatrix>& v, SparseMatrix& m) {
+    v.emplace_back();
+    v.back().swap(m);
+}
+}  // namespace detail
 
 /// Converts a dense matrix to the library's sparse form, keeping every entry that is not
 /// exactly zero (so negative or NaN entries survive to be reported by validation).
@@ -187,7 +202,7 @@ public:
     /// Distribution of the first observation o_1 given s_1.
     [[nodiscard]] SparseDistribution initial_observation(std::size_t s) const {
         check_state(s, "initial_observation");
-        return row(initial_obs_, s, initial_obs_cdf_);
+        return initial_obs_shared_ ? row(obs_[0], s, obs_cdf_[0]) : row(initial_obs_, s, initial_obs_cdf_);
     }
     /// The non-zero entries of the column Obs(o | ·, a), indexed by state.
     [[nodiscard]] SparseDistribution likelihood(std::size_t a, std::size_t o) const {
@@ -222,7 +237,9 @@ public:
         check_action(a, "observation_matrix");
         return obs_[obs_slot(a)];
     }
-    [[nodiscard]] const SparseMatrix& initial_observation_matrix() const noexcept { return initial_obs_; }
+    [[nodiscard]] const SparseMatrix& initial_observation_matrix() const noexcept {
+        return initial_obs_shared_ ? obs_[0] : initial_obs_;
+    }
     [[nodiscard]] bool observation_depends_on_action() const noexcept { return obs_.size() > 1; }
     [[nodiscard]] double tolerance() const noexcept { return tolerance_; }
 
@@ -237,9 +254,10 @@ public:
         validate_stochastic(m, num_states(), num_observations(), "initial observation matrix Obs(o_1 | s_1)",
                             [this](std::size_t r) { return states_.describe(r); },
                             [this](std::size_t c) { return observations_.describe(c); });
-        initial_obs_ = std::move(m);
+        initial_obs_.swap(m);
         initial_obs_.makeCompressed();
         initial_obs_cdf_ = running_sums(initial_obs_);
+        initial_obs_shared_ = false;
     }
 
 private:
@@ -256,7 +274,10 @@ private:
     static std::vector<SparseMatrix> sparse_all(const std::vector<Eigen::MatrixXd>& dense) {
         std::vector<SparseMatrix> out;
         out.reserve(dense.size());
-        for (const auto& d : dense) out.push_back(to_sparse(d));
+        for (const auto& d : dense) {
+            SparseMatrix m = to_sparse(d);
+            detail::append_by_swap(out, m);
+        }
         return out;
     }
 
@@ -273,12 +294,13 @@ private:
         d.cumulative = std::span<const double>(cdf.data() + m.outerIndexPtr()[r], d.size());
         return d;
     }
-    /// The transpose, by Eigen's storage-order conversion, which lists each row's columns in
-    /// ascending order (the Bayes filter's sums rely on it; tested).
-    static SparseMatrix compressed_transpose(const SparseMatrix& m) {
-        SparseMatrix t = m.transpose();
-        t.makeCompressed();
-        return t;
+    /// Appends the transpose of m to `out`, by Eigen's storage-order conversion (O(nnz), no
+    /// copy), which lists each row's columns in ascending order (the Bayes filter's sums rely
+    /// on it; tested).
+    static void append_transpose(std::vector<SparseMatrix>& out, const SparseMatrix& m) {
+        out.emplace_back();
+        out.back() = m.transpose();
+        out.back().makeCompressed();
     }
     /// Per row of a compressed matrix, the running sums of its values in storage order,
     /// added exactly as sample_categorical's linear scan adds them (core/distribution.hpp).
@@ -378,25 +400,40 @@ private:
         if (!(std::abs(sum - 1.0) <= tolerance_))
             throw model_error(detail::message("initial distribution sums to ", sum, ", not 1 within ", tolerance_));
         obs_t_.clear();
+        obs_t_.reserve(obs_.size());
         obs_cdf_.clear();
         for (const auto& m : obs_) {
-            obs_t_.push_back(compressed_transpose(m));
+            append_transpose(obs_t_, m);
             obs_cdf_.push_back(running_sums(m));
         }
         transitions_t_.clear();
+        transitions_t_.reserve(transitions_.size());
         transition_cdf_.clear();
         for (const auto& m : transitions_) {
-            transitions_t_.push_back(compressed_transpose(m));
+            append_transpose(transitions_t_, m);
             transition_cdf_.push_back(running_sums(m));
         }
-        if (obs_.size() == 1) {
-            initial_obs_ = obs_[0];
-        } else {
-            Eigen::MatrixXd uniform = Eigen::MatrixXd::Constant(static_cast<Eigen::Index>(S),
-                                                                static_cast<Eigen::Index>(O), 1.0 / double(O));
-            initial_obs_ = to_sparse(uniform);
+        initial_obs_ = SparseMatrix();
+        initial_obs_cdf_.clear();
+        initial_obs_shared_ = obs_.size() == 1;  // o_1 ~ the shared matrix's row: no copy
+        if (!initial_obs_shared_) {
+            // Uniform over O, written straight into the compressed arrays (S x O entries).
+            if (S > static_cast<std::size_t>(std::numeric_limits<sparse_index>::max()) / O)
+                throw model_error(detail::message("the uniform first-observation law of ", S, " states and ", O,
+                                                  " observations has more entries than the sparse index allows (",
+                                                  std::numeric_limits<sparse_index>::max(), ")"));
+            initial_obs_.resize(static_cast<Eigen::Index>(S), static_cast<Eigen::Index>(O));
+            initial_obs_.resizeNonZeros(static_cast<Eigen::Index>(S * O));
+            const double p = 1.0 / double(O);
+            for (std::size_t r = 0; r < S; ++r) {
+                initial_obs_.outerIndexPtr()[r + 1] = static_cast<sparse_index>((r + 1) * O);
+                for (std::size_t c = 0; c < O; ++c) {
+                    initial_obs_.innerIndexPtr()[r * O + c] = static_cast<sparse_index>(c);
+                    initial_obs_.valuePtr()[r * O + c] = p;
+                }
+            }
+            initial_obs_cdf_ = running_sums(initial_obs_);
         }
-        initial_obs_cdf_ = running_sums(initial_obs_);
     }
 
     LabelSet<State> states_;
@@ -408,8 +445,9 @@ private:
     std::vector<SparseMatrix> transitions_t_;  // transposes of transitions_ (Bayes filter)
     std::vector<std::vector<double>> transition_cdf_;  // running_sums of transitions_ (sampling)
     std::vector<std::vector<double>> obs_cdf_;         // running_sums of obs_
-    SparseMatrix initial_obs_;
-    std::vector<double> initial_obs_cdf_;
+    SparseMatrix initial_obs_;              // empty while shared (initial_obs_shared_)
+    std::vector<double> initial_obs_cdf_;   // running_sums of initial_obs_
+    bool initial_obs_shared_ = false;       // o_1 follows obs_[0] (with obs_cdf_[0])
     Eigen::VectorXd initial_;
     std::size_t horizon_;
     double tolerance_;

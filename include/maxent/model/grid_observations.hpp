@@ -21,12 +21,16 @@
 // and renormalises the row. Only the cells within that radius are visited. The default
 // threshold 1e-12 changes no probability by more than about 1e-12 relative; threshold 0
 // keeps every entry (weights that underflow to 0 are still left out).
-// Example: k = 10 keeps d² <= 5, i.e. at most 21 entries per row.
+// Example: k = 10 keeps d² <= 5, i.e. at most 21 entries per row. The matrix is built in
+// O(S · entries per row) time and memory (a 1000 x 1000 room with k = 10: 21 million entries,
+// 250 MB, a fraction of a second; docs/performance.md, "Building large grid worlds").
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -177,9 +181,13 @@ inline long long isqrt(long long n) {
 
 /// The sparse Gaussian observation matrix (S x S) on a w x h grid: row s holds the cells o
 /// with ||c(s) - c(o)||² <= 2 ln(1 / threshold) / k (all cells for threshold 0), weighted
-/// exp(-k ||c(s) - c(o)||² / 2) and normalised. Columns are sorted within each row. Throws
-/// model_error naming k or the threshold if k is not finite and positive or the threshold
-/// is outside [0, 1].
+/// exp(-k ||c(s) - c(o)||² / 2) and normalised. Columns are sorted within each row.
+/// Built in O(S · entries per row) time and exactly that memory: the weights depend only on
+/// (|dx|, |dy|), so they are computed once per offset (the same expression, so the same
+/// bits, as per entry); a first pass counts each row's entries, a second writes them straight
+/// into the matrix's compressed arrays. Throws model_error naming k or the threshold if k is
+/// not finite and positive or the threshold is outside [0, 1], and naming the count if the
+/// matrix would hold more entries than the sparse index allows (int).
 [[nodiscard]] inline SparseMatrix gaussian_observations(std::size_t w, std::size_t h, double k,
                                                         double threshold = default_gaussian_threshold) {
     detail::check_gaussian(k, threshold);
@@ -194,40 +202,92 @@ inline long long isqrt(long long n) {
     }
     const long long reach = detail::isqrt(reach2);
 
-    // Build the CSR arrays directly, row after row; columns come out sorted.
-    const std::size_t S = g.num_cells();
-    std::vector<sparse_index> outer;
-    std::vector<sparse_index> inner;
-    std::vector<double> values;
-    outer.reserve(S + 1);
-    outer.push_back(0);
-    const auto per_row = static_cast<std::size_t>(std::min<long long>((2 * reach + 1) * (2 * reach + 1), W * H));
-    inner.reserve(S * per_row);
-    values.reserve(S * per_row);
-    for (long long y = 0; y < H; ++y) {
-        for (long long x = 0; x < W; ++x) {
-            const std::size_t row_begin = values.size();
-            double sum = 0.0;
-            for (long long dy = std::max(-reach, -y); dy <= std::min(reach, H - 1 - y); ++dy) {
-                const long long rx = detail::isqrt(reach2 - dy * dy);
-                for (long long dx = std::max(-rx, -x); dx <= std::min(rx, W - 1 - x); ++dx) {
-                    const auto d2 = static_cast<double>(dx * dx + dy * dy);
-                    const double weight = std::exp(-0.5 * k * d2);
-                    if (weight == 0.0) continue;  // underflow (threshold 0, large k)
-                    inner.push_back(static_cast<sparse_index>((x + dx) + (y + dy) * W));
-                    values.push_back(weight);
-                    sum += weight;
-                }
-            }
-            for (std::size_t i = row_begin; i < values.size(); ++i) values[i] /= sum;  // sum >= 1 (o = s)
-            outer.push_back(static_cast<sparse_index>(values.size()));
+    // The neighbourhood, by offset (|dx|, |dy|) within the grid and the disc d² <= reach2:
+    // the weights exp(-k d² / 2) (0 where they underflow, e.g. threshold 0 and a large k),
+    // per |dy| the largest |dx| of a non-zero weight (-1 if none) and the running counts of
+    // non-zero weights; rows of the disc beyond the last non-zero weight are never visited.
+    const long long box_y = std::min(reach, H - 1), nx = std::min(reach, W - 1);
+    const auto stride = static_cast<std::size_t>(nx + 1);
+    std::vector<double> weight(static_cast<std::size_t>(box_y + 1) * stride, 0.0);
+    std::vector<std::size_t> nonzero_before(static_cast<std::size_t>(box_y + 1) * (stride + 1), 0);
+    std::vector<long long> half_width(static_cast<std::size_t>(box_y + 1), -1);
+    long long ry = 0;  // the largest |dy| with a non-zero weight (|dy| = 0 has weight 1)
+    for (long long dy = 0; dy <= box_y; ++dy) {
+        const auto ady = static_cast<std::size_t>(dy);
+        const long long rx = std::min(detail::isqrt(reach2 - dy * dy), nx);
+        for (long long dx = 0; dx <= rx; ++dx) {
+            const double wgt = std::exp(-0.5 * k * static_cast<double>(dx * dx + dy * dy));
+            weight[ady * stride + static_cast<std::size_t>(dx)] = wgt;
+            if (wgt != 0.0) half_width[ady] = dx;
         }
+        for (std::size_t j = 0; j < stride; ++j)
+            nonzero_before[ady * (stride + 1) + j + 1] =
+                nonzero_before[ady * (stride + 1) + j] + (weight[ady * stride + j] != 0.0 ? 1 : 0);
+        if (half_width[ady] >= 0) ry = dy;
     }
-    const auto nnz = static_cast<Eigen::Index>(values.size());
-    const Eigen::Map<const SparseMatrix> view(static_cast<Eigen::Index>(S), static_cast<Eigen::Index>(S), nnz,
-                                              outer.data(), inner.data(), values.data());
-    SparseMatrix m = view;
-    m.makeCompressed();
+    auto dx_range = [&](long long x, std::size_t ady) {
+        const long long rx = half_width[ady];
+        return std::pair{std::max(-rx, -x), std::min(rx, W - 1 - x)};
+    };
+    // Visits the kept entries of row (x, y) in column order: f(column, weight).
+    auto for_each_entry = [&](long long x, long long y, auto&& f) {
+        for (long long dy = std::max(-ry, -y); dy <= std::min(ry, H - 1 - y); ++dy) {
+            const auto ady = static_cast<std::size_t>(dy < 0 ? -dy : dy);
+            const double* row_weights = weight.data() + ady * stride;
+            const auto [first, last] = dx_range(x, ady);
+            for (long long dx = first; dx <= last; ++dx) {
+                const double wgt = row_weights[dx < 0 ? -dx : dx];
+                if (wgt == 0.0) continue;  // underflow
+                f((x + dx) + (y + dy) * W, wgt);
+            }
+        }
+    };
+    // The number of entries of row (x, y), from the running counts (O(rows of the disc)).
+    auto row_count = [&](long long x, long long y) {
+        std::size_t c = 0;
+        for (long long dy = std::max(-ry, -y); dy <= std::min(ry, H - 1 - y); ++dy) {
+            const auto ady = static_cast<std::size_t>(dy < 0 ? -dy : dy);
+            const auto [first, last] = dx_range(x, ady);
+            if (first > last) continue;
+            const std::size_t* before = nonzero_before.data() + ady * (stride + 1);
+            // |dx| in [0, last] and in [1, -first]
+            c += before[static_cast<std::size_t>(last + 1)] + before[static_cast<std::size_t>(1 - first)] - before[1];
+        }
+        return c;
+    };
+
+    // Pass 1: the row starts.
+    const std::size_t S = g.num_cells();
+    const auto n = static_cast<Eigen::Index>(S);
+    SparseMatrix m(n, n);  // compressed, outer index all 0
+    sparse_index* outer = m.outerIndexPtr();
+    std::size_t count = 0;
+    for (long long y = 0; y < H; ++y)
+        for (long long x = 0; x < W; ++x) {
+            count += row_count(x, y);
+            if (count > static_cast<std::size_t>(std::numeric_limits<sparse_index>::max()))
+                throw model_error(detail::message("Gaussian observations on the ", w, " x ", h, " grid with k = ", k,
+                                                  ", threshold = ", threshold, " would hold at least ", count,
+                                                  " entries, more than the sparse index allows (",
+                                                  std::numeric_limits<sparse_index>::max(), ")"));
+            outer[y * W + x + 1] = static_cast<sparse_index>(count);
+        }
+    // Pass 2: the entries, normalised row by row (the sum adds the weights in column order).
+    m.resizeNonZeros(static_cast<Eigen::Index>(count));
+    sparse_index* inner = m.innerIndexPtr();
+    double* values = m.valuePtr();
+    for (long long y = 0; y < H; ++y)
+        for (long long x = 0; x < W; ++x) {
+            const auto begin = static_cast<std::size_t>(outer[y * W + x]);
+            std::size_t i = begin;
+            double sum = 0.0;
+            for_each_entry(x, y, [&](long long column, double wgt) {
+                inner[i] = static_cast<sparse_index>(column);
+                values[i++] = wgt;
+                sum += wgt;
+            });
+            for (std::size_t j = begin; j < i; ++j) values[j] /= sum;  // sum >= 1 (o = s)
+        }
     return m;
 }
 

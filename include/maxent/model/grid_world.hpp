@@ -100,7 +100,7 @@ inline void check_slip(double slip) {
                 m.insert(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(out[k].first)) = out[k].second;
         }
         m.makeCompressed();
-        P.push_back(std::move(m));
+        detail::append_by_swap(P, m);
     }
     return P;
 }
@@ -116,7 +116,8 @@ inline void check_slip(double slip) {
                                           " grid"));
     std::vector<SparseMatrix> P = grid_transition_matrices(g, spec.slip);
     std::vector<SparseMatrix> Z;
-    Z.push_back(grid_observation_matrix(spec.observation, g.width(), g.height()));
+    SparseMatrix z = grid_observation_matrix(spec.observation, g.width(), g.height());
+    detail::append_by_swap(Z, z);
 
     std::vector<GridCell> states;
     states.reserve(S);
