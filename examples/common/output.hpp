@@ -1014,7 +1014,7 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
     }
     const std::size_t n = std::max<std::size_t>(1, panels.size());
     const std::size_t cols = n <= 3 ? n : n <= 6 ? 3 : 4, rows = (n + cols - 1) / cols;
-    const std::string size = cat(std::to_string(40 + 400 * cols), ",", std::to_string(60 + 380 * rows));
+    const std::string size = cat(std::to_string(80 + 420 * cols), ",", std::to_string(60 + 380 * rows));
     g += "set encoding utf8\n";
     g += cat("if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n  set terminal pngcairo size ", size,
              " font \"Sans,10\"\n} else {\n  set terminal png size ", size, "\n}\n");
