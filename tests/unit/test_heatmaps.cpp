@@ -120,7 +120,7 @@ TEST_CASE("heatmap counts: E T per run for every policy class and a learned mode
     }
 }
 
-TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1; the walls of four rooms",
+TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1, the walls of four rooms",
           "[paper][heatmap]") {
     const mp::Experiment& e = *mp::find_experiment("fig2c");
     mp::Settings s;
@@ -157,7 +157,7 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1;
     CHECK(script.find("set arrow 9 ") == std::string::npos);
 }
 
-TEST_CASE("the work area keeps heatmap counts; a kept run with other counts is trained again", "[paper][heatmap]") {
+TEST_CASE("the work area keeps heatmap counts, a kept run with other counts is trained again", "[paper][heatmap]") {
     const std::filesystem::path dir =
         std::filesystem::temp_directory_path() / ("maxent-heatmap-store-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
@@ -195,7 +195,7 @@ TEST_CASE("the work area keeps heatmap counts; a kept run with other counts is t
     CHECK_FALSE(std::filesystem::exists(dir));
 }
 
-TEST_CASE("--heatmap-episodes: default 100, 0 turns heatmaps off, bad values named", "[paper][heatmap][cli]") {
+TEST_CASE("the flag --heatmap-episodes: default 100, 0 turns heatmaps off, bad values named", "[paper][heatmap][cli]") {
     CHECK(mp::parse_command_line({}).settings.heatmap_episodes == 100);
     CHECK(mp::parse_command_line({"--heatmap-episodes", "0"}).settings.heatmap_episodes == 0);
     CHECK(mp::parse_command_line({"--heatmap-episodes=250"}).settings.heatmap_episodes == 250);
