@@ -6,6 +6,7 @@
 # the paper at its full settings (16 seeds 0..15, K = 12000, N = 10, alpha = 0.3, rho = 0.02,
 # T = S, batch-mean baseline), one experiment at a time, and writes
 #   docs/figures/<experiment>.png    the learning curves (copied from out-figures/<experiment>/)
+#   docs/figures/<experiment>_heatmap.png  where the final policies go (heatmap.png, when drawn)
 #   docs/figures/results.csv         per curve: the mean true-state entropy (or, for fig2f/fig2h,
 #                                    the regulariser) at the last iteration, its 95% Student-t
 #                                    bounds across seeds, the number of seeds, and the average of
@@ -126,6 +127,7 @@ for e in "${experiments[@]}"; do
     for n in "${names[@]}"; do
         cp "${out}/${n}/curves.png" "${figs}/${n}.png" 2>/dev/null ||
             echo "figures: no ${out}/${n}/curves.png (is gnuplot installed?)" >&2
+        if [[ -f "${out}/${n}/heatmap.png" ]]; then cp "${out}/${n}/heatmap.png" "${figs}/${n}_heatmap.png"; fi
         # Per curve of summary.csv (objective,iteration,mean,ci_low,ci_high,n): the row of the last
         # iteration, and the average of the mean over the last 100 iterations (less noisy).
         plotted="true_entropy"

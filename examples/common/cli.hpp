@@ -7,7 +7,7 @@
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--learned mbe,reg-mbe] [--latent-states L] [--warmup E]
 //                  [--refit-every M] [--refit-iterations I] [--window W] [--smoothing A]
-//                  [--learned-prior]
+//                  [--learned-prior] [--heatmap-episodes 100]
 //                  [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
@@ -41,6 +41,11 @@ public:
 
 /// The experiment run with no arguments, and its seeds (see help_text()).
 inline constexpr std::string_view default_experiment = "fig2a";
+
+/// Episodes of each run's final policy counted for the heatmaps unless --heatmap-episodes
+/// says otherwise (0 turns them off): 100 episodes of T steps spread each seed's map over
+/// 100 T counted steps, a small cost next to the K N episodes of training.
+inline constexpr std::size_t default_heatmap_episodes = 100;
 
 /// --shard I/N: this process runs the I-th of N slices of the study (shards.hpp).
 struct ShardSpec {
@@ -226,6 +231,7 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
 [[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args) {
     Options o;
+    o.settings.heatmap_episodes = default_heatmap_episodes;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string_view arg = args[i];
         if (arg.size() < 2 || arg.substr(0, 2) != "--") {
@@ -339,6 +345,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
             s.learning.learned_prior = true;
         } else if (flag == "--smoothing") {
             s.learning.smoothing = detail::non_negative_number(flag, value());
+        } else if (flag == "--heatmap-episodes") {
+            s.heatmap_episodes = detail::count(flag, value());
         } else if (flag == "--out") {
             o.out = detail::out_directory(flag, value());
         } else if (flag == "--shard") {
@@ -378,7 +386,13 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "summary.csv (per iteration, mean and 95% Student-t bounds across seeds, n - 1 degrees of\n"
         "freedom; with a single seed the bounds equal the mean), uniform.csv (the uniformly random\n"
         "policy's true-state entropy per seed, 1000 episodes each, drawn as a line), config.json,\n"
-        "curves.gp and curves.png (drawn by gnuplot if installed: apt-get install gnuplot-nox).\n"
+        "curves.gp and curves.png (drawn by gnuplot if installed: apt-get install gnuplot-nox),\n"
+        "and heatmaps of where the final policies take the true state: heatmap.csv (objective,x,y,\n"
+        "fraction: per panel, 'uniform' then every curve, and grid cell, x the column and y the row,\n"
+        "y = 0 the top row; the fraction of the counted steps spent in the cell, over E episodes of\n"
+        "the final policy of every seed: the mean over seeds and episodes of the fraction of an\n"
+        "episode's counted steps, the T steps MSE counts, summing to 1 per panel), heatmap.gp and\n"
+        "heatmap.png (one panel per curve, walls in black).\n"
         "\n"
         "With no arguments: runs fig2a at the paper's full settings (16 seeds 0..15, K = 12000,\n"
         "N = 10, alpha = 0.3: 64 runs, 768000 iterations, 45 to 90 s of CPU time depending on the\n"
@@ -423,6 +437,10 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "  --smoothing A        Dirichlet (add-A) smoothing of every fitted distribution (default 1)\n"
         "  --learned-prior      start each episode's belief at the learned initial distribution instead\n"
         "                       of uniform (the paper's b_1, the default)\n"
+        "  --heatmap-episodes E episodes of each run's final policy (with its belief model: the\n"
+        "                       learned one for learned curves) whose true states are counted for the\n"
+        "                       heatmaps, after training, on streams of their own (default 100;\n"
+        "                       0 = no heatmaps; the other files do not depend on it)\n"
         "  --threads T          worker threads (default 0 = all cores); results do not depend on it\n"
         "  --out DIR            output directory (default out), created if missing and checked before\n"
         "                       any work; each OUT/<experiment>/ is replaced as a whole set\n"
@@ -433,16 +451,17 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "                       iterations (default 1: no smoothing; the CSV files are never smoothed)\n"
         "  --shard I/N          run only the I-th of N slices of the study's runs (curve, seed),\n"
         "                       assigned deterministically and balanced by cost, into\n"
-        "                       OUT/<experiment>.shard-I-of-N/ (runs.csv, config.json); put the\n"
-        "                       shards together with: maxent-paper merge SHARD_DIR... --out OUT\n"
+        "                       OUT/<experiment>.shard-I-of-N/ (runs.csv, config.json, visits.csv);\n"
+        "                       put the shards together with: maxent-paper merge SHARD_DIR... --out OUT\n"
         "  --list               list the experiments and exit\n"
         "  --version            print the maxent version and exit\n"
         "  --help               this text\n"
         "\n"
         "Merge: maxent-paper merge SHARD_DIR... [--out DIR] [--no-plot] reads the shard folders of\n"
         "one or more experiments and writes DIR/<experiment>/ (runs.csv, summary.csv, config.json,\n"
-        "curves.png), byte for byte what one process would have written. It refuses shards whose\n"
-        "settings or builds differ, that hold a run twice, or that leave runs missing.\n"
+        "curves.png, the heatmaps), byte for byte what one process would have written. It refuses\n"
+        "shards whose settings or builds differ, that hold a run twice, that leave runs missing, or\n"
+        "that lack the visit counts (visits.csv) their study's heatmaps need.\n"
         "\n"
         "Resume: every finished run is also kept in OUT/.<folder>.runs/ until the folder is written\n"
         "complete; run the same command again after an interruption or a failure and only the\n"

@@ -203,11 +203,15 @@ struct EnvironmentSpec {
         throw config_error("EnvironmentSpec: unknown observation model");
     }
 
+    /// The map: cells and thin walls (what the heatmaps draw).
+    [[nodiscard]] GridLayout grid_layout() const {
+        return layout == Layout::single_room ? GridLayout::single_room(width, height)
+                                             : GridLayout::four_rooms(width, height);
+    }
+
     /// The grid world: start (0, 0), horizon T = S.
     [[nodiscard]] GridPomdp build() const {
-        const GridLayout g = layout == Layout::single_room ? GridLayout::single_room(width, height)
-                                                           : GridLayout::four_rooms(width, height);
-        return make_grid_world({.layout = g, .slip = slip, .observation = observation_spec()});
+        return make_grid_world({.layout = grid_layout(), .slip = slip, .observation = observation_spec()});
     }
 };
 
@@ -456,6 +460,10 @@ struct Settings {
     std::optional<std::vector<PolicyClass>> policies;  ///< override of the policy classes
     std::optional<std::vector<Objective>> learned;     ///< override of the learned-belief objectives
     LearningSettings learning;                         ///< read by learned-belief curves only
+    /// E: episodes of each run's final policy whose true states are counted for the heatmaps
+    /// (runner.hpp count_visits); 0 = no heatmaps. maxent-paper's default is
+    /// default_heatmap_episodes (cli.hpp); 0 here so that other programs count nothing.
+    std::size_t heatmap_episodes = 0;
 
     [[nodiscard]] double effective_alpha() const { return alpha.value_or(step == StepKind::adam ? 0.05 : 0.3); }
 };

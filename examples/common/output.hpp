@@ -34,8 +34,21 @@
 //                train_ll_per_obs,heldout_ll_per_obs,truth_heldout_ll_per_obs — one row per
 //                fit of the belief model of every complete run (optim/learned_belief.hpp);
 //                the last column scores the same held-out episodes under the true model.
+//   heatmap.csv  maxent-paper with --heatmap-episodes E > 0 (default 100): where the FINAL
+//                policies take the true state. objective,x,y,fraction — per panel ("uniform",
+//                the uniformly random policy, then every curve) and grid cell (x column,
+//                y row, y = 0 the top row; cells in index order x + width·y): the counted steps
+//                (those MSE counts, T per episode) spent in the cell by E episodes of the
+//                final policy of every complete run of the curve, divided by all their
+//                counted steps = the mean over seeds and episodes of the fraction of an
+//                episode's counted steps in the cell (sums to 1 per panel). Episode e of seed
+//                s draws from stream(s, heatmap_stream_run, e) (runner.hpp count_visits).
+//   heatmap.gp, heatmap.png  those fractions as images, one panel each (one colour scale from
+//                0 to the largest fraction), the grid's thin walls in black, each panel's
+//                mean true-state entropy of those episodes in its title.
+//   visits.csv   shards only (shards.hpp): the raw counts of each run, for the merge.
 // (maxent-proxy-gaps writes bounds.csv and samples.csv instead of the CSV files above;
-// maxent-rescue adds heatmap.csv, heatmap.gp and heatmap.png.)
+// maxent-rescue writes heatmap.csv (columns ix,iy) and its plot with the same code.)
 //
 // One consistent set (OutputFolder). The files in a folder always come from one run:
 //   - a run first checks OUT and creates a hidden staging folder OUT/.<name>.partial-<pid>
@@ -148,7 +161,7 @@ inline constexpr std::string_view output_file_names[] = {"config.json", "runs.cs
                                                          "curves.gp",   "curves.png",  "gnuplot.log",
                                                          "bounds.csv",  "samples.csv", "learning.csv",
                                                          "heatmap.csv", "heatmap.gp",  "heatmap.png",
-                                                         "uniform.csv"};
+                                                         "uniform.csv", "visits.csv"};
 
 /// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
 /// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
@@ -609,6 +622,17 @@ struct RunInfo {
                   num(l.smoothing), ", \"emission\": \"shared\", \"initial_belief\": ",
                   l.learned_prior ? "\"learned\"}" : "\"uniform\"}"));
     }
+    if (s.heatmap_episodes > 0) {
+        char streams[64];
+        std::snprintf(streams, sizeof streams, "(seed, 0x%llx, episode)",
+                      static_cast<unsigned long long>(heatmap_stream_run));
+        field("heatmap", cat("{\"episodes_per_run\": ", std::to_string(s.heatmap_episodes),
+                             ", \"policy\": \"final\", \"streams\": \"", streams, "\", "
+                             "\"fraction\": \"per curve and cell, the counted steps in the cell over all counted steps "
+                             "of the curve's runs: the mean over seeds and episodes of the fraction of an episode's "
+                             "counted steps spent there\", \"files\": [\"heatmap.csv\", \"heatmap.gp\", "
+                             "\"heatmap.png\"]}"));
+    }
     field("command_line", str(info.command_line));
     field("note", str(e.note), info.extra_fields.empty());
     for (std::size_t i = 0; i < info.extra_fields.size(); ++i)
@@ -869,27 +893,27 @@ struct PlotOutcome {
     return out + "'";
 }
 
-/// Writes `script` (from gnuplot_script) to dir/curves.gp and, when `render` and gnuplot is
-/// installed, renders curves.png (atomically). An empty script: nothing is written.
-/// `shown` is the folder named in the messages (the final folder when `dir` is a staging
-/// folder; empty: `dir`). Only a PNG gnuplot finished with exit status 0 counts as drawn.
-inline PlotOutcome write_plot_script(const std::filesystem::path& dir, const std::string& script, bool render,
-                                     const std::filesystem::path& shown = {}) {
+/// Runs `gnuplot <stem>.gp` inside `dir` when `render` and gnuplot is installed; the script
+/// writes <stem>.png.tmp, renamed to <stem>.png (atomically). gnuplot's messages go to
+/// gnuplot.log (appended to with `append_log`; removed when empty). `shown` is the folder
+/// named in the messages (the final folder when `dir` is a staging folder; empty: `dir`).
+/// Only a PNG gnuplot finished with exit status 0 counts as drawn.
+inline PlotOutcome render_gnuplot(const std::filesystem::path& dir, std::string_view stem, bool render,
+                                  const std::filesystem::path& shown = {}, bool append_log = false) {
     const std::filesystem::path named = shown.empty() ? dir : shown;
-    if (script.empty()) return {false, false, "no complete run: nothing to plot"};
-    write_string_atomically(dir / "curves.gp", script);
-    const std::filesystem::path png = dir / "curves.png";
-    const std::string how =
-        cat("cd ", shell_quote(named.string()), " && gnuplot curves.gp && mv curves.png.tmp curves.png");
+    const std::string gp = cat(stem, ".gp"), png_name = cat(stem, ".png"), tmp_name = cat(stem, ".png.tmp");
+    const std::filesystem::path png = dir / png_name;
+    const std::string how = cat("cd ", shell_quote(named.string()), " && gnuplot ", gp, " && mv ", tmp_name, " ", png_name);
     if (!render) return {false, false, cat("plot skipped (--no-plot); draw it with: ", how)};
     if (!gnuplot_available())
         return {false, false,
-                cat("gnuplot not found, so no curves.png (the CSV files are written). Install it with "
+                cat("gnuplot not found, so no ", png_name, " (the CSV files are written). Install it with "
                     "`apt-get install gnuplot-nox`, then run: ",
                     how)};
-    const std::string cmd = cat("cd ", shell_quote(dir.string()), " && gnuplot curves.gp 2>gnuplot.log");
+    const std::string cmd =
+        cat("cd ", shell_quote(dir.string()), " && gnuplot ", gp, append_log ? " 2>>gnuplot.log" : " 2>gnuplot.log");
     const int status = std::system(cmd.c_str());
-    const std::filesystem::path tmp = dir / "curves.png.tmp";
+    const std::filesystem::path tmp = dir / tmp_name;
     std::error_code ec;
     if (status != 0 || !std::filesystem::exists(tmp, ec)) {
         std::filesystem::remove(tmp, ec);
@@ -899,13 +923,134 @@ inline PlotOutcome write_plot_script(const std::filesystem::path& dir, const std
             : WIFSIGNALED(status) ? cat("was killed by signal ", std::to_string(WTERMSIG(status)))
                                   : cat("failed (status ", std::to_string(status), ")");
         return {false, true,
-                cat("gnuplot ", how_failed, ", so there is no curves.png; see ", (named / "gnuplot.log").string())};
+                cat("gnuplot ", how_failed, ", so there is no ", png_name, "; see ", (named / "gnuplot.log").string())};
     }
     std::filesystem::rename(tmp, png, ec);
     if (ec) return {false, true, cat("cannot rename ", tmp.string(), " to ", png.string(), ": ", ec.message())};
     const std::filesystem::path log = dir / "gnuplot.log";
     if (std::filesystem::exists(log, ec) && std::filesystem::file_size(log, ec) == 0) std::filesystem::remove(log, ec);
-    return {true, false, (named / "curves.png").string()};
+    return {true, false, (named / png_name).string()};
+}
+
+/// Writes `script` (from gnuplot_script) to dir/curves.gp and renders curves.png
+/// (render_gnuplot). An empty script: nothing is written.
+inline PlotOutcome write_plot_script(const std::filesystem::path& dir, const std::string& script, bool render,
+                                     const std::filesystem::path& shown = {}) {
+    if (script.empty()) return {false, false, "no complete run: nothing to plot"};
+    write_string_atomically(dir / "curves.gp", script);
+    return render_gnuplot(dir, "curves", render, shown);
+}
+
+// ---------------------------------------------------------------------------------------
+// Heatmaps: where the final policies take the true state (maxent-paper, maxent-rescue)
+// ---------------------------------------------------------------------------------------
+
+/// One panel: a label (the curve, or "uniform") and per cell (index ix + width * iy) the
+/// fraction of all counted steps spent there.
+struct HeatmapPanel {
+    std::string label;
+    std::vector<double> fraction;
+    std::string note;  ///< after the label in the panel's title (e.g. the true-state entropy)
+};
+
+/// The geometry and words of a heatmap plot.
+struct HeatmapSpec {
+    std::string generator;               ///< "maxent-paper: fig2a" (after "# Generated by ")
+    std::string title;                   ///< the plot's title
+    std::size_t width = 0, height = 0;   ///< cells per row, rows
+    double x0 = 0.0, y0 = 0.0;           ///< the corner of cell (0, 0)
+    double cell = 1.0;                   ///< the side of a cell in plot units
+    bool y_down = false;                 ///< row 0 at the top (grid worlds) rather than the bottom
+    struct Segment {
+        double x1, y1, x2, y2;
+    };
+    std::vector<Segment> walls;  ///< drawn in black over the cells
+};
+
+/// heatmap.csv: `<label column>,<x_name>,<y_name>,fraction`, one row per panel and cell, cells
+/// in index order (x fastest), fractions as %.17g.
+inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& panels, std::size_t width,
+                              std::string_view x_name, std::string_view y_name) {
+    std::string chunk = cat("objective,", x_name, ",", y_name, ",fraction\n");
+    for (const HeatmapPanel& p : panels)
+        for (std::size_t k = 0; k < p.fraction.size(); ++k) {
+            chunk.append(p.label).append(",");
+            detail::append_uint(chunk, k % width);
+            chunk.append(",");
+            detail::append_uint(chunk, k / width);
+            chunk.append(",");
+            detail::append_g17(chunk, p.fraction[k]);
+            chunk.append("\n");
+            detail::flush_chunk(f, chunk);
+        }
+    detail::flush_chunk(f, chunk, true);
+}
+
+/// The gnuplot script drawing the panels as images (one colour scale for all, from 0 to the
+/// largest fraction), the walls over them, in a grid of at most 4 columns; it writes
+/// heatmap.png.tmp (render_gnuplot renames it).
+[[nodiscard]] inline std::string heatmap_script(const HeatmapSpec& spec, const std::vector<HeatmapPanel>& panels) {
+    const auto num = [](double x) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", x);
+        return std::string(buf);
+    };
+    std::string g = cat("# Generated by ", gnuplot_comment_text(spec.generator),
+                        ". Run inside this folder: gnuplot heatmap.gp\n");
+    g += "# Data: per panel, the centre x y of every cell and its fraction of the counted steps\n";
+    double top = 0.0;
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+        g += cat("$heat", std::to_string(p), " << EOD\n");
+        for (std::size_t iy = 0; iy < spec.height; ++iy) {
+            for (std::size_t ix = 0; ix < spec.width; ++ix) {
+                const double f = panels[p].fraction.at(ix + spec.width * iy);
+                top = std::max(top, f);
+                g += cat(num(spec.x0 + (static_cast<double>(ix) + 0.5) * spec.cell), " ",
+                         num(spec.y0 + (static_cast<double>(iy) + 0.5) * spec.cell), " ", num(f), "\n");
+            }
+            g += "\n";
+        }
+        g += "EOD\n";
+    }
+    const std::size_t n = std::max<std::size_t>(1, panels.size());
+    const std::size_t cols = n <= 3 ? n : n <= 6 ? 3 : 4, rows = (n + cols - 1) / cols;
+    const std::string size = cat(std::to_string(80 + 420 * cols), ",", std::to_string(60 + 380 * rows));
+    g += "set encoding utf8\n";
+    g += cat("if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n  set terminal pngcairo size ", size,
+             " font \"Sans,10\"\n} else {\n  set terminal png size ", size, "\n}\n");
+    g += "set output \"heatmap.png.tmp\"\n";
+    const double x1 = spec.x0 + static_cast<double>(spec.width) * spec.cell;
+    const double y1 = spec.y0 + static_cast<double>(spec.height) * spec.cell;
+    g += cat("set size ratio -1\nset xrange [", num(spec.x0), ":", num(x1), "]\n");
+    g += spec.y_down ? cat("set yrange [", num(y1), ":", num(spec.y0), "]\n")
+                     : cat("set yrange [", num(spec.y0), ":", num(y1), "]\n");
+    g += "unset key\nset tics out\n";
+    g += "set palette defined (0 \"white\", 1 \"#fdd49e\", 2 \"#fc8d59\", 3 \"#d7301f\", 4 \"#7f0000\")\n";
+    g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\n");
+    std::size_t arrow = 1;
+    for (const HeatmapSpec::Segment& w : spec.walls)
+        g += cat("set arrow ", std::to_string(arrow++), " from ", num(w.x1), ",", num(w.y1), " to ", num(w.x2), ",",
+                 num(w.y2), " nohead front lw 3 lc rgb \"black\"\n");
+    g += cat("set multiplot layout ", std::to_string(rows), ",", std::to_string(cols), " title ",
+             gnuplot_string(spec.title), " noenhanced\n");
+    for (std::size_t p = 0; p < panels.size(); ++p) {
+        const std::string t = panels[p].note.empty() ? panels[p].label : cat(panels[p].label, "  (", panels[p].note, ")");
+        g += cat("set title ", gnuplot_string(t), " noenhanced\n");
+        g += cat("plot $heat", std::to_string(p), " using 1:2:3 with image\n");
+    }
+    g += "unset multiplot\nset output\n";
+    return g;
+}
+
+/// Writes heatmap.csv and heatmap.gp into `dir` and renders heatmap.png (render_gnuplot,
+/// appending to gnuplot.log after the curves' plot).
+inline PlotOutcome write_heatmaps(const std::filesystem::path& dir, const HeatmapSpec& spec,
+                                  const std::vector<HeatmapPanel>& panels, std::string_view x_name,
+                                  std::string_view y_name, bool render, const std::filesystem::path& shown = {}) {
+    write_file_atomically(dir / "heatmap.csv",
+                          [&](std::FILE* f) { write_heatmap_csv(f, panels, spec.width, x_name, y_name); });
+    write_string_atomically(dir / "heatmap.gp", heatmap_script(spec, panels));
+    return render_gnuplot(dir, "heatmap", render, shown, true);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -940,6 +1085,95 @@ inline void write_uniform_csv(std::FILE* f, const std::vector<std::uint64_t>& se
 }
 
 // ---------------------------------------------------------------------------------------
+// maxent-paper's heatmaps (grid worlds)
+// ---------------------------------------------------------------------------------------
+
+/// The uniform policy's visits per seed of `s` on experiment `e`'s world: heatmap_episodes
+/// episodes each on the runs' streams (count_visits), on `threads` threads; the values do
+/// not depend on the thread count.
+[[nodiscard]] inline std::vector<VisitCounts> uniform_visits(const Experiment& e, const Settings& s,
+                                                             std::size_t threads) {
+    const GridPomdp model = e.env.build();
+    return run_parallel(s.seeds.size(), threads, [&](std::size_t i) {
+        return count_visits(model, BayesFilter<GridPomdp>(model), UniformPolicy(model.num_actions()), s.counting,
+                            s.seeds[i], s.heatmap_episodes);
+    });
+}
+
+/// A panel of the visits of `runs` on a world of `cells` true states: a cell's fraction is
+/// its counts summed over the runs divided by all their counts, i.e. (every episode has the
+/// same T counted steps) the mean over runs and episodes of the fraction of an episode's
+/// counted steps spent in the cell. The note gives the runs' mean true-state entropy.
+[[nodiscard]] inline HeatmapPanel visits_panel(const std::string& label, const std::vector<const VisitCounts*>& runs,
+                                               std::size_t cells) {
+    HeatmapPanel p{label, std::vector<double>(cells, 0.0), {}};
+    std::vector<std::uint64_t> sum(cells, 0);
+    std::uint64_t total = 0;
+    double entropy = 0.0;
+    for (const VisitCounts* v : runs) {
+        if (v->counts.size() != cells)
+            throw output_error(cat("heatmap of '", label, "': a run has visit counts of ", std::to_string(v->counts.size()),
+                                   " states, the world has ", std::to_string(cells)));
+        for (std::size_t k = 0; k < cells; ++k) {
+            sum[k] += v->counts[k];
+            total += v->counts[k];
+        }
+        entropy += v->mean_entropy;
+    }
+    if (total > 0)
+        for (std::size_t k = 0; k < cells; ++k) p.fraction[k] = static_cast<double>(sum[k]) / static_cast<double>(total);
+    if (!runs.empty()) {
+        char note[96];
+        std::snprintf(note, sizeof note, "true-state entropy %.3f, %zu seed%s",
+                      entropy / static_cast<double>(runs.size()), runs.size(), runs.size() == 1 ? "" : "s");
+        p.note = note;
+    }
+    return p;
+}
+
+/// The panels of `r` (Settings::heatmap_episodes > 0): "uniform" first (uniform_visits, on
+/// `threads` threads), then every curve with complete runs, in curve order.
+[[nodiscard]] inline std::vector<HeatmapPanel> grid_heatmap_panels(const ExperimentResult& r, std::size_t threads) {
+    const std::size_t cells = r.experiment->env.num_states();
+    std::vector<HeatmapPanel> panels;
+    const std::vector<VisitCounts> uniform = uniform_visits(*r.experiment, r.settings, threads);
+    std::vector<const VisitCounts*> runs;
+    for (const VisitCounts& v : uniform) runs.push_back(&v);
+    panels.push_back(visits_panel("uniform", runs, cells));
+    for (const CurveRuns& c : r.curves) {
+        runs.clear();
+        for (const SeedRun& run : c.runs)
+            if (run.complete) runs.push_back(&run.visits);
+        if (!runs.empty()) panels.push_back(visits_panel(c.curve.label, runs, cells));
+    }
+    return panels;
+}
+
+/// The grid of experiment `e` for heatmap_script: cell (x, y) centred at (x, y), row 0 at the
+/// top, its thin walls as black segments.
+[[nodiscard]] inline HeatmapSpec grid_heatmap_spec(const ExperimentResult& r) {
+    const Experiment& e = *r.experiment;
+    HeatmapSpec spec;
+    spec.generator = cat("maxent-paper: ", e.name);
+    spec.title = cat(e.name, " (", e.figure, "): ", e.env.describe(),
+                     "\nwhere the final policies take the true state: fraction of the counted steps per cell, ",
+                     std::to_string(r.settings.heatmap_episodes),
+                     " episodes per seed, mean over seeds; walls in black, row y = 0 at the top");
+    spec.width = e.env.width;
+    spec.height = e.env.height;
+    spec.x0 = spec.y0 = -0.5;
+    spec.y_down = true;
+    for (const Wall& w : e.env.grid_layout().walls()) {
+        const double x = w.cell.x, y = w.cell.y;
+        if (w.side == Move::down)
+            spec.walls.push_back({x - 0.5, y + 0.5, x + 0.5, y + 0.5});
+        else
+            spec.walls.push_back({x + 0.5, y - 0.5, x + 0.5, y + 0.5});
+    }
+    return spec;
+}
+
+// ---------------------------------------------------------------------------------------
 // Everything
 // ---------------------------------------------------------------------------------------
 
@@ -947,6 +1181,8 @@ struct WrittenFiles {
     std::filesystem::path dir;
     bool wrote = false;  ///< false when no run completed (nothing was written)
     PlotOutcome plot;
+    bool heatmaps = false;  ///< heatmap.csv and heatmap.gp were written
+    PlotOutcome heatmap;    ///< heatmap.png
 };
 
 /// The folder of experiment `e` under `out`: out/<name>, prepared (see OutputFolder).
@@ -963,7 +1199,8 @@ struct PlotOptions {
 };
 
 /// Writes the experiment's set into `folder` (prepared before the training): config.json,
-/// runs.csv, summary.csv, uniform.csv and the plot (rendered when `plot.render`), keeping
+/// runs.csv, summary.csv, uniform.csv, the plot and, with heatmap episodes, heatmap.csv,
+/// heatmap.gp and heatmap.png (the plots rendered when `plot.render`), keeping
 /// only complete runs, and commits it. When no run completed, writes nothing and leaves the
 /// previous set.
 inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, const RunInfo& info,
@@ -992,6 +1229,11 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
         p.extra_lines.push_back({u.mean, title});
     }
     w.plot = write_plot_script(dir, gnuplot_script(p, r, summary), plot.render, w.dir);
+    if (r.settings.heatmap_episodes > 0) {
+        w.heatmap = write_heatmaps(dir, grid_heatmap_spec(r), grid_heatmap_panels(r, plot.threads), "x", "y",
+                                   plot.render, w.dir);
+        w.heatmaps = true;
+    }
     folder.commit();
     w.wrote = true;
     return w;
@@ -1000,7 +1242,7 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
 /// The same, preparing out/<name> itself (for callers that did not prepare it earlier).
 inline WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
                                      const RunInfo& info, const PlotOptions& plot) {
-    if (r.complete_runs() == 0) return {out / safe_folder_name(r.experiment->name, "experiment"), false, {}};
+    if (r.complete_runs() == 0) return {out / safe_folder_name(r.experiment->name, "experiment"), false, {}, false, {}};
     OutputFolder folder = experiment_folder(out, *r.experiment);
     return write_experiment(folder, r, info, plot);
 }

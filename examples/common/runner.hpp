@@ -20,6 +20,12 @@
 // (they are called once per trajectory or iteration, so dispatch costs nothing measurable);
 // the policy class, called at every step, is a template parameter.
 //
+// Heatmaps (Settings::heatmap_episodes = E > 0): after the last iteration a complete run
+// rolls out E episodes of its FINAL policy with its belief updater (the exact filter behind
+// the noise, or the learned filter as the last refit left it) and counts the true states of
+// the counted steps (count_visits), on streams of their own, so nothing else a run computes
+// changes. The counts travel with the run: cache, work area (RunStore), shards.
+//
 // The belief-state class B (TabularBeliefPolicy) is row-sparse: the trainer combines the
 // scores on the rows a batch touched only (the wrappers below declare `entrywise` and
 // `apply_rows` for that), and each run records the size of its table (rows, bytes), which
@@ -56,6 +62,8 @@
 #include "maxent/belief/learned_model.hpp"
 #include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/concepts.hpp"
+#include "maxent/core/entropy.hpp"
+#include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/grid_world.hpp"
@@ -63,6 +71,7 @@
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/parallel.hpp"
+#include "maxent/optim/rollout.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/policies.hpp"
@@ -161,6 +170,16 @@ struct IterationRecord {
     double belief_entropy_sum = 0.0;  ///< batch mean of Σ_t H(b_t)
 };
 
+/// Where one run's final policy takes the true state (the heatmaps, output.hpp): E episodes
+/// rolled out after the last training iteration (count_visits).
+struct VisitCounts {
+    std::size_t episodes = 0;             ///< E; 0 = not counted (heatmaps off)
+    std::vector<std::uint64_t> counts{};  ///< per true state: its counted steps over the E episodes
+    double mean_entropy = 0.0;            ///< mean over the E episodes of H(d(τ_S)) (the true-state entropy)
+
+    friend bool operator==(const VisitCounts&, const VisitCounts&) = default;
+};
+
 /// One training run (a curve and a seed).
 struct SeedRun {
     std::uint64_t seed = 0;
@@ -172,6 +191,7 @@ struct SeedRun {
     /// held-out log-likelihood per observation on the same held-out episodes (else empty, NaN).
     std::vector<FitRecord> fits{};
     double truth_heldout = std::numeric_limits<double>::quiet_NaN();
+    VisitCounts visits{};  ///< the final policy's visits (Settings::heatmap_episodes > 0), else empty
 };
 
 /// The runs of one curve, in the order of Settings::seeds.
@@ -324,7 +344,11 @@ public:
 ///
 /// A run's file <16 hex digits of fnv1a64(key)>.run:
 ///   maxent-run 1 / key <key> / build <fingerprint> / seed <seed> / table <rows> <bytes> /
-///   records <K>, then K lines "<true_entropy> <feedback> <belief_entropy_sum>".
+///   records <K>, then K lines "<true_entropy> <feedback> <belief_entropy_sum>"; then, for
+///   learned-belief runs, "fits <n> <truth_heldout>" and n lines of fits; then, for runs with
+///   heatmap counts, "visits <E> <mean_entropy> <S>" and one line of the S counts. A run
+///   whose counts are not those the rerun asks for (another E, or none) is trained again
+///   (run_experiment).
 class RunStore {
 public:
     RunStore() = default;
@@ -381,7 +405,8 @@ public:
             if (p != end) return std::nullopt;
             run.records.push_back(r);
         }
-        if (std::getline(in, line) && line.compare(0, 5, "fits ") == 0) {  // learned-belief runs
+        bool more = static_cast<bool>(std::getline(in, line));
+        if (more && line.compare(0, 5, "fits ") == 0) {  // learned-belief runs
             std::istringstream h(line.substr(5));
             std::size_t n = 0;
             std::string truth;
@@ -398,6 +423,21 @@ public:
                 r.converged = converged != 0;
                 run.fits.push_back(r);
             }
+            more = static_cast<bool>(std::getline(in, line));
+        }
+        if (more && line.compare(0, 7, "visits ") == 0) {  // heatmap counts
+            std::istringstream h(line.substr(7));
+            std::string entropy;
+            std::size_t states = 0;
+            if (!(h >> run.visits.episodes >> entropy >> states) || !parse_double(entropy, run.visits.mean_entropy) ||
+                !std::getline(in, line))
+                return std::nullopt;
+            std::istringstream c(line);
+            run.visits.counts.resize(states);
+            for (std::uint64_t& x : run.visits.counts)
+                if (!(c >> x)) return std::nullopt;
+            std::string rest;
+            if (c >> rest) return std::nullopt;
         }
         run.complete = true;
         return run;
@@ -432,6 +472,14 @@ public:
                 text += cat(std::to_string(f.iteration), " ", std::to_string(f.episodes), " ",
                             std::to_string(f.em_iterations), " ", f.converged ? "1" : "0", " ",
                             number(f.train_log_likelihood), " ", number(f.heldout_log_likelihood), "\n");
+        }
+        if (run.visits.episodes > 0) {  // heatmap counts
+            const auto res = std::to_chars(buf, buf + sizeof buf, run.visits.mean_entropy, std::chars_format::general, 17);
+            text += cat("visits ", std::to_string(run.visits.episodes), " ", std::string_view(buf, res.ptr), " ",
+                        std::to_string(run.visits.counts.size()), "\n");
+            for (std::size_t i = 0; i < run.visits.counts.size(); ++i)
+                text += cat(i ? " " : "", std::to_string(run.visits.counts[i]));
+            text += "\n";
         }
         const std::filesystem::path file = file_of(key);
         const std::filesystem::path tmp = cat(file.string(), ".tmp-", std::to_string(::getpid()));
@@ -478,6 +526,40 @@ private:
 // Running
 // ---------------------------------------------------------------------------------------
 
+/// The `run` of the heatmap streams: episode e of seed `seed` draws from
+/// stream(seed, heatmap_stream_run, e), disjoint from the training's (seed, k, n) for any
+/// iteration k a run reaches, from the uniform baseline's and the learned model's data, so
+/// counting changes nothing else a run computes.
+inline constexpr std::uint64_t heatmap_stream_run = 0x686561746d6170ULL;  // "heatmap"
+
+/// The true states visited by `episodes` episodes of `policy` (copied: class B adds rows for
+/// new beliefs) acting with `updater` (copied) on `model`, counted as `counting` says (the
+/// steps MSE counts: T per episode), episode e drawn from stream(seed, heatmap_stream_run, e).
+/// A pure function of its arguments. Also the mean true-state entropy of those episodes.
+template <class M, class U, class P>
+[[nodiscard]] VisitCounts count_visits(const M& model, const U& updater, const P& policy, StateCounting counting,
+                                       std::uint64_t seed, std::size_t episodes) {
+    VisitCounts v;
+    v.episodes = episodes;
+    v.counts.assign(state_bins(model), 0);
+    if (episodes == 0) return v;
+    Sampler<M, U> sampler(model, updater, RolloutOptions{counting, {}});
+    P local = policy;
+    Eigen::MatrixXd score;  // stays 0 x 0 for a policy without parameters
+    if constexpr (requires { local.parameters(); })
+        score.setZero(local.parameters().rows(), local.parameters().cols());
+    EmpiricalCounter counter(state_bins(model));
+    double entropy = 0.0;
+    for (std::size_t e = 0; e < episodes; ++e) {
+        DefaultRng g = stream(seed, heatmap_stream_run, e);
+        const Trajectory& t = sampler.run(local, g, score);
+        for (const std::size_t s : t.counted_states()) ++v.counts[s];
+        entropy += true_state_entropy(t, counter);
+    }
+    v.mean_entropy = entropy / static_cast<double>(episodes);
+    return v;
+}
+
 namespace detail {
 
 /// The trainer's settings for one (curve, seed) run.
@@ -519,6 +601,8 @@ SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, cons
     run.seed = seed;
     record_iterations(trainer, s, stop, iterations, run);
     if (!run.complete) return run;
+    if (s.heatmap_episodes > 0)
+        run.visits = count_visits(model, trainer.updater(), trainer.policy(), s.counting, seed, s.heatmap_episodes);
     if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
         const TableMemory mem = trainer.policy().memory();
         run.table_rows = mem.rows;
@@ -556,6 +640,10 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
     record_iterations(trainer, s, stop, iterations, run);
     if (!run.complete) return run;
     run.fits = trainer.fits();
+    // The agent's filter as training left it: the last refit's learned model.
+    if (s.heatmap_episodes > 0)
+        run.visits = count_visits(model, trainer.trainer().updater(), trainer.policy(), s.counting, seed,
+                                  s.heatmap_episodes);
     if (ls.heldout > 0) {
         const auto held = trainer.heldout_episodes();
         std::size_t n = 0;
@@ -661,9 +749,15 @@ template <class M>
             result.curves[c].runs[i].seed = s.seeds[i];
             if (!result.is_selected(c, i)) continue;
             const std::string key = run_key(e.env, curves[c], s, s.seeds[i]);
+            // A kept run serves only with the heatmap counts asked for (trained again otherwise).
+            auto counted = [&](const SeedRun& r) {
+                return s.heatmap_episodes == 0 || r.visits.episodes == s.heatmap_episodes;
+            };
             const SeedRun* hit = cache ? cache->find(key) : nullptr;
+            if (hit != nullptr && !counted(*hit)) hit = nullptr;
             std::optional<SeedRun> stored;
             if (hit == nullptr && store != nullptr) stored = store->load(key);
+            if (stored && !counted(*stored)) stored.reset();
             if (hit != nullptr || stored) {
                 result.curves[c].runs[i] = hit != nullptr ? *hit : *stored;
                 if (stored) {

@@ -16,7 +16,10 @@
 //              groups them by experiment (or model), and for each group rebuilds the
 //              result the single process would have had and writes it with the same code
 //              (output.hpp), so runs.csv, summary.csv, config.json, curves.gp and curves.png
-//              are the same bytes. config.json's "threads" and "command_line" record the
+//              (and heatmap.csv, heatmap.gp, heatmap.png: the shards' visits.csv holds each
+//              run's counts) are the same bytes. A shard without visits.csv in a study that
+//              counts visits (--heatmap-episodes E > 0; e.g. one written before heatmaps) is
+//              refused, naming the file. config.json's "threads" and "command_line" record the
 //              invocation: the merge writes those of the shards (the lowest I/N) with
 //              --shard removed, i.e. those of the same command run without --shard. It
 //              refuses, naming the difference: shards whose settings differ
@@ -240,8 +243,36 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
     return j + "}";
 }
 
+inline constexpr std::string_view visits_csv_header = "objective,seed,episodes,mean_true_entropy,state,count";
+
+/// visits.csv of a shard: the heatmap counts (VisitCounts) of every complete run, one row per
+/// (run, true state), in job order then state order; the entropy as %.17g (read back exactly).
+inline void write_visits_csv(std::FILE* f, const ExperimentResult& r) {
+    std::string chunk;
+    chunk.append(visits_csv_header).append("\n");
+    for (const CurveRuns& c : r.curves)
+        for (const SeedRun& run : c.runs) {
+            if (!run.complete) continue;
+            for (std::size_t k = 0; k < run.visits.counts.size(); ++k) {
+                chunk.append(c.curve.label).append(",");
+                detail::append_uint(chunk, run.seed);
+                chunk.append(",");
+                detail::append_uint(chunk, run.visits.episodes);
+                chunk.append(",");
+                detail::append_g17(chunk, run.visits.mean_entropy);
+                chunk.append(",");
+                detail::append_uint(chunk, k);
+                chunk.append(",");
+                detail::append_uint(chunk, run.visits.counts[k]);
+                chunk.append("\n");
+                detail::flush_chunk(f, chunk);
+            }
+        }
+    detail::flush_chunk(f, chunk, true);
+}
+
 /// Writes a shard's folder (runs.csv of its complete runs, config.json with info's extra
-/// "shard" section) and commits it. A shard with runs but none complete (interrupted at
+/// "shard" section, learning.csv and visits.csv when the study has them) and commits it. A shard with runs but none complete (interrupted at
 /// once) writes nothing; a shard with no runs at all (N larger than the study) writes its
 /// empty set, so that a merge sees it.
 inline WrittenFiles write_shard(OutputFolder& folder, const ExperimentResult& r, const RunInfo& info) {
@@ -255,6 +286,8 @@ inline WrittenFiles write_shard(OutputFolder& folder, const ExperimentResult& r,
     write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
     if (has_learned_curves(r))
         write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
+    if (r.settings.heatmap_episodes > 0)
+        write_file_atomically(dir / "visits.csv", [&](std::FILE* f) { write_visits_csv(f, r); });
     write_string_atomically(dir / "config.json", config_json(r, info));
     folder.commit();
     w.wrote = true;
@@ -509,6 +542,32 @@ using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::v
     return out;
 }
 
+/// The heatmap counts of a visits.csv, per (curve label, seed).
+using CsvVisits = std::map<std::pair<std::string, std::uint64_t>, VisitCounts>;
+
+[[nodiscard]] inline CsvVisits read_visits_csv(const std::filesystem::path& p) {
+    CsvVisits out;
+    (void)read_csv_rows<6>(p, visits_csv_header, [&](const auto& parts, auto& num, auto& bad) {
+        std::uint64_t seed = 0, state = 0, count = 0;
+        VisitCounts row;
+        num(parts[1], seed);
+        num(parts[2], row.episodes);
+        num(parts[3], row.mean_entropy);
+        num(parts[4], state);
+        num(parts[5], count);
+        VisitCounts& v = out[{std::string(parts[0]), seed}];
+        if (state != v.counts.size()) bad("states out of order");
+        if (state == 0) {
+            v.episodes = row.episodes;
+            v.mean_entropy = row.mean_entropy;
+        } else if (row.episodes != v.episodes || row.mean_entropy != v.mean_entropy) {
+            bad("episodes or entropy differ within one run");
+        }
+        v.counts.push_back(count);
+    });
+    return out;
+}
+
 // ---------------------------------------------------------------------------------------
 // The merge
 // ---------------------------------------------------------------------------------------
@@ -525,6 +584,8 @@ struct ShardFolder {
     /// Per run of runs.csv: table rows and bytes, from config.json's shard section.
     std::vector<std::pair<std::size_t, std::size_t>> tables;
     CsvFits fits;  ///< learning.csv, when the study has learned-belief curves
+    CsvVisits visits;  ///< visits.csv, when the study counts heatmap visits
+    bool has_visits = false;  ///< visits.csv exists
 };
 
 [[nodiscard]] inline std::uint64_t json_uint(const Json* v, const std::string& what) {
@@ -564,6 +625,8 @@ struct ShardFolder {
     s.threads = static_cast<std::size_t>(json_uint(s.config.find("threads"), cfg.string() + ": threads"));
     s.runs = read_runs_csv(dir / "runs.csv");
     if (std::filesystem::is_regular_file(dir / "learning.csv", ec)) s.fits = read_learning_csv(dir / "learning.csv");
+    s.has_visits = std::filesystem::is_regular_file(dir / "visits.csv", ec);
+    if (s.has_visits) s.visits = read_visits_csv(dir / "visits.csv");
     const Json* runs = shard->find("runs");
     if (runs == nullptr || runs->kind != Json::Kind::array || runs->items.size() != s.runs.size())
         throw merge_error(cat("'", dir.string(), "': config.json lists ", runs ? std::to_string(runs->items.size()) : "no",
@@ -667,6 +730,22 @@ inline void place_runs(const std::vector<ShardFolder>& shards, ExperimentResult&
                                           ") learns its belief model but the shard's learning.csv has no fit of it"));
                 out.fits = f->second.first;
                 out.truth_heldout = f->second.second;
+            }
+            if (r.settings.heatmap_episodes > 0) {
+                // Shards without counts (of a maxent-paper before heatmaps, or a file removed)
+                // are refused: the merge must write what one process would have written.
+                const std::string file = (s.dir / "visits.csv").string();
+                if (!s.has_visits)
+                    throw merge_error(cat(shard_name(s), ": no '", file, "': the study counts the final policies' "
+                                          "visits (--heatmap-episodes ", std::to_string(r.settings.heatmap_episodes),
+                                          ") but this shard holds none (written by a maxent-paper without heatmaps?); "
+                                          "rerun the shard with this maxent-paper"));
+                const auto v = s.visits.find({run.label, run.seed});
+                if (v == s.visits.end() || v->second.episodes != r.settings.heatmap_episodes)
+                    throw merge_error(cat(shard_name(s), ": '", file, "' has no visit counts of run (", run.label,
+                                          ", seed ", std::to_string(run.seed), ") over ",
+                                          std::to_string(r.settings.heatmap_episodes), " episodes"));
+                out.visits = v->second;
             }
         }
     if (overlap_count > 0)

@@ -50,7 +50,31 @@ maxent::programs::Fields study_fields(const maxent::programs::Experiment& e, con
             {"estimator", std::string(mp::name_of(s.estimator))},
             {"step", std::string(mp::name_of(s.step))},
             {"counting", std::string(mp::name_of(s.counting))},
-            {"learning", s.learning.key()}};
+            {"learning", s.learning.key()},
+            {"heatmap_episodes", std::to_string(s.heatmap_episodes)}};
+}
+
+/// The files of a written experiment folder, for the "wrote DIR/{...}" line.
+std::string written_names(const maxent::programs::ExperimentResult& r, const maxent::programs::WrittenFiles& w) {
+    namespace mp = maxent::programs;
+    std::string names = "config.json,runs.csv,summary.csv,uniform.csv,curves.gp";
+    if (mp::has_learned_curves(r)) names += ",learning.csv";
+    if (w.plot.drawn) names += ",curves.png";
+    if (w.heatmaps) names += ",heatmap.csv,heatmap.gp";
+    if (w.heatmap.drawn) names += ",heatmap.png";
+    return names;
+}
+
+/// Prints what became of the heatmaps' PNG (gnuplot not run or missing: the reason; drawn:
+/// where); returns false when gnuplot failed (an error, said on stderr).
+bool report_heatmap(const std::string& experiment, const maxent::programs::WrittenFiles& w) {
+    if (!w.heatmaps) return true;
+    if (w.heatmap.failed) {
+        std::fprintf(stderr, "maxent-paper: error: %s: heatmaps: %s\n", experiment.c_str(), w.heatmap.message.c_str());
+        return false;
+    }
+    std::printf("  heatmaps: %s\n", w.heatmap.message.c_str());
+    return true;
 }
 
 /// maxent-paper merge SHARD_DIR... --out DIR (shards.hpp).
@@ -133,15 +157,14 @@ int merge_main(const std::vector<std::string>& args) {
             std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", g.experiment->name.c_str(),
                         g.shards.size(), g.shards.size() == 1 ? "" : "s", g.result.complete_runs(), g.result.curves.size(),
                         g.result.settings.seeds.size(), g.result.settings.iterations);
-            std::printf("  wrote %s/{config.json,runs.csv,summary.csv,uniform.csv,curves.gp%s%s}\n",
-                        w.dir.string().c_str(), mp::has_learned_curves(g.result) ? ",learning.csv" : "",
-                        w.plot.drawn ? ",curves.png" : "");
+            std::printf("  wrote %s/{%s}\n", w.dir.string().c_str(), written_names(g.result, w).c_str());
             if (w.plot.failed) {
                 plot_failed = true;
                 std::fprintf(stderr, "maxent-paper: error: %s: %s\n", g.experiment->name.c_str(), w.plot.message.c_str());
             } else if (!w.plot.drawn) {
                 std::printf("  %s\n", w.plot.message.c_str());
             }
+            if (!report_heatmap(g.experiment->name, w)) plot_failed = true;
         }
     } catch (const std::exception& ex) {
         std::fprintf(stderr, "maxent-paper: merge: error: %s\n", ex.what());
@@ -290,12 +313,12 @@ int main(int argc, char** argv) {
                 std::printf("  reused %zu finished run%s from %s (resumed)\n", result.reused, result.reused == 1 ? "" : "s",
                             store.dir().string().c_str());
             if (w.wrote && shard.active()) {
-                std::printf("  wrote shard %s/{config.json,runs.csv%s}\n", w.dir.string().c_str(),
-                            mp::has_learned_curves(result) ? ",learning.csv" : "");
+                std::printf("  wrote shard %s/{config.json,runs.csv%s%s}\n", w.dir.string().c_str(),
+                            mp::has_learned_curves(result) ? ",learning.csv" : "",
+                            settings.heatmap_episodes > 0 ? ",visits.csv" : "");
             } else if (w.wrote) {
-                std::printf("  wrote %s/{config.json,runs.csv,summary.csv,uniform.csv,curves.gp%s%s} in %.1f s\n",
-                            w.dir.string().c_str(), mp::has_learned_curves(result) ? ",learning.csv" : "",
-                            w.plot.drawn ? ",curves.png" : "", write_seconds);
+                std::printf("  wrote %s/{%s} in %.1f s\n", w.dir.string().c_str(), written_names(result, w).c_str(),
+                            write_seconds);
                 if (w.plot.drawn) {
                     std::printf("  plot: %s\n", w.plot.message.c_str());
                     pngs.push_back(w.plot.message);
@@ -305,6 +328,7 @@ int main(int argc, char** argv) {
                 } else {
                     std::printf("  %s\n", w.plot.message.c_str());
                 }
+                if (!report_heatmap(e.name, w)) plot_failed = true;
             }
             std::fflush(stdout);
             if (result.interrupted || mp::stop_requested()) {

@@ -1,7 +1,8 @@
 # examples/paper/nosim_test.cmake — maxent-paper without a simulator (issue 15), cmake -P.
 #   1. nosim2b with tiny settings: the five curves, learning.csv (one row per fit of every
 #      learned run, on the schedule the flags ask for) and config.json's "learning" section;
-#   2. the same bytes with 1 and 2 threads, and from 2 shards merged; shards whose learning
+#   2. the same bytes with 1 and 2 threads, and from 2 shards merged (the heatmaps of the
+#      learned filters included); shards whose learning
 #      settings differ are refused;
 #   3. bad learning flags exit with status 2 and name the value.
 # Variables: EXE (maxent-paper), OUT (a scratch directory).
@@ -78,13 +79,13 @@ message(STATUS "nosim2b: 5 curves, learning.csv with 12 fits, config.json's lear
 
 # --- 2. threads and shards give the same bytes ------------------------------------------------
 run(0 o "${EXE}" ${args} --threads 2 --out two)
-same_files("${OUT}/one/nosim2b" "${OUT}/two/nosim2b" runs.csv summary.csv learning.csv)
+same_files("${OUT}/one/nosim2b" "${OUT}/two/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp)
 foreach(i 1 2)
   run(0 o "${EXE}" ${args} --threads 1 --out shards --shard ${i}/2)
 endforeach()
 run(0 o "${EXE}" merge shards/nosim2b.shard-1-of-2 shards/nosim2b.shard-2-of-2 --out merged --no-plot)
-same_files("${OUT}/one/nosim2b" "${OUT}/merged/nosim2b" runs.csv summary.csv learning.csv)
-message(STATUS "identical runs.csv, summary.csv, learning.csv: 1 thread, 2 threads, 2 shards merged")
+same_files("${OUT}/one/nosim2b" "${OUT}/merged/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp)
+message(STATUS "identical runs.csv, summary.csv, learning.csv, heatmap.csv, heatmap.gp: 1 thread, 2 threads, 2 shards merged")
 # Shards of studies whose learning settings differ are not one study.
 run(0 o "${EXE}" ${args} --threads 1 --out other --shard 1/2)
 run(0 o "${EXE}" ${args} --window 13 --threads 1 --out other --shard 2/2)

@@ -1,6 +1,6 @@
 # examples/paper/smoke_test.cmake — end-to-end test of maxent-paper (cmake -P).
 # Runs a tiny fig2a (3 seeds, 20 iterations) and checks the files, their headers and row
-# counts; then checks that bad flags exit with status 2 and name the flag and value; then the
+# counts (heatmaps included; none with --heatmap-episodes 0); then checks that bad flags exit with status 2 and name the flag and value; then the
 # reliability of the outputs (issue 21): --out checked before any work, a rerun replacing the
 # set as a whole, a failing gnuplot, SIGTERM keeping the finished runs.
 # Variables: EXE (the maxent-paper binary), OUT (a scratch directory).
@@ -17,7 +17,7 @@ if(NOT rc EQUAL 0)
 endif()
 
 set(dir "${OUT}/fig2a")
-foreach(f config.json runs.csv summary.csv uniform.csv curves.gp)
+foreach(f config.json runs.csv summary.csv uniform.csv curves.gp heatmap.csv heatmap.gp)
   if(NOT EXISTS "${dir}/${f}")
     message(FATAL_ERROR "missing ${dir}/${f}")
   endif()
@@ -55,14 +55,35 @@ foreach(key "\"seeds\": \\[0, 1, 2\\]" "\"iterations\": 20" "\"maxent_version\":
   endif()
 endforeach()
 
+# Heatmaps (100 episodes per run by default): 'uniform' then the 4 curves, 25 cells each.
+file(STRINGS "${dir}/heatmap.csv" heat)
+list(LENGTH heat n)
+list(GET heat 0 header)
+list(GET heat 1 first)
+if(NOT header STREQUAL "objective,x,y,fraction" OR NOT n EQUAL 126 OR NOT first MATCHES "^uniform,0,0,0\\.[0-9]+")
+  message(FATAL_ERROR "heatmap.csv: header '${header}', ${n} lines (expected 126), first row '${first}'")
+endif()
+if(NOT config MATCHES "\"heatmap\": {\"episodes_per_run\": 100")
+  message(FATAL_ERROR "config.json has no heatmap section:\n${config}")
+endif()
+
 find_program(GNUPLOT gnuplot)
 if(GNUPLOT AND NOT EXISTS "${dir}/curves.png")
   message(FATAL_ERROR "gnuplot is installed but ${dir}/curves.png is missing:\n${out}")
 endif()
+if(GNUPLOT AND NOT EXISTS "${dir}/heatmap.png")
+  message(FATAL_ERROR "gnuplot is installed but ${dir}/heatmap.png is missing:\n${out}")
+endif()
+# --heatmap-episodes 0: no heatmaps.
+execute_process(COMMAND "${EXE}" fig2a --seeds 0 --iterations 3 --heatmap-episodes 0 --out "${OUT}/noheat" --quiet --no-plot
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR EXISTS "${OUT}/noheat/fig2a/heatmap.csv" OR out MATCHES "heatmap\\.|heatmaps:")
+  message(FATAL_ERROR "--heatmap-episodes 0: exit ${rc}, heatmaps written or mentioned:\n${out}\n${err}")
+endif()
 
 # Bad flags and values: exit status 2 and a message naming them.
 foreach(case "--iterations;abc;abc" "--seeds;3-1;3-1" "--objectives;mse,foo;foo" "--bogus;;--bogus"
-             "--estimator;best;best" "fig9z;;fig9z")
+             "--estimator;best;best" "fig9z;;fig9z" "--heatmap-episodes;-5;'-5'" "--heatmap-episodes;many;'many'")
   list(GET case 0 flag)
   list(GET case 1 value)
   list(GET case 2 named)
@@ -104,7 +125,7 @@ file(WRITE "${dir}/curves.png" "an earlier run's plot")
 execute_process(COMMAND "${EXE}" fig2a --seeds 0-1 --iterations 5 --out "${OUT}" --quiet --no-plot
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 file(GLOB left RELATIVE "${OUT}" "${OUT}/.*" "${dir}/*")
-if(NOT rc EQUAL 0 OR NOT left STREQUAL "fig2a/config.json;fig2a/curves.gp;fig2a/runs.csv;fig2a/summary.csv;fig2a/uniform.csv")
+if(NOT rc EQUAL 0 OR NOT left STREQUAL "fig2a/config.json;fig2a/curves.gp;fig2a/heatmap.csv;fig2a/heatmap.gp;fig2a/runs.csv;fig2a/summary.csv;fig2a/uniform.csv")
   message(FATAL_ERROR "rerun with --no-plot: exit ${rc}, left '${left}':\n${out}\n${err}")
 endif()
 
@@ -116,7 +137,7 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env "PATH=${fake}:$ENV{PATH}"
                         "${EXE}" fig2a --seeds 0 --iterations 5 --out "${OUT}" --quiet
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 1 OR NOT err MATCHES "gnuplot exited with status 3" OR out MATCHES "curves.png"
-   OR EXISTS "${dir}/curves.png")
+   OR EXISTS "${dir}/curves.png" OR NOT err MATCHES "heatmaps: gnuplot exited with status 3" OR EXISTS "${dir}/heatmap.png")
   message(FATAL_ERROR "failing gnuplot: exit ${rc}, expected 1 and no plot:\n${out}\n${err}")
 endif()
 

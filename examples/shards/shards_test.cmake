@@ -1,12 +1,14 @@
 # examples/shards/shards_test.cmake — a study split into shards and merged (issue 18), cmake -P.
 #   1. fig2a (4 seeds, K = 20) in one process, then as 4 shards in 4 separate processes, then
-#      `maxent-paper merge`: runs.csv, summary.csv, config.json, curves.gp and curves.png
-#      must be the same bytes as the single process's;
+#      `maxent-paper merge`: runs.csv, summary.csv, config.json, curves.gp, curves.png and the
+#      heatmaps (heatmap.csv, heatmap.gp, heatmap.png; the shards' visits.csv) must be the same
+#      bytes as the single process's;
 #   2. every refusal of the merge, with its message: settings that differ, builds that differ
 #      (between shards, and from the merging program), overlapping shards, missing runs (listed
-#      with the slice that holds them), a folder that is not a shard;
+#      with the slice that holds them), a shard without visit counts, a folder that is not a shard;
 #   3. resume: a study stopped by SIGTERM after some runs finished reruns only the missing
-#      ones (a kept run whose build differs is trained again) and writes the same bytes;
+#      ones (a kept run whose build differs is trained again) and writes the same bytes, the
+#      heatmaps too (kept runs carry their counts);
 #   4. the same split and merge with maxent-explore on tiger (tests/data/classic).
 # Variables: PAPER, EXPLORE (the binaries), OUT (a scratch directory), POMDP_DIR.
 cmake_minimum_required(VERSION 3.20)
@@ -50,9 +52,13 @@ function(refused text)
   message(STATUS "refused as expected: ${o}")
 endfunction()
 
-set(files runs.csv summary.csv config.json curves.gp)
+set(explore_files runs.csv summary.csv config.json curves.gp)
 if(GNUPLOT)
-  list(APPEND files curves.png)
+  list(APPEND explore_files curves.png)
+endif()
+set(files ${explore_files} heatmap.csv heatmap.gp)
+if(GNUPLOT)
+  list(APPEND files heatmap.png)
 endif()
 
 # --- 1. one process vs 4 shards + merge ------------------------------------------------------
@@ -62,8 +68,13 @@ file(RENAME "${OUT}/study/fig2a" "${OUT}/single")
 foreach(i 1 2 3 4)
   run(0 o "${PAPER}" ${args} --shard ${i}/4)
   file(GLOB shard_files RELATIVE "${OUT}/study/fig2a.shard-${i}-of-4" "${OUT}/study/fig2a.shard-${i}-of-4/*")
-  if(NOT shard_files STREQUAL "config.json;runs.csv")
-    message(FATAL_ERROR "shard ${i}/4 holds '${shard_files}', expected config.json and runs.csv")
+  if(NOT shard_files STREQUAL "config.json;runs.csv;visits.csv")
+    message(FATAL_ERROR "shard ${i}/4 holds '${shard_files}', expected config.json, runs.csv and visits.csv")
+  endif()
+  file(STRINGS "${OUT}/study/fig2a.shard-${i}-of-4/visits.csv" rows)
+  list(LENGTH rows n)
+  if(NOT n EQUAL 101)  # 4 runs x 25 states + header
+    message(FATAL_ERROR "shard ${i}/4: visits.csv has ${n} lines, expected 101")
   endif()
   file(STRINGS "${OUT}/study/fig2a.shard-${i}-of-4/runs.csv" rows)
   list(LENGTH rows n)
@@ -133,6 +144,12 @@ file(WRITE "${OUT}/cut/fig2a.shard-4-of-4/runs.csv" "${text}\n")
 refused("'cut/fig2a.shard-4-of-4' \\(shard 4/4\\): run \\(reg-mbe, seed 3\\) has 19 iterations, not 20"
         "${PAPER}" merge study/fig2a.shard-1-of-4 study/fig2a.shard-2-of-4 study/fig2a.shard-3-of-4
         cut/fig2a.shard-4-of-4 --out merged)
+# A shard without its visit counts (as written before heatmaps): refused, naming the file.
+file(COPY "${OUT}/study/fig2a.shard-2-of-4" DESTINATION "${OUT}/novisits")
+file(REMOVE "${OUT}/novisits/fig2a.shard-2-of-4/visits.csv")
+refused("'novisits/fig2a.shard-2-of-4' \\(shard 2/4\\): no 'novisits/fig2a.shard-2-of-4/visits.csv': the study counts the final policies' visits \\(--heatmap-episodes 100\\)"
+        "${PAPER}" merge study/fig2a.shard-1-of-4 novisits/fig2a.shard-2-of-4 study/fig2a.shard-3-of-4
+        study/fig2a.shard-4-of-4 --out merged)
 # A folder that is not a shard: a whole study's output.
 refused("'single' is not a shard folder \\(its config.json has no \"shard\" section"
         "${PAPER}" merge single --out merged)
@@ -189,7 +206,7 @@ if(NOT CMAKE_MATCH_1 EQUAL expected_iterations)
   message(FATAL_ERROR "rerun trained ${CMAKE_MATCH_1} iterations, expected ${expected_iterations} (${n_reused} reused)")
 endif()
 message(STATUS "resume: ${n_kept} runs kept by the stopped study, ${n_reused} reused (one marked as another build's)")
-same_files("${OUT}/resume-reference" "${OUT}/resume/fig2a" runs.csv summary.csv config.json curves.gp)
+same_files("${OUT}/resume-reference" "${OUT}/resume/fig2a" runs.csv summary.csv config.json curves.gp heatmap.csv heatmap.gp)
 if(EXISTS "${OUT}/resume/.fig2a.runs")
   message(FATAL_ERROR "the work area is left after the study completed")
 endif()
@@ -201,7 +218,7 @@ if(PARALLEL)
   run(0 o ${CMAKE_COMMAND} -E env "PATH=${bin}:$ENV{PATH}" sh -c
       "parallel --will-cite -j4 maxent-paper fig2a --seeds 0-3 --iterations 20 --threads 1 --out gnu --quiet --shard {}/4 ::: 1 2 3 4 && maxent-paper merge gnu/fig2a.shard-*-of-4 --out gnu")
   # Its command line has --out gnu: compare all but config.json's command line.
-  same_files("${OUT}/single" "${OUT}/gnu/fig2a" runs.csv summary.csv curves.gp)
+  same_files("${OUT}/single" "${OUT}/gnu/fig2a" runs.csv summary.csv curves.gp heatmap.csv heatmap.gp)
   file(READ "${OUT}/single/config.json" a)
   file(READ "${OUT}/gnu/fig2a/config.json" b)
   string(REPLACE "--out study" "--out gnu" a "${a}")
@@ -225,7 +242,7 @@ foreach(i 1 2 3 4)
 endforeach()
 run(0 o "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
     explore/tiger.95.shard-4-of-4 --out explore)
-same_files("${OUT}/explore-single" "${OUT}/explore/tiger.95" ${files})
+same_files("${OUT}/explore-single" "${OUT}/explore/tiger.95" ${explore_files})
 refused("runs missing: 2 of 8 runs are in none of the shards: mse seed 3; mbe seed 3 \\(--shard 4/4\\)"
         "${EXPLORE}" merge explore/tiger.95.shard-1-of-4 explore/tiger.95.shard-2-of-4 explore/tiger.95.shard-3-of-4
         --out explore-merged)
