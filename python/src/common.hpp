@@ -63,6 +63,8 @@ struct PyModel {
 };
 /// Labels 0..n-1.
 py::list index_labels(std::size_t n);
+/// A model with its labels and a description.
+std::shared_ptr<PyModel> wrap_model(Model m, py::list states, py::list actions, py::list observations, std::string d);
 /// A grid world as the bound model type (the same matrices; labels (x, y), up/down/left/right).
 std::shared_ptr<PyModel> grid_model(const GridPomdp& g, std::string description);
 

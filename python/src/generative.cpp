@@ -21,11 +21,13 @@ namespace {
 struct PyRng {
     DefaultRng own{stream(0)};
     DefaultRng* g = nullptr;
+    bool lent = false;  ///< a world's: draws only from the generator of the current call
     DefaultRng& get() {
-        if (g == nullptr)
+        if (g != nullptr) return *g;
+        if (lent)
             throw config_error("maxent.Rng: this generator was handed to a world method and is only valid during "
                                "that call; draw from the one the current call receives");
-        return *g;
+        return own;
     }
 };
 
@@ -77,7 +79,9 @@ public:
         obs_ = method("sample_observation");
         bin_ = method("state_bin");
         if (py::hasattr(env_, "observation_likelihood")) like_ = env_.attr("observation_likelihood");
-        rng_ = py::cast(PyRng{});
+        PyRng lent;
+        lent.lent = true;
+        rng_ = py::cast(std::move(lent));
         rng_ptr_ = rng_.cast<PyRng*>();
     }
 
@@ -231,20 +235,20 @@ void bind_generative(py::module_& m) {
              }),
              py::arg("seed") = 0, py::arg("run") = 0, py::arg("index") = 0)
         .def("uniform", [](PyRng& r) {
-            DefaultRng& g = r.g ? *r.g : r.own;
+            DefaultRng& g = r.get();
             return uniform01(g);
         }, "a uniform draw in [0, 1)")
         .def("normal", [](PyRng& r) {
-            DefaultRng& g = r.g ? *r.g : r.own;
+            DefaultRng& g = r.get();
             return standard_normal(g);
         }, "a standard normal draw")
         .def("integers", [](PyRng& r, std::uint64_t n) {
             if (n == 0) throw config_error("Rng.integers: n must be >= 1, got 0");
-            DefaultRng& g = r.g ? *r.g : r.own;
+            DefaultRng& g = r.get();
             return uniform_index(g, n);
         }, py::arg("n"), "a uniform index in [0, n)")
         .def("categorical", [](PyRng& r, const Eigen::VectorXd& p) {
-            DefaultRng& g = r.g ? *r.g : r.own;
+            DefaultRng& g = r.get();
             return sample_categorical(p, g);
         }, py::arg("probabilities"), "an index drawn with the given probabilities (inverse CDF)");
 

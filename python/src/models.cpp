@@ -5,10 +5,8 @@
 #include <sstream>
 
 #include "common.hpp"
-#include "maxent/belief/learned_model.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/model/pomdp_file.hpp"
-#include "maxent/optim/learned_belief.hpp"
 
 namespace maxent::python {
 
@@ -51,7 +49,10 @@ Model to_index_model(const FinitePomdp<S, A, O>& m) {
     return out;
 }
 
-std::shared_ptr<PyModel> wrap(Model m, py::list states, py::list actions, py::list observations, std::string d) {
+
+}  // namespace
+
+std::shared_ptr<PyModel> wrap_model(Model m, py::list states, py::list actions, py::list observations, std::string d) {
     auto p = std::make_shared<PyModel>();
     p->model = std::make_shared<Model>(std::move(m));
     p->states = std::move(states);
@@ -61,14 +62,12 @@ std::shared_ptr<PyModel> wrap(Model m, py::list states, py::list actions, py::li
     return p;
 }
 
-}  // namespace
-
 std::shared_ptr<PyModel> grid_model(const GridPomdp& g, std::string d) {
     py::list states, actions;
     for (std::size_t s = 0; s < g.num_states(); ++s)
         states.append(py::make_tuple(g.state_label(s).x, g.state_label(s).y));
     for (const char* a : {"up", "down", "left", "right"}) actions.append(a);
-    return wrap(to_index_model(g), std::move(states), std::move(actions), index_labels(g.num_observations()),
+    return wrap_model(to_index_model(g), std::move(states), std::move(actions), index_labels(g.num_observations()),
                 std::move(d));
 }
 
@@ -117,29 +116,6 @@ ObservationSpec observation_spec(const std::string& kind, std::optional<double> 
                                        "' (known: identity, gaussian, room_id, side)"));
 }
 
-/// An episode of uniformly random actions as (actions, observations).
-std::vector<ActionObservationSequence> sequences_from(const py::iterable& data) {
-    std::vector<ActionObservationSequence> out;
-    for (const py::handle item : data) {
-        const auto pair = item.cast<py::sequence>();
-        if (pair.size() != 2)
-            throw config_error(detail::message("sequence ", out.size(), ": expected (actions, observations), got ",
-                                               std::string(py::repr(item))));
-        ActionObservationSequence s;
-        s.actions = pair[0].cast<std::vector<std::size_t>>();
-        s.observations = pair[1].cast<std::vector<std::size_t>>();
-        out.push_back(std::move(s));
-    }
-    return out;
-}
-
-template <class T>
-py::array_t<T> to_array(const std::vector<T>& v) {
-    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
-    std::copy(v.begin(), v.end(), a.mutable_data());
-    return a;
-}
-
 }  // namespace
 
 const char* PyPolicy::class_name() const {
@@ -178,7 +154,7 @@ void bind_models(py::module_& m) {
                  const std::size_t O = Z.empty() ? 0 : static_cast<std::size_t>(Z[0].cols());
                  Model model(iota(S), iota(A), iota(O), P, Z, initial, horizon, {.tolerance = tolerance});
                  if (initial_observation) model.set_initial_observation(to_sparse(*initial_observation));
-                 return wrap(std::move(model), labels_or_indices(states, S, "state"),
+                 return wrap_model(std::move(model), labels_or_indices(states, S, "state"),
                              labels_or_indices(actions, A, "action"),
                              labels_or_indices(observation_labels, O, "observation"), "");
              }),
@@ -264,7 +240,7 @@ void bind_models(py::module_& m) {
         for (std::size_t i = 0; i < f.model.num_states(); ++i) s.append(f.model.state_label(i));
         for (std::size_t i = 0; i < f.model.num_actions(); ++i) a.append(f.model.action_label(i));
         for (std::size_t i = 0; i < f.model.num_observations(); ++i) o.append(f.model.observation_label(i));
-        return wrap(to_index_model(f.model), std::move(s), std::move(a), std::move(o), "POMDP file");
+        return wrap_model(to_index_model(f.model), std::move(s), std::move(a), std::move(o), "POMDP file");
     };
     m.def("read_pomdp_file", [from_file](const std::string& path, std::size_t horizon) {
         ReadOptions o;
@@ -376,66 +352,6 @@ void bind_models(py::module_& m) {
           py::arg("num_states"), py::arg("num_actions"), py::arg("tolerance") = default_belief_tolerance,
           "Class B: one softmax row per distinct belief, added on first visit.");
 
-    // --- learned belief models -------------------------------------------------------------
-    m.def(
-        "uniform_episodes",
-        [](std::shared_ptr<PyModel> world, std::size_t episodes, std::uint64_t seed, const std::string& counting) {
-            const std::size_t K = Trajectory::actions_for(to_counting(counting), world->model->horizon());
-            py::list out;
-            ActionObservationSequence s;
-            for (std::size_t e = 0; e < episodes; ++e) {
-                DefaultRng g = stream(seed, 0, e);
-                detail::uniform_episode(*world->model, K, g, s);
-                out.append(py::make_tuple(to_array(s.actions), to_array(s.observations)));
-            }
-            return out;
-        },
-        py::arg("world"), py::arg("episodes"), py::arg("seed") = 0, py::arg("counting") = "paper",
-        "Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e).");
-    m.def(
-        "fit_belief_model",
-        [](const py::iterable& data, std::size_t latent_states, std::size_t num_actions, std::size_t num_observations,
-           std::size_t horizon, double smoothing, std::size_t restarts, std::size_t max_iterations, double tolerance,
-           std::uint64_t seed, std::size_t threads, const std::optional<py::iterable>& heldout,
-           const std::string& emission) {
-            IohmmOptions o;
-            o.latent_states = latent_states;
-            o.num_actions = num_actions;
-            o.num_observations = num_observations;
-            o.smoothing = smoothing;
-            o.restarts = restarts;
-            o.max_iterations = max_iterations;
-            o.tolerance = tolerance;
-            o.seed = seed;
-            o.threads = threads;
-            if (emission == "per_action") o.emission = EmissionModel::per_action;
-            else if (emission != "shared")
-                throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
-            const auto train = sequences_from(data);
-            const auto held = heldout ? sequences_from(*heldout) : std::vector<ActionObservationSequence>{};
-            IohmmFit fit;
-            {
-                py::gil_scoped_release release;
-                fit = fit_iohmm(train, o, held);
-            }
-            py::dict info;
-            info["log_likelihood"] = to_array(fit.log_likelihood);
-            info["heldout_log_likelihood"] = to_array(fit.heldout_log_likelihood);
-            info["restart_log_likelihood"] = to_array(fit.restart_log_likelihood);
-            info["iterations"] = fit.iterations;
-            info["restart"] = fit.restart;
-            info["converged"] = fit.converged;
-            auto model = wrap(to_finite_pomdp(fit.model, horizon), index_labels(latent_states),
-                              index_labels(num_actions), index_labels(num_observations), "learned belief model");
-            return py::make_tuple(model, info);
-        },
-        py::arg("sequences"), py::arg("latent_states"), py::arg("num_actions"), py::arg("num_observations"),
-        py::arg("horizon"), py::arg("smoothing") = 1e-3, py::arg("restarts") = 3, py::arg("max_iterations") = 200,
-        py::arg("tolerance") = 1e-6, py::arg("seed") = 0, py::arg("threads") = 1, py::arg("heldout") = py::none(),
-        py::arg("emission") = "shared",
-        "An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;\n"
-        "returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's\n"
-        "log-likelihoods.");
 }
 
 }  // namespace maxent::python

@@ -113,6 +113,22 @@ py::array_t<T> to_array(const std::vector<T>& v) {
     return a;
 }
 
+/// (actions, observations) pairs from Python.
+std::vector<ActionObservationSequence> sequences_from(const py::iterable& data) {
+    std::vector<ActionObservationSequence> out;
+    for (const py::handle item : data) {
+        const auto pair = item.cast<py::sequence>();
+        if (pair.size() != 2)
+            throw config_error(detail::message("sequence ", out.size(), ": expected (actions, observations), got ",
+                                               std::string(py::repr(item))));
+        ActionObservationSequence s;
+        s.actions = pair[0].cast<std::vector<std::size_t>>();
+        s.observations = pair[1].cast<std::vector<std::size_t>>();
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
                            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
                            bool track, std::size_t threads) {
@@ -274,6 +290,66 @@ void bind_train(py::module_& m) {
         "iterations; the world is touched only through actions and observations. The policy is a\n"
         "BeliefAveragedPolicy(L, A). The result's `fits` lists every fit.");
 
+    // --- learned belief models (fit_iohmm) -------------------------------------------------------------
+    m.def(
+        "uniform_episodes",
+        [](std::shared_ptr<PyModel> world, std::size_t episodes, std::uint64_t seed, const std::string& counting) {
+            const std::size_t K = Trajectory::actions_for(to_counting(counting), world->model->horizon());
+            py::list out;
+            ActionObservationSequence s;
+            for (std::size_t e = 0; e < episodes; ++e) {
+                DefaultRng g = stream(seed, 0, e);
+                detail::uniform_episode(*world->model, K, g, s);
+                out.append(py::make_tuple(to_array(s.actions), to_array(s.observations)));
+            }
+            return out;
+        },
+        py::arg("world"), py::arg("episodes"), py::arg("seed") = 0, py::arg("counting") = "paper",
+        "Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e).");
+    m.def(
+        "fit_belief_model",
+        [](const py::iterable& data, std::size_t latent_states, std::size_t num_actions, std::size_t num_observations,
+           std::size_t horizon, double smoothing, std::size_t restarts, std::size_t max_iterations, double tolerance,
+           std::uint64_t seed, std::size_t threads, const std::optional<py::iterable>& heldout,
+           const std::string& emission) {
+            IohmmOptions o;
+            o.latent_states = latent_states;
+            o.num_actions = num_actions;
+            o.num_observations = num_observations;
+            o.smoothing = smoothing;
+            o.restarts = restarts;
+            o.max_iterations = max_iterations;
+            o.tolerance = tolerance;
+            o.seed = seed;
+            o.threads = threads;
+            if (emission == "per_action") o.emission = EmissionModel::per_action;
+            else if (emission != "shared")
+                throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
+            const auto train = sequences_from(data);
+            const auto held = heldout ? sequences_from(*heldout) : std::vector<ActionObservationSequence>{};
+            IohmmFit fit;
+            {
+                py::gil_scoped_release release;
+                fit = fit_iohmm(train, o, held);
+            }
+            py::dict info;
+            info["log_likelihood"] = to_array(fit.log_likelihood);
+            info["heldout_log_likelihood"] = to_array(fit.heldout_log_likelihood);
+            info["restart_log_likelihood"] = to_array(fit.restart_log_likelihood);
+            info["iterations"] = fit.iterations;
+            info["restart"] = fit.restart;
+            info["converged"] = fit.converged;
+            auto model = wrap_model(to_finite_pomdp(fit.model, horizon), index_labels(latent_states),
+                              index_labels(num_actions), index_labels(num_observations), "learned belief model");
+            return py::make_tuple(model, info);
+        },
+        py::arg("sequences"), py::arg("latent_states"), py::arg("num_actions"), py::arg("num_observations"),
+        py::arg("horizon"), py::arg("smoothing") = 1e-3, py::arg("restarts") = 3, py::arg("max_iterations") = 200,
+        py::arg("tolerance") = 1e-6, py::arg("seed") = 0, py::arg("threads") = 1, py::arg("heldout") = py::none(),
+        py::arg("emission") = "shared",
+        "An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;\n"
+        "returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's\n"
+        "log-likelihoods.");
     // --- the paper's experiments by name --------------------------------------------------
     m.def("experiments", [] {
         py::list out;
