@@ -90,11 +90,6 @@ Noisy updater_of(const py::object& u, const std::shared_ptr<PyModel>& world) {
                                        std::string(py::repr(u))));
 }
 
-/// Keeps the agent models (BayesFilter refers to them) alive while jobs run.
-struct Keep {
-    std::vector<py::object> objects;
-};
-
 std::vector<std::uint64_t> seeds_of(const TrainOptions& o) {
     return o.seeds ? *o.seeds : std::vector<std::uint64_t>{o.config.seed};
 }
@@ -224,7 +219,7 @@ void bind_train(py::module_& m) {
                 j.config.seed = s;
                 jobs.push_back(std::move(j));
             }
-            Keep keep{{updater}};
+            // `updater` (an argument, alive for the call) keeps the agent model its filter refers to.
             std::vector<PyTrainResult> out(jobs.size());
             std::atomic<bool> stop{false};
             run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_finite(jobs[i], stop); }, stop);

@@ -15,6 +15,7 @@ endif()
 get_filename_component(site "${modules}" DIRECTORY)
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${site}"
                         "${PYTHON}" -c "import maxent, sys; print(maxent.__file__); m = maxent.grid_world(3, 3); print(m)"
+                WORKING_DIRECTORY "${OUT}"  # not the build tree's python/, which holds the built module
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0 OR NOT out MATCHES "${site}")
   message(FATAL_ERROR "import from ${site} failed (${rc}):\n${out}\n${err}")
