@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — installs the build and test dependencies of maxent with apt-get
-# (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test).
+# (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test),
+# and for the Python module (python/): pybind11, Python's headers, numpy, pytest, matplotlib.
 # Runs apt-get directly as root, through sudo otherwise. Idempotent.
 #
 #   bash scripts/install-deps.sh              # apt-get update && apt-get install
 #   bash scripts/install-deps.sh --if-missing # the same, but only when a package is missing
 set -euo pipefail
 
-packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel)
+packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
+          pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib)
 
 is_installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

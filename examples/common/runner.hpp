@@ -573,6 +573,23 @@ inline TrainerConfig trainer_config(const Settings& s, std::uint64_t seed) {
     return config;
 }
 
+/// The learned-belief trainer's options for the settings' LearningSettings; L = 0 there means
+/// the world's `num_states` (also used by the Python bindings, python/src/train.cpp).
+inline LearnedBeliefOptions learned_options(const LearningSettings& ls, std::size_t num_states) {
+    LearnedBeliefOptions o;
+    o.fit.latent_states = ls.latent_states == 0 ? num_states : ls.latent_states;
+    o.fit.smoothing = ls.smoothing;
+    o.fit.restarts = ls.restarts;
+    o.fit.max_iterations = ls.em_iterations;
+    o.warmup_episodes = ls.warmup;
+    o.heldout_episodes = ls.heldout;
+    o.refit_every = ls.refit_every;
+    o.refit_iterations = ls.refit_iterations;
+    o.window = ls.window;
+    o.learned_prior = ls.learned_prior;
+    return o;
+}
+
 /// Runs the K iterations of `trainer` (anything with iterate() -> IterationMetrics) into
 /// run.records, polling `stop` before each and counting each in `iterations` (both may be
 /// null); marks the run complete unless stopped.
@@ -617,19 +634,8 @@ SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, cons
 template <class P, class M>
 SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
                            const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    const LearningSettings& ls = s.learning;
-    const std::size_t L = ls.latent_states == 0 ? model.num_states() : ls.latent_states;
-    LearnedBeliefOptions o;
-    o.fit.latent_states = L;
-    o.fit.smoothing = ls.smoothing;
-    o.fit.restarts = ls.restarts;
-    o.fit.max_iterations = ls.em_iterations;
-    o.warmup_episodes = ls.warmup;
-    o.heldout_episodes = ls.heldout;
-    o.refit_every = ls.refit_every;
-    o.refit_iterations = ls.refit_iterations;
-    o.window = ls.window;
-    o.learned_prior = ls.learned_prior;
+    const LearnedBeliefOptions o = learned_options(s.learning, model.num_states());
+    const std::size_t L = o.fit.latent_states;
     const std::size_t rows = c.policy == PolicyClass::observation ? model.num_observations() : L;
     SeedRun run;
     run.seed = seed;
@@ -644,7 +650,7 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
     if (s.heatmap_episodes > 0)
         run.visits = count_visits(model, trainer.trainer().updater(), trainer.policy(), s.counting, seed,
                                   s.heatmap_episodes);
-    if (ls.heldout > 0) {
+    if (o.heldout_episodes > 0) {
         const auto held = trainer.heldout_episodes();
         std::size_t n = 0;
         for (const auto& q : held) n += q.observations.size();

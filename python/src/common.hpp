@@ -1,0 +1,247 @@
+// python/src/common.hpp — what the translation units of the module `maxent` share.
+//
+// One model type is bound: `Model` = FinitePomdp<std::size_t, std::size_t, std::size_t>
+// (the learned belief model's type too). Grid worlds and POMDP files are converted to it
+// (the same sparse matrices, so the same bits); their labels live on the Python side
+// (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
+// policy class) are held in small variant boxes that satisfy the library's concepts, so each
+// trainer is instantiated once per policy class.
+//
+// The GIL: C++ training runs with the GIL released on worker threads; the calling thread
+// waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
+// world written in Python is called with the GIL taken (py::gil_scoped_acquire).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/noisy_belief.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/model/finite_pomdp.hpp"
+#include "maxent/model/grid_world.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/policies.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
+
+namespace maxent::python {
+
+namespace py = pybind11;
+
+using Model = FinitePomdp<std::size_t, std::size_t, std::size_t>;
+using Filter = BayesFilter<Model>;
+using Noisy = NoisyBelief<Filter>;
+
+/// A finite model with its labels (Python objects: ints, strings, tuples).
+struct PyModel {
+    std::shared_ptr<Model> model;
+    py::list states, actions, observations;
+    std::string description;  ///< e.g. the grid's spec; "" for models from arrays
+
+    /// Index of `x` in `labels` (a label first, else an int index in range); unknown_label_error naming it.
+    std::size_t index(const py::list& labels, const py::handle& x, const char* what) const;
+    std::size_t state(const py::handle& x) const { return index(states, x, "state"); }
+    std::size_t action(const py::handle& x) const { return index(actions, x, "action"); }
+    std::size_t observation(const py::handle& x) const { return index(observations, x, "observation"); }
+};
+/// Labels 0..n-1.
+py::list index_labels(std::size_t n);
+/// A model with its labels and a description.
+std::shared_ptr<PyModel> wrap_model(Model m, py::list states, py::list actions, py::list observations, std::string d);
+/// A grid world as the bound model type (the same matrices; labels (x, y), up/down/left/right).
+std::shared_ptr<PyModel> grid_model(const GridPomdp& g, std::string description);
+
+// ---------------------------------------------------------------------------------------
+// Belief updaters over finite models
+// ---------------------------------------------------------------------------------------
+
+/// The exact Bayes filter of an agent model (the world's or another), with its prior.
+struct PyFilter {
+    std::shared_ptr<PyModel> agent;  ///< keeps the model alive
+    Filter filter;
+};
+/// The noisy belief oracle over an exact filter (σ = 0 is the exact filter, bit for bit).
+struct PyNoisy {
+    std::shared_ptr<PyFilter> inner;
+    double sigma = 0.0;
+    [[nodiscard]] Noisy make() const { return Noisy(inner->filter, sigma); }
+};
+
+// ---------------------------------------------------------------------------------------
+// Policies: one box, five Python classes
+// ---------------------------------------------------------------------------------------
+
+using PolicyVariant = std::variant<ObservationPolicy, BeliefAveragedPolicy, BelievedStatePolicy, BeliefMixturePolicy,
+                                   TabularBeliefPolicy>;
+struct PyPolicy {
+    PolicyVariant p;
+    [[nodiscard]] const char* class_name() const;
+};
+
+// ---------------------------------------------------------------------------------------
+// Feedbacks: the four of the paper, PartitionEntropy, and a Python callable
+// ---------------------------------------------------------------------------------------
+
+/// A Python object held without touching its reference count off the GIL: copies share it,
+/// and the last one releases it with the GIL taken.
+struct PyRef {
+    std::shared_ptr<py::object> obj;
+    PyRef() = default;
+    explicit PyRef(py::object o);
+    [[nodiscard]] const py::object& get() const { return *obj; }
+};
+
+/// A read-only view of one trajectory handed to a Python feedback (valid during the call).
+struct TrajectoryView {
+    const Trajectory* t = nullptr;
+    [[nodiscard]] const Trajectory& get() const;
+};
+
+/// A feedback written in Python: fn(view) -> float.
+struct PythonFeedback {
+    PyRef fn;
+    RolloutNeeds needs{};
+    std::string name;
+    double call(const Trajectory& t) const;
+};
+
+using FeedbackVariant = std::variant<MSE, MOE, MBE, RegMBE, PartitionEntropy, PythonFeedback>;
+/// A Feedback (objective/feedbacks.hpp) holding any of them.
+struct FeedbackBox {
+    FeedbackVariant f;
+    template <class G>
+    double operator()(const Trajectory& t, G& g) const {
+        return std::visit(
+            [&](const auto& x) -> double {
+                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, PythonFeedback>)
+                    return x.call(t);
+                else
+                    return static_cast<double>(x(t, g));
+            },
+            f);
+    }
+    [[nodiscard]] RolloutNeeds needs() const {
+        return std::visit(
+            [](const auto& x) -> RolloutNeeds {
+                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, PythonFeedback>)
+                    return x.needs;
+                else
+                    return x.needs();
+            },
+            f);
+    }
+    [[nodiscard]] bool is_python() const { return std::holds_alternative<PythonFeedback>(f); }
+    [[nodiscard]] std::string name() const;
+};
+
+// ---------------------------------------------------------------------------------------
+// Estimators and step rules
+// ---------------------------------------------------------------------------------------
+
+using EstimatorVariant = std::variant<Reinforce, BatchMeanBaseline, LeaveOneOutBaseline, OptimalBaseline>;
+struct EstimatorBox {
+    EstimatorVariant e;
+    void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, Eigen::MatrixXd& out) {
+        std::visit([&](auto& x) { x.estimate(f, s, out); }, e);
+    }
+    static constexpr bool entrywise = true;  // all four are (optim/estimators.hpp)
+    [[nodiscard]] std::string name() const {
+        return std::visit([](const auto& x) { return std::string(x.name()); }, e);
+    }
+};
+
+using StepVariant = std::variant<ConstantStep, Adam>;
+struct StepBox {
+    StepVariant r;
+    Eigen::MatrixXd scratch;
+    void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
+        std::visit([&](auto& x) { x.apply(theta, g); }, r);
+    }
+    void apply_rows(Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) {
+        std::visit([&](auto& x) { apply_step_rows(x, theta, rows, c, scratch); }, r);
+    }
+    void reset() {
+        std::visit([](auto& x) { x.reset(); }, r);
+    }
+    [[nodiscard]] std::string name() const {
+        return std::visit([](const auto& x) { return std::string(x.name()); }, r);
+    }
+};
+
+/// Feedback, estimator and step rule from Python: objects of the bound classes, or names
+/// ("mse", "batch-mean", "constant"); callables become PythonFeedback.
+FeedbackBox to_feedback(const py::handle& x);
+EstimatorBox to_estimator(const py::handle& x);
+StepBox to_step(const py::handle& x, std::optional<double> alpha = std::nullopt);
+StateCounting to_counting(const std::string& s);
+
+// ---------------------------------------------------------------------------------------
+// Results and jobs
+// ---------------------------------------------------------------------------------------
+
+/// One training run, as Python sees it.
+struct PyTrainResult {
+    std::uint64_t seed = 0;
+    Eigen::MatrixXd parameters;
+    std::vector<IterationMetrics> history;
+    bool stopped_early = false;
+    std::string policy_class;
+    std::optional<PolicyVariant> policy;  ///< the trained policy (θ = parameters)
+    std::vector<py::dict> fits;  ///< learned-belief runs: every fit of the belief model
+};
+
+/// Runs `count` independent jobs on up to `threads` worker threads (0: all) with the GIL
+/// released, results in index order; the calling thread waits, checking for signals every
+/// 100 ms: on Ctrl-C `stop` is set, the jobs end after their current iteration and
+/// KeyboardInterrupt is raised. The first exception of a job stops the others and is rethrown.
+void run_jobs(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& job,
+              std::atomic<bool>& stop);
+
+/// The run(callback) of a trainer on the calling thread while it holds the GIL (worlds,
+/// feedbacks written in Python): checks signals every 100 ms and stops on one (the caller
+/// then raises).
+struct SignalPoll {
+    std::int64_t last_ns = 0;
+    bool interrupted = false;
+    bool operator()(const IterationMetrics&);
+};
+
+/// Shared options of every train call (finite or generative world).
+struct TrainOptions {
+    TrainerConfig config;
+    std::optional<std::vector<std::uint64_t>> seeds;  ///< several runs (threads) instead of config.seed
+    std::size_t threads = 0;
+};
+/// train() with a world that is not a finite Model: a Python simulator or GenerativeView, with a ParticleFilter.
+py::object train_generative(const py::object& world, const py::object& updater, const PyPolicy& policy,
+                            const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
+                            const TrainOptions& options);
+/// The Python object of a finished run.
+py::object to_python(PyTrainResult r);
+
+/// Registers the Python classes of the translation units.
+void bind_errors(py::module_& m);
+void bind_models(py::module_& m);
+void bind_components(py::module_& m);
+void bind_train(py::module_& m);
+void bind_analysis(py::module_& m);
+void bind_generative(py::module_& m);
+
+}  // namespace maxent::python

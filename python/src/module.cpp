@@ -1,0 +1,366 @@
+// python/src/module.cpp — the module `maxent`: the exception hierarchy, the components chosen
+// at run time (feedbacks, estimators, step rules, the random generator), the job runner that
+// releases the GIL, and the entry point that registers everything.
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "common.hpp"
+#include "maxent/core/parallel.hpp"
+
+namespace maxent::python {
+
+// ---------------------------------------------------------------------------------------
+// Errors: maxent::error and its subclasses become maxent.Error and its subclasses, with the
+// same message. Translators registered later are tried first, so bases come first.
+// ---------------------------------------------------------------------------------------
+
+void bind_errors(py::module_& m) {
+    static py::exception<error> base(m, "Error", PyExc_RuntimeError);
+    static py::exception<model_error> model(m, "ModelError", base.ptr());
+    static py::exception<config_error> config(m, "ConfigError", base.ptr());
+    static py::exception<unknown_label_error> label(m, "UnknownLabelError", base.ptr());
+    static py::exception<zero_likelihood_error> zero(m, "ZeroLikelihoodError", base.ptr());
+    static py::exception<budget_error> budget(m, "BudgetError", base.ptr());
+    static py::exception<numeric_error> numeric(m, "NumericError", config.ptr());
+    static py::exception<parse_error> parse(m, "ParseError", base.ptr());
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p) std::rethrow_exception(p);
+        } catch (const numeric_error& e) {
+            numeric(e.what());
+        } catch (const config_error& e) {
+            config(e.what());
+        } catch (const model_error& e) {
+            model(e.what());
+        } catch (const unknown_label_error& e) {
+            label(e.what());
+        } catch (const zero_likelihood_error& e) {
+            zero(e.what());
+        } catch (const budget_error& e) {
+            budget(e.what());
+        } catch (const parse_error& e) {
+            parse(e.what());
+        } catch (const error& e) {
+            base(e.what());
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// Python objects held off the GIL
+// ---------------------------------------------------------------------------------------
+
+PyRef::PyRef(py::object o)
+    : obj(new py::object(std::move(o)), [](py::object* p) {
+          py::gil_scoped_acquire gil;
+          delete p;
+      }) {}
+
+const Trajectory& TrajectoryView::get() const {
+    if (t == nullptr)
+        throw config_error("TrajectoryView: the trajectory is only valid during the feedback call that received it");
+    return *t;
+}
+
+double PythonFeedback::call(const Trajectory& t) const {
+    py::gil_scoped_acquire gil;
+    auto view = std::make_unique<TrajectoryView>();
+    view->t = &t;
+    TrajectoryView* raw = view.get();
+    py::object v = py::cast(std::move(view));
+    struct Invalidate {
+        TrajectoryView* v;
+        ~Invalidate() { v->t = nullptr; }
+    } invalidate{raw};
+    const py::object r = fn.get()(v);
+    double x = 0.0;
+    try {
+        x = r.cast<double>();
+    } catch (const py::cast_error&) {
+        throw config_error(detail::message("feedback ", name, ": returned ", std::string(py::repr(r)),
+                                           ", not a float"));
+    }
+    return x;
+}
+
+std::string FeedbackBox::name() const {
+    return std::visit(
+        [](const auto& x) -> std::string {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, PythonFeedback>)
+                return x.name;
+            else if constexpr (std::is_same_v<T, PartitionEntropy>)
+                return "partition";
+            else
+                return std::string(T::name());
+        },
+        f);
+}
+
+// ---------------------------------------------------------------------------------------
+// Names and objects -> components
+// ---------------------------------------------------------------------------------------
+
+namespace {
+template <class T>
+std::optional<T> try_cast(const py::handle& x) {
+    if (py::isinstance<T>(x)) return x.cast<T>();
+    return std::nullopt;
+}
+std::string lower(std::string s) {
+    for (char& c : s)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return s;
+}
+}  // namespace
+
+FeedbackBox to_feedback(const py::handle& x) {
+    if (auto f = try_cast<FeedbackBox>(x)) return *f;
+    if (py::isinstance<py::str>(x)) {
+        const std::string s = lower(x.cast<std::string>());
+        if (s == "mse") return {MSE{}};
+        if (s == "moe") return {MOE{}};
+        if (s == "mbe") return {MBE{}};
+        if (s == "reg-mbe" || s == "regmbe" || s == "reg_mbe") return {RegMBE(0.02)};
+        throw config_error(detail::message("unknown feedback '", x.cast<std::string>(),
+                                           "' (known: mse, moe, mbe, reg-mbe, or a callable)"));
+    }
+    if (PyCallable_Check(x.ptr())) {
+        PythonFeedback p;
+        p.fn = PyRef(py::reinterpret_borrow<py::object>(x));
+        p.name = py::hasattr(x, "__name__") ? x.attr("__name__").cast<std::string>() : std::string("python");
+        return {std::move(p)};
+    }
+    throw config_error(detail::message("not a feedback: ", std::string(py::repr(x)),
+                                       " (give maxent.MSE(), ..., a name such as 'mse', or a callable)"));
+}
+
+EstimatorBox to_estimator(const py::handle& x) {
+    if (auto e = try_cast<EstimatorBox>(x)) return *e;
+    if (py::isinstance<py::str>(x)) {
+        const std::string s = lower(x.cast<std::string>());
+        if (s == Reinforce::name()) return {Reinforce{}};
+        if (s == BatchMeanBaseline::name()) return {BatchMeanBaseline{}};
+        if (s == LeaveOneOutBaseline::name()) return {LeaveOneOutBaseline{}};
+        if (s == OptimalBaseline::name()) return {OptimalBaseline{}};
+        throw config_error(detail::message("unknown estimator '", x.cast<std::string>(),
+                                           "' (known: reinforce, batch-mean, leave-one-out, optimal)"));
+    }
+    throw config_error(detail::message("not an estimator: ", std::string(py::repr(x))));
+}
+
+StepBox to_step(const py::handle& x, std::optional<double> alpha) {
+    if (auto r = try_cast<StepBox>(x)) return *r;
+    if (py::isinstance<py::str>(x)) {
+        const std::string s = lower(x.cast<std::string>());
+        if (s == ConstantStep::name()) return {ConstantStep(alpha.value_or(0.3)), {}};
+        if (s == Adam::name()) return {Adam(alpha.value_or(0.05)), {}};
+        throw config_error(detail::message("unknown step rule '", x.cast<std::string>(), "' (known: constant, adam)"));
+    }
+    throw config_error(detail::message("not a step rule: ", std::string(py::repr(x))));
+}
+
+StateCounting to_counting(const std::string& s) {
+    if (s == "paper") return StateCounting::paper;
+    if (s == "authors") return StateCounting::authors;
+    throw config_error(detail::message("unknown counting '", s, "' (known: paper, authors)"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Jobs with the GIL released, and signals
+// ---------------------------------------------------------------------------------------
+
+void run_jobs(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& job,
+              std::atomic<bool>& stop) {
+    if (count == 0) return;
+    const std::size_t workers = std::min(count, threads == 0 ? hardware_threads() : threads);
+    std::atomic<std::size_t> next{0};
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::size_t running = workers;
+    std::vector<std::exception_ptr> errors(count);
+    std::vector<std::thread> pool;
+    {
+        py::gil_scoped_release release;
+        for (std::size_t w = 0; w < workers; ++w)
+            pool.emplace_back([&] {
+                for (;;) {
+                    const std::size_t i = next.fetch_add(1);
+                    if (i >= count || stop.load()) break;
+                    try {
+                        job(i);
+                    } catch (...) {
+                        errors[i] = std::current_exception();
+                        stop.store(true);
+                    }
+                }
+                std::lock_guard<std::mutex> lock(mutex);
+                if (--running == 0) cv.notify_all();
+            });
+    }
+    // Wait with the GIL released; take it every 100 ms to let Python see signals.
+    bool interrupted = false;
+    for (;;) {
+        bool done = false;
+        {
+            py::gil_scoped_release release;
+            std::unique_lock<std::mutex> lock(mutex);
+            done = cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return running == 0; });
+        }
+        if (done) break;
+        if (!interrupted && PyErr_CheckSignals() != 0) {
+            interrupted = true;
+            stop.store(true);
+        }
+    }
+    {
+        py::gil_scoped_release release;
+        for (auto& t : pool) t.join();
+    }
+    if (interrupted) throw py::error_already_set();
+    for (auto& e : errors)
+        if (e) std::rethrow_exception(e);
+}
+
+bool SignalPoll::operator()(const IterationMetrics&) {
+    const auto now = std::chrono::steady_clock::now().time_since_epoch();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+    if (ns - last_ns < 100'000'000) return true;
+    last_ns = ns;
+    if (PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        return false;
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Components
+// ---------------------------------------------------------------------------------------
+
+namespace {
+RolloutNeeds needs_of(bool belief_entropy, bool believed_states, bool beliefs) {
+    RolloutNeeds n;
+    n.belief_entropy = belief_entropy;
+    n.believed_states = believed_states;
+    n.beliefs = beliefs;
+    return n;
+}
+py::array_t<std::size_t> index_array(std::span<const std::size_t> v) {
+    py::array_t<std::size_t> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+}  // namespace
+
+void bind_components(py::module_& m) {
+    // --- feedbacks ---------------------------------------------------------------------
+    py::class_<FeedbackBox>(m, "Feedback", "A feedback F(τ): what multiplies the score in Algorithm 1.")
+        .def_property_readonly("name", &FeedbackBox::name)
+        .def_property_readonly("needs", [](const FeedbackBox& f) {
+            const RolloutNeeds n = f.needs();
+            py::dict d;
+            d["belief_entropy"] = n.belief_entropy;
+            d["believed_states"] = n.believed_states;
+            d["beliefs"] = n.beliefs;
+            return d;
+        })
+        .def("__call__", [](const FeedbackBox& f, const TrajectoryView& v) {
+            DefaultRng g = stream(0);
+            return f(v.get(), g);
+        }, py::arg("trajectory"), "The feedback of a trajectory (inside another feedback's call).")
+        .def("__repr__", [](const FeedbackBox& f) { return "maxent.Feedback('" + f.name() + "')"; });
+    m.def("MSE", [] { return FeedbackBox{MSE{}}; }, "Entropy of the trajectory's true states (bins).");
+    m.def("MOE", [] { return FeedbackBox{MOE{}}; }, "Entropy of the trajectory's observations.");
+    m.def("MBE", [] { return FeedbackBox{MBE{}}; }, "Entropy of believed states s̃_t ~ b_t.");
+    m.def("RegMBE", [](double rho) { return FeedbackBox{RegMBE(rho)}; }, py::arg("rho") = 0.02,
+          "MBE minus rho times the sum of belief entropies.");
+    m.def("PartitionEntropy", [](std::vector<std::size_t> blocks) { return FeedbackBox{PartitionEntropy(std::move(blocks))}; },
+          py::arg("block_of_state"), "Entropy of the true states mapped to blocks (e.g. rooms).");
+    m.def(
+        "UserFeedback",
+        [](py::function fn, bool belief_entropy, bool believed_states, bool beliefs, std::optional<std::string> name) {
+            PythonFeedback p;
+            p.name = name ? *name
+                          : (py::hasattr(fn, "__name__") ? fn.attr("__name__").cast<std::string>() : "python");
+            p.fn = PyRef(std::move(fn));
+            p.needs = needs_of(belief_entropy, believed_states, beliefs);
+            return FeedbackBox{std::move(p)};
+        },
+        py::arg("fn"), py::arg("belief_entropy") = false, py::arg("believed_states") = false,
+        py::arg("beliefs") = false, py::arg("name") = py::none(),
+        "A feedback written in Python: fn(trajectory: TrajectoryView) -> float; say which extra records it reads.");
+
+    py::class_<TrajectoryView>(m, "TrajectoryView",
+                               "One episode as a feedback sees it (valid only during the feedback call).")
+        .def_property_readonly("horizon", [](const TrajectoryView& v) { return v.get().horizon; })
+        .def_property_readonly("num_states", [](const TrajectoryView& v) { return v.get().num_states; })
+        .def_property_readonly("num_observations", [](const TrajectoryView& v) { return v.get().num_observations; })
+        .def_property_readonly("belief_dimension", [](const TrajectoryView& v) { return v.get().belief_dimension; })
+        .def_property_readonly("counting",
+                               [](const TrajectoryView& v) {
+                                   return v.get().counting == StateCounting::paper ? "paper" : "authors";
+                               })
+        .def_property_readonly("states", [](const TrajectoryView& v) { return index_array(v.get().states); },
+                               "s_1 .. s_{K+1} (true states, as bins)")
+        .def_property_readonly("observations", [](const TrajectoryView& v) { return index_array(v.get().observations); })
+        .def_property_readonly("actions", [](const TrajectoryView& v) { return index_array(v.get().actions); })
+        .def_property_readonly("believed", [](const TrajectoryView& v) { return index_array(v.get().believed); })
+        .def_property_readonly("belief_entropy", [](const TrajectoryView& v) {
+            const auto& e = v.get().belief_entropy;
+            py::array_t<double> a(static_cast<py::ssize_t>(e.size()));
+            std::copy(e.begin(), e.end(), a.mutable_data());
+            return a;
+        })
+        .def_property_readonly("beliefs", [](const TrajectoryView& v) -> Eigen::MatrixXd { return v.get().beliefs; },
+                               "column k = b_{k+1} (if the feedback asked for beliefs)")
+        .def_property_readonly("counted_states",
+                               [](const TrajectoryView& v) { return index_array(v.get().counted_states()); },
+                               "the true states the counting convention counts")
+        .def_property_readonly("counted_observations",
+                               [](const TrajectoryView& v) { return index_array(v.get().counted_observations()); })
+        .def_property_readonly("counted_believed",
+                               [](const TrajectoryView& v) { return index_array(v.get().counted_believed()); });
+
+    // --- estimators and step rules ------------------------------------------------------
+    py::class_<EstimatorBox>(m, "Estimator", "A gradient estimator.")
+        .def_property_readonly("name", &EstimatorBox::name)
+        .def("__repr__", [](const EstimatorBox& e) { return "maxent.Estimator('" + e.name() + "')"; });
+    m.def("Reinforce", [] { return EstimatorBox{Reinforce{}}; });
+    m.def("BatchMeanBaseline", [] { return EstimatorBox{BatchMeanBaseline{}}; });
+    m.def("LeaveOneOutBaseline", [] { return EstimatorBox{LeaveOneOutBaseline{}}; });
+    m.def("OptimalBaseline", [] { return EstimatorBox{OptimalBaseline{}}; });
+
+    py::class_<StepBox>(m, "StepRule", "A step rule (gradient ascent).")
+        .def_property_readonly("name", &StepBox::name)
+        .def("__repr__", [](const StepBox& r) { return "maxent.StepRule('" + r.name() + "')"; });
+    m.def("ConstantStep", [](double alpha) { return StepBox{ConstantStep(alpha), {}}; }, py::arg("alpha") = 0.3);
+    m.def("Adam", [](double alpha, double b1, double b2, double eps) { return StepBox{Adam(alpha, b1, b2, eps), {}}; },
+          py::arg("alpha") = 0.05, py::arg("beta1") = 0.9, py::arg("beta2") = 0.999, py::arg("epsilon") = 1e-8);
+
+    // --- the random generator -------------------------------------------------------------
+    m.def("stream_seed", [](std::uint64_t seed, std::uint64_t run, std::uint64_t index) {
+        return derive_seed(seed, run, index);
+    }, py::arg("seed"), py::arg("run") = 0, py::arg("index") = 0, "The seed of stream(seed, run, index).");
+}
+
+}  // namespace maxent::python
+
+PYBIND11_MODULE(maxent, m) {
+    using namespace maxent::python;
+    m.doc() =
+        "maxent: state entropy maximisation in POMDPs (Python bindings of the header-only C++ library).\n"
+        "Models from numpy arrays, grid worlds and POMDP files; exact and noisy belief filters, learned belief\n"
+        "models, particle filters of simulators written in Python; the policy classes, feedbacks, estimators\n"
+        "and step rules; train(), the exact objective, evaluation, estimator quality and the paper's experiments.";
+    m.attr("__version__") = "0.1.0";
+    bind_errors(m);
+    bind_components(m);
+    bind_models(m);
+    bind_train(m);
+    bind_analysis(m);
+    bind_generative(m);
+}

@@ -1,0 +1,505 @@
+// python/src/train.cpp — train() on finite models, train_learned() (Algorithm 1 with a belief
+// model learned from the agent's own data) and the paper's experiments by name.
+//
+// One trainer type per policy class: Trainer<Model, NoisyBelief<BayesFilter<Model>>, P,
+// FeedbackBox, EstimatorBox, StepBox> (σ = 0 is the exact filter bit for bit, as in the
+// programs' runner), so train() and run_experiment() share their instantiations, and a run
+// is the same arithmetic as maxent-paper's (tests/test_bit_identity.py).
+#include "common.hpp"
+#include "maxent/optim/evaluate.hpp"
+#include "maxent/optim/learned_belief.hpp"
+#include "runner.hpp"
+
+namespace maxent::python {
+
+namespace {
+
+/// Everything one finite run needs.
+struct FiniteJob {
+    std::shared_ptr<PyModel> world;
+    Noisy updater;
+    PolicyVariant policy;
+    FeedbackBox feedback;
+    EstimatorBox estimator;
+    StepBox step;
+    TrainerConfig config;
+};
+
+PyTrainResult finish(TrainResult r, std::uint64_t seed, PolicyVariant policy, const char* name) {
+    PyTrainResult out;
+    out.seed = seed;
+    out.parameters = std::move(r.parameters);
+    out.history = std::move(r.history);
+    out.stopped_early = r.stopped_early;
+    out.policy = std::move(policy);
+    std::visit([&](auto& p) { p.parameters() = out.parameters; }, *out.policy);
+    out.policy_class = name;
+    return out;
+}
+
+PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
+    return std::visit(
+        [&](const auto& p) {
+            using P = std::decay_t<decltype(p)>;
+            Trainer<Model, Noisy, P, FeedbackBox, EstimatorBox, StepBox> trainer(
+                *j.world->model, j.updater, p, j.feedback, j.estimator, j.step, j.config);
+            TrainResult r = trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
+            PolicyVariant trained = trainer.policy();
+            return finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
+        },
+        j.policy);
+}
+
+/// A learned-belief run (BA policy only: its rows are the learned latent states).
+struct LearnedJob {
+    std::shared_ptr<PyModel> world;
+    BeliefAveragedPolicy policy;
+    FeedbackBox feedback;
+    EstimatorBox estimator;
+    StepBox step;
+    TrainerConfig config;
+    LearnedBeliefOptions options;
+};
+
+PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, std::vector<FitRecord>& fits) {
+    LearnedBeliefTrainer<Model, BeliefAveragedPolicy, FeedbackBox, EstimatorBox, StepBox> trainer(
+        *j.world->model, j.policy, j.feedback, j.estimator, j.step, j.config, j.options);
+    TrainResult r = trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
+    fits = trainer.fits();
+    PolicyVariant trained = BeliefAveragedPolicy(j.policy);
+    return finish(std::move(r), j.config.seed, std::move(trained), "BeliefAveragedPolicy");
+}
+
+py::dict fit_dict(const FitRecord& f) {
+    py::dict d;
+    d["iteration"] = f.iteration;
+    d["episodes"] = f.episodes;
+    d["em_iterations"] = f.em_iterations;
+    d["converged"] = f.converged;
+    d["train_log_likelihood"] = f.train_log_likelihood;
+    d["heldout_log_likelihood"] = f.heldout_log_likelihood;
+    return d;
+}
+
+Noisy updater_of(const py::object& u, const std::shared_ptr<PyModel>& world) {
+    if (u.is_none()) return Noisy(Filter(*world->model), 0.0);
+    if (py::isinstance<PyFilter>(u)) return Noisy(u.cast<std::shared_ptr<PyFilter>>()->filter, 0.0);
+    if (py::isinstance<PyNoisy>(u)) return u.cast<std::shared_ptr<PyNoisy>>()->make();
+    throw config_error(detail::message("train: the updater of a finite world must be a BayesFilter or a NoisyBelief "
+                                       "(or None: the world's exact filter), got ",
+                                       std::string(py::repr(u))));
+}
+
+std::vector<std::uint64_t> seeds_of(const TrainOptions& o) {
+    return o.seeds ? *o.seeds : std::vector<std::uint64_t>{o.config.seed};
+}
+
+py::object results(std::vector<PyTrainResult> runs, bool many) {
+    if (!many) return to_python(std::move(runs.front()));
+    py::list out;
+    for (auto& r : runs) out.append(to_python(std::move(r)));
+    return out;
+}
+
+template <class T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
+
+/// (actions, observations) pairs from Python.
+std::vector<ActionObservationSequence> sequences_from(const py::iterable& data) {
+    std::vector<ActionObservationSequence> out;
+    for (const py::handle item : data) {
+        const auto pair = item.cast<py::sequence>();
+        if (pair.size() != 2)
+            throw config_error(detail::message("sequence ", out.size(), ": expected (actions, observations), got ",
+                                               std::string(py::repr(item))));
+        ActionObservationSequence s;
+        s.actions = pair[0].cast<std::vector<std::size_t>>();
+        s.observations = pair[1].cast<std::vector<std::size_t>>();
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
+                           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
+                           bool track, std::size_t threads) {
+    TrainOptions o;
+    o.config.iterations = iterations;
+    o.config.batch = batch;
+    o.config.seed = seed;
+    o.config.counting = to_counting(counting);
+    o.config.track_belief_entropy = track;
+    o.config.validate();
+    o.seeds = std::move(seeds);
+    if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
+    o.threads = threads;
+    return o;
+}
+
+}  // namespace
+
+py::object to_python(PyTrainResult r) { return py::cast(std::move(r)); }
+
+void bind_train(py::module_& m) {
+    py::class_<PyTrainResult>(m, "TrainResult", "One training run: θ and the per-iteration history as numpy arrays.")
+        .def_readonly("seed", &PyTrainResult::seed)
+        .def_readonly("parameters", &PyTrainResult::parameters)
+        .def_readonly("stopped_early", &PyTrainResult::stopped_early)
+        .def_readonly("fits", &PyTrainResult::fits, "learned-belief runs: every fit of the belief model")
+        .def_property_readonly("iterations", [](const PyTrainResult& r) { return r.history.size(); })
+        .def_property_readonly("policy", [](const PyTrainResult& r) { return PyPolicy{*r.policy}; },
+                               "a copy of the policy with the trained θ")
+        .def_property_readonly("true_entropy", [](const PyTrainResult& r) {
+            std::vector<double> v;
+            for (const auto& h : r.history) v.push_back(h.true_entropy);
+            return to_array(v);
+        }, "per iteration: the batch mean of H(d(τ_S)), what the paper plots")
+        .def_property_readonly("feedback", [](const PyTrainResult& r) {
+            std::vector<double> v;
+            for (const auto& h : r.history) v.push_back(h.feedback);
+            return to_array(v);
+        })
+        .def_property_readonly("belief_entropy_sum", [](const PyTrainResult& r) {
+            std::vector<double> v;
+            for (const auto& h : r.history) v.push_back(h.belief_entropy_sum);
+            return to_array(v);
+        })
+        .def_property_readonly("gradient_norm", [](const PyTrainResult& r) {
+            std::vector<double> v;
+            for (const auto& h : r.history) v.push_back(h.gradient_norm);
+            return to_array(v);
+        })
+        .def("windowed_means", [](const PyTrainResult& r, std::size_t window, const std::string& metric) {
+            double IterationMetrics::*field = &IterationMetrics::true_entropy;
+            if (metric == "feedback") field = &IterationMetrics::feedback;
+            else if (metric == "belief_entropy_sum") field = &IterationMetrics::belief_entropy_sum;
+            else if (metric == "gradient_norm") field = &IterationMetrics::gradient_norm;
+            else if (metric != "true_entropy")
+                throw config_error(detail::message("windowed_means: unknown metric '", metric,
+                                                   "' (known: true_entropy, feedback, belief_entropy_sum, gradient_norm)"));
+            py::list out;
+            for (const HistoryWindow& w : windowed_means(r.history, window, field)) {
+                py::dict d;
+                d["first"] = w.first;
+                d["count"] = w.count;
+                d["mean"] = w.value.mean;
+                d["low"] = w.value.low;
+                d["high"] = w.value.high;
+                out.append(d);
+            }
+            return out;
+        }, py::arg("window"), py::arg("metric") = "true_entropy",
+           "The history in windows of `window` iterations, each with its mean and 95% interval.")
+        .def("__repr__", [](const PyTrainResult& r) {
+            return detail::message("maxent.TrainResult(seed=", r.seed, ", iterations=", r.history.size(), ", ",
+                                   r.policy_class, ")");
+        });
+
+    m.def(
+        "train",
+        [](const py::object& world, const py::object& updater, const PyPolicy& policy, const py::object& feedback,
+           const py::object& estimator, const py::object& step, std::size_t iterations, std::size_t batch,
+           std::uint64_t seed, std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
+           bool track_belief_entropy, std::size_t threads) -> py::object {
+            const TrainOptions o =
+                train_options(iterations, batch, seed, std::move(seeds), counting, track_belief_entropy, threads);
+            const FeedbackBox f = to_feedback(feedback);
+            const EstimatorBox e = to_estimator(estimator);
+            const StepBox r = to_step(step);
+            if (!py::isinstance<PyModel>(world)) return train_generative(world, updater, policy, f, e, r, o);
+            const auto w = world.cast<std::shared_ptr<PyModel>>();
+            const std::vector<std::uint64_t> all = seeds_of(o);
+            std::vector<FiniteJob> jobs;
+            for (const std::uint64_t s : all) {
+                FiniteJob j{w, updater_of(updater, w), policy.p, f, e, r, o.config};
+                j.config.seed = s;
+                jobs.push_back(std::move(j));
+            }
+            // `updater` (an argument, alive for the call) keeps the agent model its filter refers to.
+            std::vector<PyTrainResult> out(jobs.size());
+            std::atomic<bool> stop{false};
+            run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_finite(jobs[i], stop); }, stop);
+            return results(std::move(out), o.seeds.has_value());
+        },
+        py::arg("world"), py::arg("updater") = py::none(), py::arg("policy"), py::arg("feedback") = "mse",
+        py::arg("estimator") = "batch-mean", py::arg("step") = "constant", py::kw_only(),
+        py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0, py::arg("seeds") = py::none(),
+        py::arg("counting") = "paper", py::arg("track_belief_entropy") = true, py::arg("threads") = 0,
+        "Algorithm 1: K iterations of N trajectories from the policy's θ. world: a Model (updater: BayesFilter,\n"
+        "NoisyBelief, or None for the world's exact filter), or a simulator (a Python object with the sampling\n"
+        "methods, or GenerativeView) with a ParticleFilter. Returns a TrainResult, or one per seed (run on\n"
+        "`threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C raises KeyboardInterrupt.");
+
+    m.def(
+        "train_learned",
+        [](std::shared_ptr<PyModel> world, const PyPolicy& policy, const py::object& feedback,
+           const py::object& estimator, const py::object& step, std::size_t latent_states, std::size_t warmup,
+           std::size_t heldout, std::size_t refit_every, std::size_t refit_iterations, std::size_t window,
+           std::size_t restarts, std::size_t em_iterations, double smoothing, bool learned_prior,
+           std::size_t iterations, std::size_t batch, std::uint64_t seed,
+           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads) {
+            const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads);
+            const auto* ba = std::get_if<BeliefAveragedPolicy>(&policy.p);
+            if (ba == nullptr)
+                throw config_error(detail::message("train_learned: the policy must be a BeliefAveragedPolicy over the ",
+                                                   "learned latent states, got ", policy.class_name()));
+            programs::LearningSettings ls;
+            ls.latent_states = latent_states;
+            ls.warmup = warmup;
+            ls.heldout = heldout;
+            ls.refit_every = refit_every;
+            ls.refit_iterations = refit_iterations;
+            ls.window = window;
+            ls.restarts = restarts;
+            ls.em_iterations = em_iterations;
+            ls.smoothing = smoothing;
+            ls.learned_prior = learned_prior;
+            const std::vector<std::uint64_t> all = seeds_of(o);
+            std::vector<LearnedJob> jobs;
+            for (const std::uint64_t s : all) {
+                LearnedJob j{world, *ba, to_feedback(feedback), to_estimator(estimator), to_step(step), o.config,
+                             programs::detail::learned_options(ls, world->model->num_states())};
+                j.config.seed = s;
+                jobs.push_back(std::move(j));
+            }
+            std::vector<PyTrainResult> out(jobs.size());
+            std::vector<std::vector<FitRecord>> fits(jobs.size());
+            std::atomic<bool> stop{false};
+            run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_learned(jobs[i], stop, fits[i]); }, stop);
+            for (std::size_t i = 0; i < out.size(); ++i)
+                for (const FitRecord& f : fits[i]) out[i].fits.push_back(fit_dict(f));
+            return results(std::move(out), o.seeds.has_value());
+        },
+        py::arg("world"), py::arg("policy"), py::arg("feedback") = "reg-mbe", py::arg("estimator") = "batch-mean",
+        py::arg("step") = "constant", py::kw_only(), py::arg("latent_states") = 0, py::arg("warmup") = 500,
+        py::arg("heldout") = 200, py::arg("refit_every") = 2000, py::arg("refit_iterations") = 10,
+        py::arg("window") = 1000, py::arg("restarts") = 2, py::arg("em_iterations") = 100, py::arg("smoothing") = 1.0,
+        py::arg("learned_prior") = false, py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0,
+        py::arg("seeds") = py::none(), py::arg("counting") = "paper", py::arg("threads") = 0,
+        "Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`\n"
+        "states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`\n"
+        "iterations; the world is touched only through actions and observations. The policy is a\n"
+        "BeliefAveragedPolicy(L, A). The result's `fits` lists every fit.");
+
+    // --- learned belief models (fit_iohmm) -------------------------------------------------------------
+    m.def(
+        "uniform_episodes",
+        [](std::shared_ptr<PyModel> world, std::size_t episodes, std::uint64_t seed, const std::string& counting) {
+            const std::size_t K = Trajectory::actions_for(to_counting(counting), world->model->horizon());
+            py::list out;
+            ActionObservationSequence s;
+            for (std::size_t e = 0; e < episodes; ++e) {
+                DefaultRng g = stream(seed, 0, e);
+                detail::uniform_episode(*world->model, K, g, s);
+                out.append(py::make_tuple(to_array(s.actions), to_array(s.observations)));
+            }
+            return out;
+        },
+        py::arg("world"), py::arg("episodes"), py::arg("seed") = 0, py::arg("counting") = "paper",
+        "Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e).");
+    m.def(
+        "fit_belief_model",
+        [](const py::iterable& data, std::size_t latent_states, std::size_t num_actions, std::size_t num_observations,
+           std::size_t horizon, double smoothing, std::size_t restarts, std::size_t max_iterations, double tolerance,
+           std::uint64_t seed, std::size_t threads, const std::optional<py::iterable>& heldout,
+           const std::string& emission) {
+            IohmmOptions o;
+            o.latent_states = latent_states;
+            o.num_actions = num_actions;
+            o.num_observations = num_observations;
+            o.smoothing = smoothing;
+            o.restarts = restarts;
+            o.max_iterations = max_iterations;
+            o.tolerance = tolerance;
+            o.seed = seed;
+            o.threads = threads;
+            if (emission == "per_action") o.emission = EmissionModel::per_action;
+            else if (emission != "shared")
+                throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
+            const auto train = sequences_from(data);
+            const auto held = heldout ? sequences_from(*heldout) : std::vector<ActionObservationSequence>{};
+            IohmmFit fit;
+            {
+                py::gil_scoped_release release;
+                fit = fit_iohmm(train, o, held);
+            }
+            py::dict info;
+            info["log_likelihood"] = to_array(fit.log_likelihood);
+            info["heldout_log_likelihood"] = to_array(fit.heldout_log_likelihood);
+            info["restart_log_likelihood"] = to_array(fit.restart_log_likelihood);
+            info["iterations"] = fit.iterations;
+            info["restart"] = fit.restart;
+            info["converged"] = fit.converged;
+            auto model = wrap_model(to_finite_pomdp(fit.model, horizon), index_labels(latent_states),
+                              index_labels(num_actions), index_labels(num_observations), "learned belief model");
+            return py::make_tuple(model, info);
+        },
+        py::arg("sequences"), py::arg("latent_states"), py::arg("num_actions"), py::arg("num_observations"),
+        py::arg("horizon"), py::arg("smoothing") = 1e-3, py::arg("restarts") = 3, py::arg("max_iterations") = 200,
+        py::arg("tolerance") = 1e-6, py::arg("seed") = 0, py::arg("threads") = 1, py::arg("heldout") = py::none(),
+        py::arg("emission") = "shared",
+        "An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;\n"
+        "returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's\n"
+        "log-likelihoods.");
+    // --- the paper's experiments by name --------------------------------------------------
+    m.def("experiments", [] {
+        py::list out;
+        for (const programs::Experiment& e : programs::experiments()) {
+            py::dict d;
+            d["name"] = e.name;
+            d["figure"] = e.figure;
+            d["what"] = e.what;
+            d["environment"] = e.env.describe();
+            d["paper"] = e.paper;
+            py::list curves;
+            for (const programs::Curve& c : programs::make_curves(e, programs::Settings{})) curves.append(c.label);
+            d["curves"] = curves;
+            out.append(d);
+        }
+        return out;
+    }, "The registry of the paper's experiments (maxent-paper --list).");
+    m.def("experiment_environment", [](const std::string& name) {
+        const programs::Experiment* e = programs::find_experiment(name);
+        if (e == nullptr) throw config_error(detail::message("unknown experiment '", name, "'"));
+        return grid_model(e->env.build(), e->env.describe());
+    }, py::arg("name"), "The grid world of an experiment.");
+
+    m.def(
+        "run_experiment",
+        [](const std::string& name, std::optional<std::size_t> iterations, std::optional<std::size_t> batch,
+           std::optional<std::vector<std::uint64_t>> seeds, std::optional<std::vector<std::string>> objectives,
+           std::optional<std::vector<double>> noises, std::optional<std::vector<std::string>> policies,
+           std::optional<std::vector<std::string>> learned, std::optional<std::string> estimator,
+           std::optional<std::string> step, std::optional<double> alpha, std::optional<double> rho,
+           std::optional<std::string> counting, std::optional<std::size_t> latent_states, std::size_t threads) {
+            using namespace programs;
+            const Experiment* e = find_experiment(name);
+            if (e == nullptr)
+                throw config_error(maxent::detail::message("unknown experiment '", name, "' (see maxent.experiments())"));
+            Settings s;
+            if (iterations) s.iterations = *iterations;
+            if (batch) s.batch = *batch;
+            if (seeds) s.seeds = *seeds;
+            auto parse_list = [](const std::vector<std::string>& names, auto parse, const char* what) {
+                std::vector<std::decay_t<decltype(*parse(std::string_view{}))>> out;
+                for (const std::string& n : names) {
+                    const auto v = parse(n);
+                    if (!v) throw config_error(maxent::detail::message("run_experiment: unknown ", what, " '", n, "'"));
+                    out.push_back(*v);
+                }
+                return out;
+            };
+            if (objectives) s.objectives = parse_list(*objectives, parse_objective, "objective");
+            if (learned) s.learned = parse_list(*learned, parse_objective, "objective");
+            if (policies) s.policies = parse_list(*policies, parse_policy_class, "policy class");
+            if (noises) s.noises = *noises;
+            if (estimator) s.estimator = parse_list({*estimator}, parse_estimator, "estimator").front();
+            if (step) s.step = parse_list({*step}, parse_step, "step rule").front();
+            if (counting) s.counting = parse_list({*counting}, parse_counting, "counting").front();
+            if (alpha) s.alpha = *alpha;
+            if (rho) s.rho = *rho;
+            if (latent_states) s.learning.latent_states = *latent_states;
+            if (s.iterations == 0 || s.batch == 0 || s.seeds.empty())
+                throw config_error("run_experiment: iterations, batch and seeds must not be 0 or empty");
+
+            const std::vector<Curve> curves = make_curves(*e, s);
+            const std::shared_ptr<PyModel> world = grid_model(e->env.build(), e->env.describe());
+            const Model& model = *world->model;
+            const auto estimator_box = to_estimator(py::str(std::string(name_of(s.estimator))));
+            const auto step_box = to_step(py::str(std::string(name_of(s.step))), s.effective_alpha());
+            auto feedback_of = [&](Objective o) {
+                return o == Objective::reg_mbe ? FeedbackBox{RegMBE(s.rho)}
+                                               : to_feedback(py::str(std::string(name_of(o))));
+            };
+            // Jobs curve-major, seed-minor, as the runner.
+            std::vector<FiniteJob> finite;
+            std::vector<LearnedJob> learned_jobs;
+            std::vector<std::pair<bool, std::size_t>> where;  // per job: learned?, index
+            for (const Curve& c : curves)
+                for (const std::uint64_t seed : s.seeds) {
+                    TrainerConfig config = programs::detail::trainer_config(s, seed);
+                    if (c.learned) {
+                        if (c.policy != PolicyClass::belief_averaged)
+                            throw config_error(maxent::detail::message("run_experiment: learned-belief curve '", c.label,
+                                                               "': the bindings train learned beliefs with the BA "
+                                                               "policy only"));
+                        LearnedBeliefOptions lo = programs::detail::learned_options(s.learning, model.num_states());
+                        learned_jobs.push_back({world, BeliefAveragedPolicy(lo.fit.latent_states, model.num_actions()),
+                                                feedback_of(c.objective), estimator_box, step_box, config, lo});
+                        where.emplace_back(true, learned_jobs.size() - 1);
+                        continue;
+                    }
+                    PolicyVariant p = [&]() -> PolicyVariant {
+                        const std::size_t S = model.num_states(), A = model.num_actions();
+                        switch (c.policy) {
+                            case PolicyClass::observation: return ObservationPolicy(model.num_observations(), A);
+                            case PolicyClass::belief_averaged: return BeliefAveragedPolicy(S, A);
+                            case PolicyClass::believed_state: return BelievedStatePolicy(S, A);
+                            case PolicyClass::belief_mixture: return BeliefMixturePolicy(S, A);
+                            case PolicyClass::belief_state: return TabularBeliefPolicy(S, A);
+                        }
+                        throw config_error("run_experiment: unknown policy class");
+                    }();
+                    finite.push_back({world, Noisy(Filter(model), c.noise), std::move(p), feedback_of(c.objective),
+                                      estimator_box, step_box, config});
+                    where.emplace_back(false, finite.size() - 1);
+                }
+            std::vector<PyTrainResult> out(where.size());
+            std::vector<std::vector<FitRecord>> fits(where.size());
+            std::atomic<bool> stop{false};
+            run_jobs(where.size(), threads, [&](std::size_t i) {
+                out[i] = where[i].first ? run_learned(learned_jobs[where[i].second], stop, fits[i])
+                                        : run_finite(finite[where[i].second], stop);
+            }, stop);
+
+            py::dict result, by_curve;
+            result["name"] = e->name;
+            result["figure"] = e->figure;
+            result["environment"] = e->env.describe();
+            result["plotted"] = std::string(name_of(e->plotted));
+            const std::size_t K = s.iterations, n = s.seeds.size();
+            for (std::size_t c = 0; c < curves.size(); ++c) {
+                py::array_t<double> te({n, K}), fb({n, K}), be({n, K});
+                for (std::size_t i = 0; i < n; ++i) {
+                    const PyTrainResult& r = out[c * n + i];
+                    for (std::size_t k = 0; k < K; ++k) {
+                        te.mutable_at(i, k) = r.history[k].true_entropy;
+                        fb.mutable_at(i, k) = r.history[k].feedback;
+                        be.mutable_at(i, k) = r.history[k].belief_entropy_sum;
+                    }
+                }
+                py::dict d;
+                d["seeds"] = s.seeds;
+                d["true_entropy"] = te;
+                d["feedback"] = fb;
+                d["belief_entropy_sum"] = be;
+                d["learned"] = curves[c].learned;
+                if (curves[c].learned) {
+                    py::list f;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        py::list per_seed;
+                        for (const FitRecord& x : fits[c * n + i]) per_seed.append(fit_dict(x));
+                        f.append(per_seed);
+                    }
+                    d["fits"] = f;
+                }
+                by_curve[py::str(curves[c].label)] = d;
+            }
+            result["curves"] = by_curve;
+            return result;
+        },
+        py::arg("name"), py::kw_only(), py::arg("iterations") = py::none(), py::arg("batch") = py::none(),
+        py::arg("seeds") = py::none(), py::arg("objectives") = py::none(), py::arg("noises") = py::none(),
+        py::arg("policies") = py::none(), py::arg("learned") = py::none(), py::arg("estimator") = py::none(),
+        py::arg("step") = py::none(), py::arg("alpha") = py::none(), py::arg("rho") = py::none(),
+        py::arg("counting") = py::none(), py::arg("latent_states") = py::none(), py::arg("threads") = 0,
+        "One of the paper's experiments by name (maxent-paper's registry: fig2a ... fig5b, nosim2b ..., room80),\n"
+        "with the same overrides as the program's flags; returns {'curves': {label: {'true_entropy': seeds x K\n"
+        "array, 'feedback': ..., 'belief_entropy_sum': ...}}, ...}: the numbers maxent-paper writes to runs.csv.");
+}
+
+}  // namespace maxent::python

@@ -1,0 +1,41 @@
+# python/tests/conftest.py — the module under test comes from the build tree (CTest sets
+# PYTHONPATH=<build>/python); small worlds shared by the tests.
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import maxent
+
+
+@pytest.fixture
+def room():
+    """A 3 x 3 room seen exactly, horizon 4: small enough to enumerate."""
+    return maxent.grid_world(3, 3, horizon=4)
+
+
+@pytest.fixture
+def noisy_room():
+    """A 4 x 4 room with slip 0.1 and Gaussian observations of variance 10."""
+    return maxent.grid_world(4, 4, slip=0.1, observation="gaussian", variance=10.0)
+
+
+def ring_arrays(n=4):
+    """A ring of n rooms: 'fwd' moves on with 0.9, 'stay' stays; a noisy warm/cold sensor."""
+    P = np.zeros((2, n, n))
+    for s in range(n):
+        P[0, s, (s + 1) % n] = 0.9
+        P[0, s, s] += 0.1
+        P[1, s, s] = 1.0
+    Z = np.array([[0.8, 0.2] if s < n // 2 else [0.2, 0.8] for s in range(n)])
+    mu = np.zeros(n)
+    mu[0] = 1.0
+    return P, Z, mu
+
+
+@pytest.fixture
+def ring():
+    P, Z, mu = ring_arrays()
+    return maxent.Model(P, Z, mu, 4, states=["a", "b", "c", "d"], actions=["fwd", "stay"],
+                        observation_labels=["warm", "cold"])

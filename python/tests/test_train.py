@@ -1,0 +1,106 @@
+# train(): results as numpy arrays, every policy class, seeds on threads, feedbacks written in
+# Python (and their errors), learned beliefs.
+import math
+
+import numpy as np
+import pytest
+
+import maxent
+
+
+def test_train_result(noisy_room):
+    p = maxent.BeliefAveragedPolicy(16, 4)
+    r = maxent.train(noisy_room, maxent.BayesFilter(noisy_room), p, maxent.RegMBE(0.02), maxent.BatchMeanBaseline(),
+                     maxent.ConstantStep(0.3), iterations=60, batch=10, seed=2)
+    assert r.iterations == 60 and r.seed == 2 and not r.stopped_early
+    for a in (r.true_entropy, r.feedback, r.belief_entropy_sum, r.gradient_norm):
+        assert a.shape == (60,) and a.dtype == np.float64 and np.all(np.isfinite(a))
+    assert np.all(r.true_entropy <= math.log(16) + 1e-12)
+    assert r.parameters.shape == (16, 4)
+    np.testing.assert_array_equal(r.policy.parameters, r.parameters)
+    np.testing.assert_array_equal(p.parameters, np.zeros((16, 4)))  # the given policy is not changed
+    w = r.windowed_means(20)
+    assert len(w) == 3 and w[0]["low"] <= w[0]["mean"] <= w[0]["high"]
+    # training continues from the policy's θ
+    r2 = maxent.train(noisy_room, None, r.policy, "reg-mbe", iterations=5, seed=2)
+    assert not np.array_equal(r2.parameters, r.parameters)
+
+
+@pytest.mark.parametrize("make,rows", [
+    (maxent.ObservationPolicy, 16), (maxent.BeliefAveragedPolicy, 16), (maxent.BelievedStatePolicy, 16),
+    (maxent.BeliefMixturePolicy, 16), (maxent.TabularBeliefPolicy, 16)])
+def test_every_policy_class(noisy_room, make, rows):
+    r = maxent.train(noisy_room, maxent.NoisyBelief(maxent.BayesFilter(noisy_room), 0.01), make(rows, 4), "mbe",
+                     "leave-one-out", maxent.Adam(0.05), iterations=15, counting="authors")
+    assert r.iterations == 15 and r.policy.class_name == make.__name__
+
+
+def test_seeds_on_threads_are_the_single_runs(noisy_room):
+    p = maxent.BeliefAveragedPolicy(16, 4)
+    runs = maxent.train(noisy_room, None, p, "mse", seeds=[4, 5, 6], iterations=30, threads=2)
+    assert [r.seed for r in runs] == [4, 5, 6]
+    one = maxent.train(noisy_room, None, p, "mse", seed=5, iterations=30, threads=1)
+    np.testing.assert_array_equal(runs[1].parameters, one.parameters)
+    np.testing.assert_array_equal(runs[1].true_entropy, one.true_entropy)
+
+
+def test_python_feedback_equals_builtin(noisy_room):
+    def entropy_of_states(t):
+        _, counts = np.unique(t.counted_states, return_counts=True)
+        q = counts / counts.sum()
+        return float(-(q * np.log(q)).sum())
+
+    p = maxent.BeliefAveragedPolicy(16, 4)
+    a = maxent.train(noisy_room, None, p, entropy_of_states, iterations=20, seed=1)
+    b = maxent.train(noisy_room, None, p, "mse", iterations=20, seed=1)
+    np.testing.assert_allclose(a.feedback, b.feedback, rtol=1e-12)
+    np.testing.assert_allclose(a.parameters, b.parameters, rtol=1e-9, atol=1e-12)
+
+
+def test_python_feedback_reads_records(noisy_room):
+    seen = {}
+
+    def reads(t):
+        seen["beliefs"] = t.beliefs.shape
+        seen["believed"] = len(t.believed)
+        seen["entropy"] = len(t.belief_entropy)
+        seen["dims"] = (t.horizon, t.num_states, t.num_observations, t.belief_dimension, t.counting)
+        return maxent.MBE()(t)
+
+    f = maxent.UserFeedback(reads, belief_entropy=True, believed_states=True, beliefs=True)
+    maxent.train(noisy_room, None, maxent.BeliefAveragedPolicy(16, 4), f, iterations=2, seeds=[0, 1], threads=2)
+    assert seen["beliefs"] == (16, 16) and seen["believed"] == 16 and seen["entropy"] == 16
+    assert seen["dims"] == (16, 16, 16, 16, "paper")
+
+
+def test_python_feedback_errors(room):
+    p = maxent.BeliefAveragedPolicy(9, 4)
+
+    def boom(t):
+        raise ValueError("boom in feedback")
+
+    with pytest.raises(ValueError, match="boom in feedback"):
+        maxent.train(room, None, p, boom, iterations=3)
+    with pytest.raises(maxent.ConfigError, match=r"feedback <lambda>: returned 'x', not a float"):
+        maxent.train(room, None, p, lambda t: "x", iterations=3)
+    with pytest.raises(maxent.NumericError, match="iteration 0"):
+        maxent.train(room, None, p, lambda t: float("nan"), iterations=3)
+    kept = []
+    maxent.train(room, None, p, lambda t: kept.append(t) or 0.0, iterations=1, batch=1)
+    with pytest.raises(maxent.ConfigError, match="only valid during the feedback call"):
+        kept[0].states
+
+
+def test_policy_sized_for_another_agent(room):
+    with pytest.raises(maxent.ConfigError, match="16"):
+        maxent.train(room, None, maxent.BeliefAveragedPolicy(16, 4), iterations=2)
+
+
+def test_train_learned(noisy_room):
+    r = maxent.train_learned(noisy_room, maxent.BeliefAveragedPolicy(8, 4), "reg-mbe", latent_states=8, warmup=50,
+                             heldout=10, refit_every=10, refit_iterations=2, restarts=1, em_iterations=10,
+                             iterations=20)
+    assert r.parameters.shape == (8, 4) and len(r.fits) == 2
+    assert r.fits[1]["iteration"] == 10 and math.isfinite(r.fits[0]["heldout_log_likelihood"])
+    with pytest.raises(maxent.ConfigError, match="BeliefAveragedPolicy"):
+        maxent.train_learned(noisy_room, maxent.ObservationPolicy(16, 4), latent_states=8)
