@@ -14,6 +14,12 @@
 //                                                                   sees the prior)
 //   policy       sample_rows(v, g, RowScore&)             absent    row-sparse scores (policy/
 //                                                                   row_score.hpp, RowSparsePolicy)
+//   policy       static constexpr bool fixed_parameters   false     true: parameters() never changes
+//                                                                   shape, so a RowSparsePolicy may
+//                                                                   also take the trainer's dense
+//                                                                   path; the trainer then picks the
+//                                                                   row path only when it pays (optim/
+//                                                                   trainer.hpp, ScorePath)
 //   estimator    static constexpr bool entrywise          false     true: usable on the rows a batch
 //                                                                   touched (row-sparse policies)
 //   estimator    estimate(f, s, steps, out), steps a      absent    per-step information: each
@@ -66,6 +72,16 @@ inline constexpr bool policy_needs_belief = [] {
         return static_cast<bool>(P::needs_belief);
     else
         return true;
+}();
+
+/// Whether a policy declares that its parameters never change shape (`fixed_parameters`,
+/// default false: a RowSparsePolicy may grow θ while sampling, so it needs the row path).
+template <class P>
+inline constexpr bool policy_has_fixed_parameters = [] {
+    if constexpr (requires { P::fixed_parameters; })
+        return static_cast<bool>(P::fixed_parameters);
+    else
+        return false;
 }();
 
 /// Whether an estimator declares itself entry-wise (`entrywise`, default false): its estimate
