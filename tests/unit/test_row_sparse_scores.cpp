@@ -136,21 +136,34 @@ TEST_CASE("paper 5x5 room: the row path gives the dense path's bits (S~)", "[row
                     true);
 }
 
-TEST_CASE("20 x 20 room: the automatic choice takes the row path, with the dense path's bits", "[rowsparse][optim]") {
+TEST_CASE("20 x 20 room: the row path on the belief's support gives the dense path's bits", "[rowsparse][optim]") {
     const maxent::GridPomdp m = square_room(20, 10.0, 60);
     REQUIRE(maxent::BayesFilter<maxent::GridPomdp>(m).support_tracking_pays());
     SECTION("BA") {
         every_estimator(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(400, 4), 6, 6,
-                        maxent::ScorePath::automatic, true);
+                        maxent::ScorePath::rows, true);
     }
     SECTION("mixture") {
         every_estimator(m, maxent::BayesFilter(m), maxent::BeliefMixturePolicy(400, 4), 4, 6,
-                        maxent::ScorePath::automatic, true);
+                        maxent::ScorePath::rows, true);
     }
     SECTION("S~") {
         every_estimator(m, maxent::BayesFilter(m), maxent::BelievedStatePolicy(400, 4), 6, 6,
-                        maxent::ScorePath::automatic, true);
+                        maxent::ScorePath::rows, true);
     }
+}
+
+TEST_CASE("the automatic choice: rows when the support is tracked and θ has >= 8 N K rows", "[rowsparse][optim]") {
+    // 40 x 40 room, N = 2, T = 20: 1600 >= 8 * 2 * 19 rows: the row path, with the dense bits.
+    const maxent::GridPomdp big = square_room(40, 10.0, 20);
+    CHECK(same_bits(big, maxent::BayesFilter(big), maxent::BeliefAveragedPolicy(1600, 4), maxent::MSE{},
+                    maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), 5, 2, maxent::ScorePath::automatic));
+    CHECK(same_bits(big, maxent::BayesFilter(big), maxent::BelievedStatePolicy(1600, 4), maxent::MBE{},
+                    maxent::OptimalBaseline{}, maxent::LazyAdam(0.05), 5, 2, maxent::ScorePath::automatic));
+    // 20 x 20 room, N = 6, T = 60: 400 < 8 * 6 * 59: dense.
+    const maxent::GridPomdp m = square_room(20, 10.0, 60);
+    CHECK_FALSE(same_bits(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(400, 4), maxent::MSE{},
+                          maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), 2, 6, maxent::ScorePath::automatic));
 }
 
 TEST_CASE("20 x 20 room from the model's prior (a point start: no lead term)", "[rowsparse][optim]") {
@@ -158,11 +171,11 @@ TEST_CASE("20 x 20 room from the model's prior (a point start: no lead term)", "
     const maxent::BayesFilter<maxent::GridPomdp> u(m, maxent::model_prior);
     SECTION("BA") {
         CHECK(same_bits(m, u, maxent::BeliefAveragedPolicy(400, 4), maxent::MSE{}, maxent::BatchMeanBaseline{},
-                        maxent::ConstantStep(0.3), 6, 6, maxent::ScorePath::automatic));
+                        maxent::ConstantStep(0.3), 6, 6, maxent::ScorePath::rows));
     }
     SECTION("S~, lazy Adam") {
         CHECK(same_bits(m, u, maxent::BelievedStatePolicy(400, 4), maxent::MSE{}, maxent::OptimalBaseline{},
-                        maxent::LazyAdam(0.05), 6, 6, maxent::ScorePath::automatic));
+                        maxent::LazyAdam(0.05), 6, 6, maxent::ScorePath::rows));
     }
 }
 
@@ -172,7 +185,7 @@ TEST_CASE("set_updater keeps the row path's bits (the base follows the new prior
     maxent::Trainer a(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(400, 4), maxent::MSE{},
                       maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config_of(maxent::ScorePath::dense));
     maxent::Trainer b(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(400, 4), maxent::MSE{},
-                      maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config_of(maxent::ScorePath::automatic));
+                      maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config_of(maxent::ScorePath::rows));
     REQUIRE(b.uses_row_scores());
     for (int k = 0; k < 3; ++k) {
         a.iterate();

@@ -324,8 +324,13 @@ private:
             if (config_.scores == ScorePath::dense) return false;
             if (config_.scores == ScorePath::rows) return true;
             // Automatic: the row path pays when the rollout keeps the belief's support (each
-            // step's score then lives on a few rows) and the policy reads the belief itself.
-            return sampler_.tracks_support() && !BeliefFeatures<U>;
+            // step's score then lives on a few rows), the policy reads the belief itself, and
+            // θ has at least 8 N K rows, so that a batch's N K steps leave most rows untouched
+            // (on an 80 x 80 room with N K = 990 the batch covers most of the map and the dense
+            // scores are faster; docs/performance.md).
+            const auto rows = static_cast<std::size_t>(policy_.parameters().rows());
+            const std::size_t steps = config_.batch * Trajectory::actions_for(config_.counting, model_->horizon());
+            return sampler_.tracks_support() && !BeliefFeatures<U> && rows >= 8 * steps;
         } else {
             if (config_.scores == ScorePath::rows)
                 throw config_error(detail::message(
