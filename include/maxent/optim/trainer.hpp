@@ -12,17 +12,30 @@
 // the feedback and of Σ_t H(b_t), and the norm of the gradient estimate. A callback that
 // returns `false` stops training early. After the first iteration nothing is allocated.
 //
-// Row-sparse policies (RowSparsePolicy, policy/row_score.hpp: e.g. the tabular belief-state
-// policy with one row per belief) take a second path, chosen at compile time: each
+// Row-sparse policies (RowSparsePolicy, policy/row_score.hpp) can take a second path: each
 // trajectory's score is a RowScore over the rows it touched, the N scores are combined on
 // the union of their rows (optim/row_sparse_batch.hpp; the estimator must be entry-wise)
 // and the step is applied to those rows (apply_step_rows), so an iteration costs
 // O(N · K · A) plus the policy's own work, independent of the number of rows of θ (except
-// with step rules that must see every parameter, like Adam). θ may grow during an
-// iteration; nothing parameter-shaped is kept by the trainer on this path. last_gradient()
-// is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
+// with step rules that must see every parameter, like Adam). Which path (ScorePath in the
+// config; both give the same bits where both apply, tests/unit/test_row_sparse_scores.cpp):
+//  * a policy that may grow θ (class B; no `fixed_parameters`) always takes the row path,
+//    and needs an entry-wise estimator without per-step scores (static_assert);
+//  * a policy with fixed parameters (BA, the mixture, S̃) takes it automatically when the
+//    estimator is entry-wise and records no per-step scores, the rollout tracks the
+//    belief's support (Sampler::tracks_support) and θ has at least 8 N K rows (K actions
+//    per trajectory); otherwise the dense path, silently (ScorePath::rows forces the row
+//    path and throws config_error naming why when it cannot be taken).
+// With fixed parameters and a flat, spread prior b_1 (the paper's uniform b_1), the first
+// step's score b_1 (e_a - π)ᵀ is kept as a lead term on the prior (RowScore::set_base): every
+// row where b_1 > 0 then has a gradient (the batch's background row), and the estimate is
+// scattered into a parameter-shaped gradient and stepped densely: O(θ) once per iteration,
+// never per trajectory. Otherwise the gradient's norm is summed in the association of the
+// dense one (detail::EigenOrderSum) and only the touched rows are stepped. On the row path
+// last_gradient() is the compact gradient whose row i belongs to parameter row
+// last_gradient_rows()[i] (and row |rows| to the background, last_gradient_background()).
 // Every other policy takes the dense path, unchanged.
-//
+
 // Estimators that opt into per-step information (estimate(f, s, steps, out), core/
 // step_scores.hpp) get each trajectory's K step scores and the iteration index k; the
 // trainer then keeps N · K step matrices (checked against the budget) and records them

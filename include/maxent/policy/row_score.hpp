@@ -1,7 +1,8 @@
 // maxent/policy/row_score.hpp — row-sparse scores: the optional extension of
 // DifferentiablePolicy for policies with a tall parameter table of which one trajectory
 // touches only a few rows (the belief-state class B: one row per belief, paper Appendix D
-// and Algorithm 2), so that training costs O(rows touched), not O(rows) per iteration.
+// and Algorithm 2; the belief policies over a large map, whose score lives on the belief's
+// support), so that training costs O(rows touched), not O(rows) per trajectory.
 //
 // Algorithm 1 (line 5) needs each trajectory's score g_n = Σ_t ∇_θ log π(a_t | i_t). A
 // tabular policy over beliefs has θ with one row per distinct belief (10^5 .. 10^6 rows),
@@ -19,8 +20,12 @@
 // and the growth rule: parameters() may GROW during sample / sample_rows (rows appended,
 // new rows zero; columns fixed), rows are never removed or reordered. Callers holding
 // parameter-shaped state must pad it with zeros (the trainer, Adam and the estimators do).
-// Satisfied by TabularBeliefPolicy (policy/tabular_belief_policy.hpp). Every other policy
-// keeps the dense path, unchanged.
+// Satisfied by TabularBeliefPolicy (policy/tabular_belief_policy.hpp), which grows θ and
+// so always takes the row path, and by BeliefAveragedPolicy, BeliefMixturePolicy and
+// BelievedStatePolicy, whose scores live on the belief's support and whose θ never changes
+// shape (`static constexpr bool fixed_parameters = true;`, core/opt_ins.hpp): the trainer
+// takes the row path for them when it pays (optim/trainer.hpp, ScorePath), with the dense
+// path's bits. ObservationPolicy keeps the dense path.
 #pragma once
 
 #include <algorithm>
