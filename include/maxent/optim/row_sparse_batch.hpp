@@ -3,8 +3,9 @@
 //
 // Given the N RowScores of one iteration (policy/row_score.hpp), `gather` forms the sorted
 // union U of their rows and N dense H x A matrices, row i of which holds parameter row U[i]
-// (rows i >= |U| are zero). H only grows (it starts at N · K, the most rows a batch of K-step
-// trajectories can touch), so after the first iteration nothing is allocated.
+// (rows i >= |U| are zero). H starts at the height given (N · K, the most rows a batch of
+// K-step trajectories of class B can touch), grows to the largest union and shrinks back
+// when a batch needs under a quarter of it, so it is allocated only on such changes.
 //
 // Why this is exact: rows outside U have a zero score in every trajectory. Every built-in
 // GradientEstimator is ENTRY-WISE (`static constexpr bool entrywise = true;`: the estimate
@@ -40,7 +41,9 @@ class RowSparseBatch {
 public:
     RowSparseBatch() = default;
     /// Pre-sizes the buffers for `batch` scores of up to `height` union rows and `cols` columns.
-    RowSparseBatch(std::size_t batch, std::size_t height, std::size_t cols) { shape(batch, height, cols); }
+    RowSparseBatch(std::size_t batch, std::size_t height, std::size_t cols) : initial_height_(height) {
+        shape(batch, height, cols);
+    }
 
     /// Declares the base of the scores' lead terms (RowScore::set_base), or none (nullptr).
     /// The base must be FLAT: its non-zero entries all equal, as the paper's uniform b_1 (then
@@ -116,7 +119,13 @@ public:
             background_ = inside < base_nonzeros_;
         }
         const std::size_t used = union_.size() + (background_ ? 1 : 0);
-        shape(scores.size(), std::max(height_, used), cols);
+        // The height follows the batches: it grows to the largest union, and shrinks (to
+        // twice the union, not below the initial height) when a batch needs under a quarter
+        // of it, so that one wide batch (a first step on a spread prior without a base) does
+        // not make every later estimate pay for its rows. Allocates only on such changes.
+        std::size_t height = std::max(height_, used);
+        if (4 * used < height_) height = std::max({2 * used, initial_height_, std::size_t{1}});
+        shape(scores.size(), height, cols);
         for (std::size_t n = 0; n < scores.size(); ++n) {
             Eigen::MatrixXd& m = compact_[n];
             const RowScore& s = scores[n];
@@ -168,6 +177,7 @@ private:
     }
 
     std::size_t height_ = 0;
+    std::size_t initial_height_ = 0;
     std::size_t cols_ = 0;
     std::vector<Eigen::Index> union_;
     std::vector<slot_type> index_;  // parameter row -> compact row (no_entry outside the union)

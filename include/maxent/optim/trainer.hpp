@@ -226,6 +226,7 @@ public:
         requires std::invocable<Observer&, std::size_t, const Trajectory&>
     IterationMetrics iterate(Observer&& observe) {
         const std::size_t k = next_iteration_++;
+        if (base_used_) bind_base();
         IterationMetrics out;
         out.iteration = k;
         for (std::size_t n = 0; n < config_.batch; ++n) {
@@ -379,15 +380,18 @@ private:
             if (support_pays(nonzeros, static_cast<std::size_t>(S))) return;
             batch_.set_base(&prior_);
             base_used_ = true;
+            bind_base();
         }
+    }
+    /// Points the row scores and the batch at prior_ (each iteration, before sampling: the
+    /// pointers follow the trainer if it was moved).
+    void bind_base() {
+        for (RowScore& rs : row_scores_) rs.set_base(&prior_);
+        batch_.rebind_base(&prior_);
     }
 
     /// Estimate and step on the row path (the scores are in row_scores_).
     void step_on_rows(std::size_t k, IterationMetrics& out) {
-        if (base_used_) {  // the pointers follow the trainer if it was moved
-            for (RowScore& rs : row_scores_) rs.set_base(&prior_);
-            batch_.rebind_base(&prior_);
-        }
         batch_.gather(std::span<const RowScore>(row_scores_));
         estimator_.estimate(std::span<const double>(feedbacks_), batch_.compact(), gradient_);
         Eigen::MatrixXd& theta = policy_.parameters();
