@@ -21,15 +21,18 @@
 //                                                                   row path only when it pays (optim/
 //                                                                   trainer.hpp, ScorePath)
 //   estimator    static constexpr bool entrywise          false     true: usable on the rows a batch
-//                                                                   touched (row-sparse policies)
+//                                                                   touched (row-sparse policies;
+//                                                                   without it a fixed-parameter one
+//                                                                   takes the dense path)
 //   estimator    estimate(f, s, steps, out), steps a      absent    per-step information: each
 //                const StepScores& (core/step_scores.hpp)           trajectory's per-step scores and
 //                                                                   the batch index; the trainer and
 //                                                                   estimator_quality record them only
 //                                                                   for such estimators (dense policies)
-//   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only;
+//   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only
+//                                                                   (ConstantStep, LazyAdam);
 //                                                                   otherwise the dense step on a
-//                                                                   scattered gradient
+//                                                                   scattered gradient (Adam)
 //   updater      static constexpr bool deterministic      false     true: update never draws, so the
 //                                                                   exact objective may enumerate it
 //                                                                   (BayesFilter is deterministic)
