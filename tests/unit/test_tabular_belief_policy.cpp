@@ -24,6 +24,7 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
+#include "maxent/policy/observation_policy.hpp"
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
@@ -42,7 +43,7 @@ using Catch::Matchers::Contains;
 
 static_assert(DifferentiablePolicy<TabularBeliefPolicy>);
 static_assert(RowSparsePolicy<TabularBeliefPolicy>);
-static_assert(!RowSparsePolicy<BeliefAveragedPolicy>);
+static_assert(!RowSparsePolicy<ObservationPolicy>);  // BA, the mixture and S̃ are row-sparse too (issue 20)
 static_assert(Policy<RowScoringView<TabularBeliefPolicy>>);
 static_assert(estimator_is_entrywise<BatchMeanBaseline> && estimator_is_entrywise<OptimalBaseline>);
 

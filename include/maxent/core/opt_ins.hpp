@@ -14,16 +14,25 @@
 //                                                                   sees the prior)
 //   policy       sample_rows(v, g, RowScore&)             absent    row-sparse scores (policy/
 //                                                                   row_score.hpp, RowSparsePolicy)
+//   policy       static constexpr bool fixed_parameters   false     true: parameters() never changes
+//                                                                   shape, so a RowSparsePolicy may
+//                                                                   also take the trainer's dense
+//                                                                   path; the trainer then picks the
+//                                                                   row path only when it pays (optim/
+//                                                                   trainer.hpp, ScorePath)
 //   estimator    static constexpr bool entrywise          false     true: usable on the rows a batch
-//                                                                   touched (row-sparse policies)
+//                                                                   touched (row-sparse policies;
+//                                                                   without it a fixed-parameter one
+//                                                                   takes the dense path)
 //   estimator    estimate(f, s, steps, out), steps a      absent    per-step information: each
 //                const StepScores& (core/step_scores.hpp)           trajectory's per-step scores and
 //                                                                   the batch index; the trainer and
 //                                                                   estimator_quality record them only
 //                                                                   for such estimators (dense policies)
-//   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only;
+//   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only
+//                                                                   (ConstantStep, LazyAdam);
 //                                                                   otherwise the dense step on a
-//                                                                   scattered gradient
+//                                                                   scattered gradient (Adam)
 //   updater      static constexpr bool deterministic      false     true: update never draws, so the
 //                                                                   exact objective may enumerate it
 //                                                                   (BayesFilter is deterministic)
@@ -66,6 +75,16 @@ inline constexpr bool policy_needs_belief = [] {
         return static_cast<bool>(P::needs_belief);
     else
         return true;
+}();
+
+/// Whether a policy declares that its parameters never change shape (`fixed_parameters`,
+/// default false: a RowSparsePolicy may grow θ while sampling, so it needs the row path).
+template <class P>
+inline constexpr bool policy_has_fixed_parameters = [] {
+    if constexpr (requires { P::fixed_parameters; })
+        return static_cast<bool>(P::fixed_parameters);
+    else
+        return false;
 }();
 
 /// Whether an estimator declares itself entry-wise (`entrywise`, default false): its estimate

@@ -74,6 +74,43 @@ inline void support_of(const Eigen::Ref<const Eigen::VectorXd>& v, std::vector<s
     out.resize(count);
 }
 
+namespace detail {
+/// Terms of an n-vector given at ascending indices (the others are 0), summed in the
+/// association of Eigen's vectorised sum of that vector on this build when
+/// support_dot_matches_eigen (the lanes of support_dot_columns), left to right otherwise.
+/// E.g. the squared norm of a column-major matrix that is zero outside some rows, with the
+/// bits of Eigen's squaredNorm() of the whole matrix, in O(terms).
+class EigenOrderSum {
+public:
+    explicit EigenOrderSum(std::size_t n) noexcept : n4_(n & ~std::size_t{3}), n2_(n & ~std::size_t{1}), n_(n) {}
+    void add(std::size_t i, double term) noexcept {
+        if constexpr (eigen_double_packet == 2)
+            lanes_[i < n4_ ? (i & 3) : (i < n2_ ? 4 + (i - n4_) : 6)] += term;
+        else
+            lanes_[0] += term;
+    }
+    [[nodiscard]] double result() const noexcept {
+        if constexpr (eigen_double_packet == 2) {
+            double half0 = lanes_[0] + lanes_[2];
+            double half1 = lanes_[1] + lanes_[3];
+            if (n2_ > n4_) {
+                half0 += lanes_[4];
+                half1 += lanes_[5];
+            }
+            double r = half0 + half1;
+            if (n2_ < n_) r += lanes_[6];
+            return r;
+        } else {
+            return lanes_[0];
+        }
+    }
+
+private:
+    std::size_t n4_, n2_, n_;
+    double lanes_[7] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+};
+}  // namespace detail
+
 /// Scratch doubles per column that support_dot_columns needs (for more than 8 columns).
 inline constexpr std::size_t support_dot_scratch_per_column = 7;
 

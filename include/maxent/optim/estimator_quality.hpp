@@ -30,8 +30,10 @@
 // of threads: batches are sampled in parallel in chunks (each a pure function of (r, n)),
 // then each estimator is called on them sequentially in order of r, so an estimator may
 // even keep state across calls. The chunk buffers are bounded (64 MiB, or one repetition)
-// and checked against max_buffer_bytes. Row-sparse policies (policy/row_score.hpp) are
-// not supported; the exact gradient needs a deterministic updater and a Pomdp.
+// and checked against max_buffer_bytes. Row-sparse policies whose parameters may grow
+// (policy/row_score.hpp: class B) are not supported; those with fixed parameters (BA, the
+// mixture, S̃) are sampled with their dense scores. The exact gradient needs a
+// deterministic updater and a Pomdp.
 //
 // Errors (config_error): N = 0, R < 2, ∇J = 0 (relative bias and cosines are undefined
 // there), an estimate whose shape is not θ's; numeric_error for a non-finite estimate; and
@@ -285,9 +287,9 @@ consteval bool require_quality_inputs() {
     static_assert(require_belief_updater<U>());
     static_assert(require_deterministic_updater<U>());
     static_assert(require_differentiable_policy<P>());
-    static_assert(!RowSparsePolicy<P>,
-                  "maxent::estimator_quality: row-sparse policies (sample_rows) are not supported; their parameters "
-                  "grow while sampling");
+    static_assert(!RowSparsePolicy<P> || policy_has_fixed_parameters<P>,
+                  "maxent::estimator_quality: row-sparse policies whose parameters may grow while sampling "
+                  "(sample_rows without `fixed_parameters`) are not supported");
     static_assert(require_feedback<F>());
     return true;
 }

@@ -103,6 +103,9 @@ public:
     [[nodiscard]] const RolloutOptions& options() const noexcept { return options_; }
     [[nodiscard]] U& updater() noexcept { return updater_; }
     [[nodiscard]] const U& updater() const noexcept { return updater_; }
+    /// Whether episodes keep the belief's support and show it to the policy (a
+    /// SupportTrackingUpdater that says it pays).
+    [[nodiscard]] bool tracks_support() const noexcept { return track_; }
 
     /// Replaces the belief updater between episodes (e.g. a belief model refitted from new
     /// data). The new one must have the same dimension() (and feature_dimension()) as the

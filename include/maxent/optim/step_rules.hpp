@@ -7,7 +7,7 @@
 // gradient `const Eigen::MatrixXd g` of the same shape:
 //   r.apply(theta, g)   ascent step on theta (maximisation)
 //   r.reset()           forget any state (moments), e.g. before a new run
-// Satisfied by ConstantStep and Adam. Both reject a gradient with a NaN or infinite entry
+// Satisfied by ConstantStep, Adam and LazyAdam. All reject a gradient with a NaN or infinite entry
 // (numeric_error, θ and the moments untouched); θ overflowing is the caller's to check
 // (the trainer does, after every step).
 //
@@ -15,12 +15,14 @@
 // `std::span<const Eigen::Index> rows` and a compact gradient `c` whose row i is the
 // gradient of parameter row rows[i] (every other row's gradient is zero):
 //   r.apply_rows(theta, rows, c)   the same step as r.apply(theta, dense gradient), in
-//                                  O(rows.size()) (ConstantStep has it)
+//                                  O(rows.size()) (ConstantStep and LazyAdam have it; the
+//                                  same bits as their apply)
 // `apply_step_rows(r, theta, rows, c, scratch)` uses it when present; otherwise it
 // scatters c into a dense gradient (`scratch`) and calls r.apply: rules with
 // per-parameter state (Adam's moments decay at every parameter) must see every parameter,
-// which costs O(parameters) per step by definition. Parameters may grow between steps
-// (new rows appended): Adam pads its moments with zeros for the new rows.
+// which costs O(parameters) per step by definition; LazyAdam (below) is the explicit
+// alternative whose untouched rows do not move. Parameters may grow between steps (new
+// rows appended): Adam and LazyAdam pad their moments with zeros for the new rows.
 #pragma once
 
 #include <cmath>
@@ -29,6 +31,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -149,6 +152,113 @@ private:
     double alpha_, beta1_, beta2_, eps_;
     Eigen::MatrixXd m_, v_;
     long t_ = 0;
+};
+
+/// Lazy Adam: Adam's update, applied to a row of θ only at the steps where that row's
+/// gradient is not all zero. A row's moments decay only when it is updated, catching up the
+/// skipped steps at once: with k steps since its last update (global step count t, as in
+/// Adam's bias corrections),
+///     m <- β1^k m,  v <- β2^k v       (β^k = std::pow(β, k); nothing when k = 0)
+///     m <- β1 m + (1-β1) g,  v <- β2 v + (1-β2) g²,  θ_row += α m̂ / (sqrt(v̂) + ε)
+/// with m̂ = m / (1 - β1^t), v̂ = v / (1 - β2^t), entry by entry as in Adam.
+/// What changes against Adam: the moments of a row equal Adam's (whose gradient there was 0
+/// in the skipped steps) up to the rounding of β^k against k multiplications, but Adam
+/// keeps moving an untouched row with its decaying momentum at every step and lazy Adam does
+/// not, so θ differs once some row is skipped. When every row's gradient is non-zero at
+/// every step, k = 0 always and the bits are Adam's. An explicit choice (never substituted
+/// for Adam): its step costs O(rows updated · A) with apply_rows (the trainer's row-sparse
+/// path), where Adam's costs O(θ). apply (dense) and apply_rows give the same bits.
+class LazyAdam {
+public:
+    explicit LazyAdam(double alpha = 0.05, double beta1 = 0.9, double beta2 = 0.999, double epsilon = 1e-8)
+        : alpha_(alpha), beta1_(beta1), beta2_(beta2), eps_(epsilon) {
+        if (!(alpha > 0.0) || !std::isfinite(alpha))
+            throw config_error(detail::message("LazyAdam: alpha must be finite and > 0, got ", alpha));
+        if (!(beta1 >= 0.0 && beta1 < 1.0))
+            throw config_error(detail::message("LazyAdam: beta1 must be in [0, 1), got ", beta1));
+        if (!(beta2 >= 0.0 && beta2 < 1.0))
+            throw config_error(detail::message("LazyAdam: beta2 must be in [0, 1), got ", beta2));
+        if (!(epsilon > 0.0) || !std::isfinite(epsilon))
+            throw config_error(detail::message("LazyAdam: epsilon must be finite and > 0, got ", epsilon));
+    }
+    /// The step on every row whose gradient row is not all zero (O(θ) to find them).
+    void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
+        detail::check_step_shapes(theta, g, "LazyAdam");
+        begin_step(theta);
+        for (Eigen::Index r = 0; r < g.rows(); ++r) update_row(theta, r, g, r);
+    }
+    /// The same step when every row outside `rows` has a zero gradient: rows[i]'s gradient is
+    /// c.row(i); O(rows.size() · A).
+    void apply_rows(Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) {
+        detail::check_step_rows(theta, rows, c, "LazyAdam");
+        begin_step(theta);
+        for (std::size_t i = 0; i < rows.size(); ++i) update_row(theta, rows[i], c, static_cast<Eigen::Index>(i));
+    }
+    void reset() noexcept {
+        m_.resize(0, 0);
+        v_.resize(0, 0);
+        last_.clear();
+        t_ = 0;
+    }
+    [[nodiscard]] double alpha() const noexcept { return alpha_; }
+    /// The number of steps taken (Adam's t).
+    [[nodiscard]] long steps() const noexcept { return t_; }
+    /// The moments as kept: row r as of the last step that updated it.
+    [[nodiscard]] const Eigen::MatrixXd& first_moment() const noexcept { return m_; }
+    [[nodiscard]] const Eigen::MatrixXd& second_moment() const noexcept { return v_; }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "lazy-adam"; }
+
+private:
+    /// Sizes the state for θ (new rows: zero moments) and counts the step.
+    void begin_step(const Eigen::MatrixXd& theta) {
+        if (m_.cols() == theta.cols() && m_.rows() > 0 && m_.rows() <= theta.rows()) {
+            if (m_.rows() < theta.rows()) {  // θ grew: new rows start with zero moments
+                const Eigen::Index old_rows = m_.rows();
+                m_.conservativeResize(theta.rows(), Eigen::NoChange);
+                v_.conservativeResize(theta.rows(), Eigen::NoChange);
+                m_.bottomRows(theta.rows() - old_rows).setZero();
+                v_.bottomRows(theta.rows() - old_rows).setZero();
+                last_.resize(static_cast<std::size_t>(theta.rows()), t_);
+            }
+        } else {
+            m_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+            v_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+            last_.assign(static_cast<std::size_t>(theta.rows()), 0);
+            t_ = 0;
+        }
+        ++t_;
+        c1_ = 1.0 - std::pow(beta1_, static_cast<double>(t_));
+        c2_ = 1.0 - std::pow(beta2_, static_cast<double>(t_));
+    }
+    /// Updates parameter row r with gradient row `gr` of `g`, unless that row is all zero.
+    void update_row(Eigen::MatrixXd& theta, Eigen::Index r, const Eigen::MatrixXd& g, Eigen::Index gr) {
+        const Eigen::Index C = theta.cols();
+        bool zero = true;
+        for (Eigen::Index c = 0; c < C; ++c) zero = zero && g(gr, c) == 0.0;
+        if (zero) return;
+        const long skipped = t_ - 1 - last_[static_cast<std::size_t>(r)];
+        if (skipped > 0) {
+            const double d1 = std::pow(beta1_, static_cast<double>(skipped));
+            const double d2 = std::pow(beta2_, static_cast<double>(skipped));
+            for (Eigen::Index c = 0; c < C; ++c) {
+                m_(r, c) *= d1;
+                v_(r, c) *= d2;
+            }
+        }
+        for (Eigen::Index c = 0; c < C; ++c) {
+            const double x = g(gr, c);
+            m_(r, c) = beta1_ * m_(r, c) + (1.0 - beta1_) * x;
+            v_(r, c) = beta2_ * v_(r, c) + (1.0 - beta2_) * (x * x);
+            theta(r, c) += alpha_ * (m_(r, c) / c1_) / (std::sqrt(v_(r, c) / c2_) + eps_);
+        }
+        last_[static_cast<std::size_t>(r)] = t_;
+    }
+
+    double alpha_, beta1_, beta2_, eps_;
+    Eigen::MatrixXd m_, v_;
+    std::vector<long> last_;  // per row: the step that last updated its moments (0: never)
+    long t_ = 0;
+    double c1_ = 0.0, c2_ = 0.0;
 };
 
 /// A row-sparse step (see the header comment): r.apply_rows when the rule has it, else the

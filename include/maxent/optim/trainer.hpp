@@ -12,17 +12,30 @@
 // the feedback and of Σ_t H(b_t), and the norm of the gradient estimate. A callback that
 // returns `false` stops training early. After the first iteration nothing is allocated.
 //
-// Row-sparse policies (RowSparsePolicy, policy/row_score.hpp: e.g. the tabular belief-state
-// policy with one row per belief) take a second path, chosen at compile time: each
+// Row-sparse policies (RowSparsePolicy, policy/row_score.hpp) can take a second path: each
 // trajectory's score is a RowScore over the rows it touched, the N scores are combined on
 // the union of their rows (optim/row_sparse_batch.hpp; the estimator must be entry-wise)
 // and the step is applied to those rows (apply_step_rows), so an iteration costs
 // O(N · K · A) plus the policy's own work, independent of the number of rows of θ (except
-// with step rules that must see every parameter, like Adam). θ may grow during an
-// iteration; nothing parameter-shaped is kept by the trainer on this path. last_gradient()
-// is then the compact gradient whose row i belongs to parameter row last_gradient_rows()[i].
+// with step rules that must see every parameter, like Adam). Which path (ScorePath in the
+// config; both give the same bits where both apply, tests/unit/test_row_sparse_scores.cpp):
+//  * a policy that may grow θ (class B; no `fixed_parameters`) always takes the row path,
+//    and needs an entry-wise estimator without per-step scores (static_assert);
+//  * a policy with fixed parameters (BA, the mixture, S̃) takes it automatically when the
+//    estimator is entry-wise and records no per-step scores, the rollout tracks the
+//    belief's support (Sampler::tracks_support) and θ has at least 8 N K rows (K actions
+//    per trajectory); otherwise the dense path, silently (ScorePath::rows forces the row
+//    path and throws config_error naming why when it cannot be taken).
+// With fixed parameters and a flat, spread prior b_1 (the paper's uniform b_1), the first
+// step's score b_1 (e_a - π)ᵀ is kept as a lead term on the prior (RowScore::set_base): every
+// row where b_1 > 0 then has a gradient (the batch's background row), and the estimate is
+// scattered into a parameter-shaped gradient and stepped densely: O(θ) once per iteration,
+// never per trajectory. Otherwise the gradient's norm is summed in the association of the
+// dense one (detail::EigenOrderSum) and only the touched rows are stepped. On the row path
+// last_gradient() is the compact gradient whose row i belongs to parameter row
+// last_gradient_rows()[i] (and row |rows| to the background, last_gradient_background()).
 // Every other policy takes the dense path, unchanged.
-//
+
 // Estimators that opt into per-step information (estimate(f, s, steps, out), core/
 // step_scores.hpp) get each trajectory's K step scores and the iteration index k; the
 // trainer then keeps N · K step matrices (checked against the budget) and records them
@@ -34,6 +47,7 @@
 // batch buffers above max_buffer_bytes (core/budget.hpp) with budget_error.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -52,6 +66,7 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/finite.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/core/support.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
@@ -64,12 +79,18 @@
 
 namespace maxent {
 
+/// Which score representation the trainer uses (see the header): `automatic` picks the row
+/// path where it pays, `dense` and `rows` force one (config_error when impossible). Both
+/// give the same bits wherever both apply.
+enum class ScorePath { automatic, dense, rows };
+
 struct TrainerConfig {
     std::size_t iterations = 12000;  ///< K
     std::size_t batch = 10;          ///< N trajectories per iteration
     std::uint64_t seed = 0;          ///< the run's seed; streams are derived from it
     StateCounting counting = StateCounting::paper;
     bool track_belief_entropy = true;  ///< report mean Σ_t H(b_t) (costs one log per belief entry)
+    ScorePath scores = ScorePath::automatic;  ///< dense or row-sparse scores (same results)
 
     /// Throws config_error naming the field.
     void validate() const {
@@ -115,14 +136,17 @@ class Trainer {
     static_assert(require_feedback<F>());
     static_assert(require_gradient_estimator<E>());
     static_assert(require_step_rule<R>());
-    static constexpr bool row_sparse = RowSparsePolicy<P>;
-    static_assert(!row_sparse || estimator_is_entrywise<E>,
+    static constexpr bool per_step = estimator_uses_steps<E>;
+    // A row-sparse policy that may grow θ (class B) can only take the row path; one with
+    // fixed parameters (BA, mixture, S̃) takes it when it is possible and pays.
+    static constexpr bool must_rows = RowSparsePolicy<P> && !policy_has_fixed_parameters<P>;
+    static constexpr bool can_rows = RowSparsePolicy<P> && estimator_is_entrywise<E> && !per_step;
+    static_assert(!must_rows || estimator_is_entrywise<E>,
                   "maxent::Trainer: the policy is row-sparse (it has sample_rows), so the gradient estimator is "
                   "called on the rows the batch touched only; the estimator must declare "
                   "`static constexpr bool entrywise = true;` (its estimate at a parameter depends only on that "
                   "parameter's scores and is 0 where they are all 0)");
-    static constexpr bool per_step = estimator_uses_steps<E>;
-    static_assert(!row_sparse || !per_step,
+    static_assert(!must_rows || !per_step,
                   "maxent::Trainer: the policy is row-sparse (it has sample_rows), which records no per-step "
                   "scores; use an estimator without `estimate(f, s, steps, out)`");
 
@@ -143,14 +167,20 @@ public:
         const Eigen::MatrixXd& theta = policy_.parameters();
         check_buffer_budget(batch_cost(config_, model.horizon(), theta), "Trainer: the batch buffers for N = ",
                             config_.batch, " trajectories of horizon T = ", model.horizon());
-        if constexpr (row_sparse) {
+        rows_ = choose_path();
+        if (rows_) {
             // Dense scores stay 0 x 0 (the Sampler's setZero is then free); see the header.
             const std::size_t height =
                 config_.batch * Trajectory::actions_for(config_.counting, model.horizon());
             scores_.assign(config_.batch, Eigen::MatrixXd());
             row_scores_.assign(config_.batch, RowScore(static_cast<std::size_t>(theta.cols())));
-            batch_ = RowSparseBatch(config_.batch, height, static_cast<std::size_t>(theta.cols()));
-            gradient_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(height), theta.cols());
+            // Class B: at most N·K rows; fixed parameters: at most every row and the background
+            // (the compact buffers grow to the largest batch, then stay).
+            batch_ = RowSparseBatch(config_.batch,
+                                    must_rows ? height : std::min(height, static_cast<std::size_t>(theta.rows()) + 1),
+                                    static_cast<std::size_t>(theta.cols()));
+            gradient_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(batch_.height()), theta.cols());
+            if constexpr (!must_rows) find_base();
         } else {
             scores_.assign(config_.batch, Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
             gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
@@ -196,6 +226,7 @@ public:
         requires std::invocable<Observer&, std::size_t, const Trajectory&>
     IterationMetrics iterate(Observer&& observe) {
         const std::size_t k = next_iteration_++;
+        if (base_used_) bind_base();
         IterationMetrics out;
         out.iteration = k;
         for (std::size_t n = 0; n < config_.batch; ++n) {
@@ -212,26 +243,22 @@ public:
         out.true_entropy /= N;
         out.feedback /= N;
         out.belief_entropy_sum /= N;
-        if constexpr (row_sparse) {
-            batch_.gather(std::span<const RowScore>(row_scores_));
-            estimator_.estimate(std::span<const double>(feedbacks_), batch_.compact(), gradient_);
-            out.gradient_norm = checked_norm(k);
-            apply_step_rows(step_, policy_.parameters(), batch_.rows(), gradient_, dense_scratch_);
-            for (const Eigen::Index r : batch_.rows())
-                detail::require_finite(policy_.parameters().row(r), "Trainer: parameter row ", r,
-                                       " after the step of iteration ", k);
+        if (rows_) {
+            if constexpr (can_rows || must_rows) step_on_rows(k, out);
         } else {
-            if constexpr (per_step) {
-                const StepScores steps{k, step_scores_.size() / config_.batch, step_scores_};
-                estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
-                                    steps, gradient_);
-            } else {
-                estimator_.estimate(std::span<const double>(feedbacks_), std::span<const Eigen::MatrixXd>(scores_),
-                                    gradient_);
+            if constexpr (!must_rows) {
+                if constexpr (per_step) {
+                    const StepScores steps{k, step_scores_.size() / config_.batch, step_scores_};
+                    estimator_.estimate(std::span<const double>(feedbacks_),
+                                        std::span<const Eigen::MatrixXd>(scores_), steps, gradient_);
+                } else {
+                    estimator_.estimate(std::span<const double>(feedbacks_),
+                                        std::span<const Eigen::MatrixXd>(scores_), gradient_);
+                }
+                out.gradient_norm = checked_norm(gradient_, k);
+                step_.apply(policy_.parameters(), gradient_);
+                detail::require_finite(policy_.parameters(), "Trainer: parameters after the step of iteration ", k);
             }
-            out.gradient_norm = checked_norm(k);
-            step_.apply(policy_.parameters(), gradient_);
-            detail::require_finite(policy_.parameters(), "Trainer: parameters after the step of iteration ", k);
         }
         return out;
     }
@@ -252,22 +279,30 @@ public:
     void set_updater(U updater) {
         sampler_.set_updater(std::move(updater));
         policy_.check_dimensions(agent_dimensions(*model_, sampler_.updater()));
+        if constexpr (!must_rows) {
+            if (rows_) find_base();  // the new updater's prior
+        }
     }
+    /// Whether iterations take the row-sparse path (ScorePath; fixed at construction).
+    [[nodiscard]] bool uses_row_scores() const noexcept { return rows_; }
     /// The last gradient estimate: parameter-shaped (dense path), or compact (row-sparse
-    /// path: row i is parameter row last_gradient_rows()[i]; rows beyond are zero).
+    /// path: row i is parameter row last_gradient_rows()[i]; when last_gradient_background(),
+    /// row last_gradient_rows().size() is the gradient of every other row where the prior is
+    /// non-zero; rows beyond are zero).
     [[nodiscard]] const Eigen::MatrixXd& last_gradient() const noexcept { return gradient_; }
     /// Row-sparse path: the parameter rows of last_gradient(); dense path: empty.
     [[nodiscard]] std::span<const Eigen::Index> last_gradient_rows() const noexcept { return batch_.rows(); }
+    [[nodiscard]] bool last_gradient_background() const noexcept { return rows_ && batch_.background(); }
 
 private:
     /// The gradient estimate's norm, after checking the estimate is finite; numeric_error
     /// naming iteration k otherwise.
-    double checked_norm(std::size_t k) const {
+    static double checked_norm(const Eigen::MatrixXd& gradient, std::size_t k) {
         // A non-finite entry makes the norm non-finite, so the entries are scanned (to name
         // the culprit) only then.
-        const double norm = detail::norm_without_overflow(gradient_);
+        const double norm = detail::norm_without_overflow(gradient);
         if (!std::isfinite(norm)) {
-            detail::require_finite(gradient_, "Trainer: gradient estimate at iteration ", k);
+            detail::require_finite(gradient, "Trainer: gradient estimate at iteration ", k);
             detail::require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
         }
         return norm;
@@ -282,19 +317,147 @@ private:
         const auto size = static_cast<std::size_t>(theta.size());
         BufferCost cost;
         cost.add({N}, sizeof(double));
-        if constexpr (row_sparse)
+        if constexpr (must_rows)
             cost.add({N, N, K, cols}, sizeof(double)).add({N, K, cols}, sizeof(double));
         else
-            cost.add({N, size}, sizeof(double)).add({size}, sizeof(double));
-        if constexpr (per_step && !row_sparse) cost.add({N, K, size}, sizeof(double));
+            cost.add({N, size}, sizeof(double)).add({size}, sizeof(double));  // either path, at worst
+        if constexpr (per_step && !must_rows) cost.add({N, K, size}, sizeof(double));
         return cost;
+    }
+
+    /// The path this trainer takes (see ScorePath and the header); config_error when the
+    /// configuration asks for one that cannot be taken.
+    bool choose_path() const {
+        if constexpr (must_rows) {
+            if (config_.scores == ScorePath::dense)
+                throw config_error("Trainer: ScorePath::dense was asked for, but the policy may grow its parameters "
+                                   "while sampling (a RowSparsePolicy without `static constexpr bool "
+                                   "fixed_parameters = true;`), so it needs the row-sparse path");
+            return true;
+        } else if constexpr (can_rows) {
+            if (config_.scores == ScorePath::dense) return false;
+            if (config_.scores == ScorePath::rows) return true;
+            // Automatic: the row path pays when the rollout keeps the belief's support (each
+            // step's score then lives on a few rows), the policy reads the belief itself, and
+            // θ has at least 8 N K rows, so that a batch's N K steps leave most rows untouched
+            // (on an 80 x 80 room with N K = 990 the batch covers most of the map and the dense
+            // scores are faster; docs/performance.md).
+            const auto rows = static_cast<std::size_t>(policy_.parameters().rows());
+            const std::size_t steps = config_.batch * Trajectory::actions_for(config_.counting, model_->horizon());
+            return sampler_.tracks_support() && !BeliefFeatures<U> && rows >= 8 * steps;
+        } else {
+            if (config_.scores == ScorePath::rows)
+                throw config_error(detail::message(
+                    "Trainer: ScorePath::rows was asked for, but ",
+                    !RowSparsePolicy<P> ? "the policy has no sample_rows (RowSparsePolicy)"
+                    : per_step          ? "the estimator uses per-step scores, which the row path does not record"
+                                        : "the estimator is not entry-wise (static constexpr bool entrywise)"));
+            return false;
+        }
+    }
+
+    /// Row path, fixed parameters: declares the updater's prior b_1 as the base of the row
+    /// scores' lead terms (RowScore::set_base) when it is flat and spread (more than S/8
+    /// states, where touching its rows in every episode would not pay), e.g. the paper's
+    /// uniform b_1; otherwise no base, and the first step touches the prior's rows.
+    void find_base() {
+        base_used_ = false;
+        for (RowScore& rs : row_scores_) rs.set_base(nullptr);
+        batch_.set_base(nullptr);
+        if constexpr (!BeliefFeatures<U>) {
+            sampler_.updater().initial(prior_);
+            const Eigen::Index S = policy_.parameters().rows();
+            if (prior_.size() != S) return;
+            std::size_t nonzeros = 0;
+            double value = 0.0;
+            for (Eigen::Index r = 0; r < S; ++r) {
+                const double x = prior_[r];
+                if (x == 0.0) continue;
+                if (nonzeros > 0 && x != value) return;  // not flat
+                value = x;
+                ++nonzeros;
+            }
+            if (support_pays(nonzeros, static_cast<std::size_t>(S))) return;
+            batch_.set_base(&prior_);
+            base_used_ = true;
+            bind_base();
+        }
+    }
+    /// Points the row scores and the batch at prior_ (each iteration, before sampling: the
+    /// pointers follow the trainer if it was moved).
+    void bind_base() {
+        for (RowScore& rs : row_scores_) rs.set_base(&prior_);
+        batch_.rebind_base(&prior_);
+    }
+
+    /// Estimate and step on the row path (the scores are in row_scores_).
+    void step_on_rows(std::size_t k, IterationMetrics& out) {
+        batch_.gather(std::span<const RowScore>(row_scores_));
+        estimator_.estimate(std::span<const double>(feedbacks_), batch_.compact(), gradient_);
+        Eigen::MatrixXd& theta = policy_.parameters();
+        if (!must_rows && batch_.background()) {
+            // Every row where the prior is non-zero has a gradient: the dense step, on the
+            // dense gradient, with the dense path's bits (O(θ) once per iteration).
+            scatter_gradient();
+            out.gradient_norm = checked_norm(dense_scratch_, k);
+            step_.apply(theta, dense_scratch_);
+            detail::require_finite(theta, "Trainer: parameters after the step of iteration ", k);
+            return;
+        }
+        out.gradient_norm = must_rows ? checked_norm(gradient_, k) : rows_norm(k);
+        apply_step_rows(step_, theta, batch_.rows(), gradient_, dense_scratch_);
+        for (const Eigen::Index r : batch_.rows())
+            detail::require_finite(theta.row(r), "Trainer: parameter row ", r, " after the step of iteration ", k);
+    }
+
+    /// dense_scratch_ <- the parameter-shaped gradient of the row path (compact rows, the
+    /// background's rows, zero elsewhere).
+    void scatter_gradient() {
+        const Eigen::MatrixXd& theta = policy_.parameters();
+        if (dense_scratch_.rows() != theta.rows() || dense_scratch_.cols() != theta.cols())
+            dense_scratch_.resize(theta.rows(), theta.cols());
+        dense_scratch_.setZero();
+        const std::span<const Eigen::Index> rows = batch_.rows();
+        if (batch_.background()) {
+            const auto b = static_cast<Eigen::Index>(rows.size());
+            for (Eigen::Index r = 0; r < theta.rows(); ++r)
+                if (batch_.background_row(r)) dense_scratch_.row(r) = gradient_.row(b);
+        }
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            dense_scratch_.row(rows[i]) = gradient_.row(static_cast<Eigen::Index>(i));
+    }
+
+    /// The norm of the row path's gradient (no background) with the bits of the dense path's
+    /// norm of the parameter-shaped gradient: the squares added in the association of Eigen's
+    /// squaredNorm (detail::EigenOrderSum), in O(rows touched · A).
+    double rows_norm(std::size_t k) {
+        if constexpr (support_dot_matches_eigen) {
+            const std::span<const Eigen::Index> rows = batch_.rows();
+            const auto S = static_cast<std::size_t>(policy_.parameters().rows());
+            const auto C = static_cast<std::size_t>(gradient_.cols());
+            detail::EigenOrderSum sum(S * C);
+            for (std::size_t c = 0; c < C; ++c)
+                for (std::size_t i = 0; i < rows.size(); ++i) {
+                    const double x = gradient_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(c));
+                    sum.add(c * S + static_cast<std::size_t>(rows[i]), x * x);
+                }
+            const double norm = std::sqrt(sum.result());
+            if (std::isfinite(norm)) return norm;
+        }
+        scatter_gradient();
+        return checked_norm(dense_scratch_, k);
     }
 
     template <class G>
     const Trajectory& run_one(std::size_t n, G& g) {
-        if constexpr (row_sparse) {
-            RowScoringView<P> view(policy_, row_scores_[n]);
-            return sampler_.run(view, g, scores_[n]);
+        if constexpr (can_rows || must_rows) {
+            if (rows_) {
+                RowScoringView<P> view(policy_, row_scores_[n]);
+                return sampler_.run(view, g, scores_[n]);
+            }
+        }
+        if constexpr (must_rows) {
+            throw config_error("Trainer: internal error: a growing row-sparse policy off the row path");
         } else if constexpr (per_step) {
             const std::size_t K = step_scores_.size() / config_.batch;
             StepRecordingView<P> view(policy_, std::span<Eigen::MatrixXd>(step_scores_).subspan(n * K, K));
@@ -331,7 +494,10 @@ private:
     Eigen::MatrixXd gradient_;
     std::vector<RowScore> row_scores_;  // row-sparse path only
     RowSparseBatch batch_;              // row-sparse path only
-    Eigen::MatrixXd dense_scratch_;     // row-sparse path with a dense-only step rule (Adam)
+    Eigen::MatrixXd dense_scratch_;     // row-sparse path: a dense-only step rule (Adam), the background
+    Eigen::VectorXd prior_;             // row-sparse path, fixed parameters: the base b_1 (find_base)
+    bool base_used_ = false;
+    bool rows_ = false;                 // the row-sparse path (choose_path)
     EmpiricalCounter counter_;
     std::size_t next_iteration_ = 0;
 };

@@ -10,6 +10,12 @@
 // model computes features φ(b) (belief/concepts.hpp, BeliefFeatures): then θ ∈ R^{F x A}
 // and π(· | b) = softmax(θᵀ φ(b)), the same code. The support path applies only when the
 // features are the belief.
+//
+// Row-sparse scores (RowSparsePolicy, policy/row_score.hpp): sample_rows records the score
+// on the rows where b (or φ(b)) is non-zero, with the dense score's bits; the first step on
+// a spread prior b_1 is recorded as the lead term b_1 ⊗ (e_a - π) when the score has a base.
+// The trainer takes that path when the rollout tracks the belief's support (optim/
+// trainer.hpp, ScorePath), so a trajectory costs O(rows touched · A), not O(S · A).
 #pragma once
 
 #include <cstddef>
@@ -21,12 +27,16 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/support.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/row_score.hpp"
 #include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 
 class BeliefAveragedPolicy {
 public:
+    /// θ never changes shape: the trainer may take the dense or the row-sparse path.
+    static constexpr bool fixed_parameters = true;
+
     /// θ = 0 (the uniform policy), S x A.
     BeliefAveragedPolicy(std::size_t num_states, std::size_t num_actions)
         : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
@@ -74,6 +84,47 @@ public:
         softmax_into(logits_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
         add_score(phi, a, score);
+        return a;
+    }
+
+    /// As sample, with the score added to a RowScore (RowSparsePolicy): the rows where the
+    /// belief (or φ(b)) is non-zero, each entry with the product and sum of the dense score.
+    /// On a score with a base (RowScore::set_base), the first step's b_1 (e_a - π)ᵀ is
+    /// recorded as the lead term instead of touching every row of b_1.
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample_rows(const AgentView& v, G& g, RowScore& score) {
+        check_belief(v);
+        if (score.cols() != num_actions())
+            throw config_error(detail::message("BeliefAveragedPolicy::sample_rows: row score has ", score.cols(),
+                                               " columns, parameters ", num_actions()));
+        const bool on_support = v.support_known && v.features_are_belief();
+        if (on_support && support_pays(v.support.size()))
+            compute_logits(v.belief, v.support);
+        else
+            compute_logits(v.features());
+        softmax_into(logits_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        const Eigen::Index A = theta_.cols();
+        for (Eigen::Index c = 0; c < A; ++c)
+            coefficients_[c] = (c == static_cast<Eigen::Index>(a) ? 1.0 : 0.0) - probs_[c];
+        if (v.step == 0 && v.features_are_belief() && score.can_lead() && score.base()->size() == theta_.rows()) {
+            score.lead(std::span<const double>(coefficients_.data(), static_cast<std::size_t>(A)));
+            return a;
+        }
+        const auto add_row = [&](Eigen::Index s, double bs) {
+            const std::span<double> row = score.touch(s);
+            for (Eigen::Index c = 0; c < A; ++c) row[static_cast<std::size_t>(c)] += coefficients_[c] * bs;
+        };
+        const Eigen::VectorXd& phi = v.features();
+        if (on_support) {
+            for (const sparse_index si : v.support) {
+                const double bs = phi[si];
+                if (bs != 0.0) add_row(static_cast<Eigen::Index>(si), bs);  // b(s) = 0 adds ±0: nothing
+            }
+        } else {
+            for (Eigen::Index s = 0; s < phi.size(); ++s)
+                if (phi[s] != 0.0) add_row(s, phi[s]);
+        }
         return a;
     }
 

@@ -12,18 +12,23 @@
 // rollout passes the belief's support (AgentView::support) only those states are visited.
 // The marginal and its gradient are shared with BelievedStatePolicy (policy S̃), whose
 // action distribution, marginalised over the believed state s̃ ~ b, is this same mixture.
+// Row-sparse scores (sample_rows, policy/row_score.hpp): the same score on the rows of the
+// believed states. A first step on the uniform b_1 still touches every row (each with its
+// own softmax): O(S · A) per trajectory there, inherent in this score.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <random>
+#include <span>
 
 #include <Eigen/Core>
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/row_score.hpp"
 #include "maxent/policy/softmax.hpp"
 
 namespace maxent {
@@ -109,9 +114,12 @@ inline void mixture_marginal(const AgentView& v, const MixtureScratch& w, Eigen:
     });
 }
 
-/// grad += ∇_θ log Σ_s b(s) softmax(θ_s)(a) (after mixture_prepare; a and grad checked).
-inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const AgentView& v, std::size_t a,
-                                     MixtureScratch& w, Eigen::MatrixXd& grad) {
+/// For the states s with b(s) > 0, in ascending order, add(s, w_s) with w_s the posterior
+/// weight of s given a, w_s = b(s) π_s(a) / π(a | b) (after mixture_prepare): the score
+/// ∇_{θ_s} log π(a | b) = w_s (e_a - π_s).
+template <class Add>
+inline void mixture_log_gradient_rows(const Eigen::MatrixXd& theta, const AgentView& v, std::size_t a,
+                                      MixtureScratch& w, Add&& add) {
     const Eigen::VectorXd& b = v.belief;
     const auto ai = static_cast<Eigen::Index>(a);
     // log(b(s) π_s(a)) = log b(s) + θ_sa - log Σ_a' exp θ_sa'; normalised with log-sum-exp.
@@ -130,10 +138,37 @@ inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const AgentVi
     });
     for_each_believed_state(v, [&](Eigen::Index s) {
         if (b[s] == 0.0) return;
-        const double ws = w.weights[s] / total;
+        add(s, w.weights[s] / total);
+    });
+}
+
+/// grad += ∇_θ log Σ_s b(s) softmax(θ_s)(a) (after mixture_prepare; a and grad checked).
+inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const AgentView& v, std::size_t a,
+                                     MixtureScratch& w, Eigen::MatrixXd& grad) {
+    const auto ai = static_cast<Eigen::Index>(a);
+    mixture_log_gradient_rows(theta, v, a, w, [&](Eigen::Index s, double ws) {
         grad.row(s) -= ws * w.row_probs.col(s).transpose();
         grad(s, ai) += ws;
     });
+}
+
+/// The same score added to a RowScore: entry by entry the operations of
+/// mixture_add_log_gradient.
+inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const AgentView& v, std::size_t a,
+                                     MixtureScratch& w, RowScore& score) {
+    const Eigen::Index A = theta.cols();
+    mixture_log_gradient_rows(theta, v, a, w, [&](Eigen::Index s, double ws) {
+        const std::span<double> row = score.touch(s);
+        for (Eigen::Index c = 0; c < A; ++c) row[static_cast<std::size_t>(c)] -= ws * w.row_probs(c, s);
+        row[a] += ws;
+    });
+}
+
+/// Throws config_error unless a row score has `cols` columns.
+inline void check_row_score(const char* who, const RowScore& score, Eigen::Index cols) {
+    if (score.cols() != static_cast<std::size_t>(cols))
+        throw config_error(detail::message(who, "::sample_rows: row score has ", score.cols(), " columns, parameters ",
+                                           cols));
 }
 
 /// Throws config_error unless `m` is rows x cols (a score or gradient buffer).
@@ -156,6 +191,9 @@ inline void check_policy_action(const char* who, std::size_t a, std::size_t num_
 /// sample() draws a from the marginal directly and adds the exact ∇_θ log π(a | b).
 class BeliefMixturePolicy {
 public:
+    /// θ never changes shape: the trainer may take the dense or the row-sparse path.
+    static constexpr bool fixed_parameters = true;
+
     /// θ = 0 (the uniform policy), S x A.
     BeliefMixturePolicy(std::size_t num_states, std::size_t num_actions)
         : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
@@ -191,6 +229,19 @@ public:
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
         detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
+        detail::mixture_prepare(name, theta_, v, scratch_);
+        detail::mixture_marginal(v, scratch_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        detail::mixture_add_log_gradient(theta_, v, a, scratch_, score);
+        return a;
+    }
+
+    /// As sample, with the score added to a RowScore (RowSparsePolicy): the rows of the
+    /// states with b(s) > 0, with the dense score's bits.
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample_rows(const AgentView& v, G& g, RowScore& score) {
+        check_belief(v);
+        detail::check_row_score(name, score, theta_.cols());
         detail::mixture_prepare(name, theta_, v, scratch_);
         detail::mixture_marginal(v, scratch_, probs_);
         const std::size_t a = sample_categorical(probs_, g);

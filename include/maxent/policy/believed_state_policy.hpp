@@ -16,10 +16,13 @@
 //    enumeration of trajectories (which does not enumerate s̃) needs.
 // The two differ for a given draw; the marginal score is the conditional one's expectation
 // over s̃ given (b, a) (Σ_s P(s̃ = s | a, b) e_s (e_a - π_s)ᵀ), which costs O(S·A) per step.
+// Row-sparse scores (sample_rows, policy/row_score.hpp): the conditional score touches one
+// row per step, so a trajectory's score costs O(K · A) on the trainer's row path.
 #pragma once
 
 #include <cstddef>
 #include <random>
+#include <span>
 
 #include <Eigen/Core>
 
@@ -35,6 +38,9 @@ namespace maxent {
 /// s̃ ~ b, a ~ softmax(θ[s̃]); see the header comment. Satisfies DifferentiablePolicy.
 class BelievedStatePolicy {
 public:
+    /// θ never changes shape: the trainer may take the dense or the row-sparse path.
+    static constexpr bool fixed_parameters = true;
+
     /// θ = 0 (the uniform policy), S x A.
     BelievedStatePolicy(std::size_t num_states, std::size_t num_actions)
         : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
@@ -78,6 +84,22 @@ public:
         const std::size_t a = sample_categorical(probs_, g);
         score.row(believed) -= probs_.transpose();
         score(believed, static_cast<Eigen::Index>(a)) += 1.0;
+        return a;
+    }
+
+    /// As sample, with the conditional score added to row s̃ of a RowScore (RowSparsePolicy).
+    template <std::uniform_random_bit_generator G>
+    std::size_t sample_rows(const AgentView& v, G& g, RowScore& score) {
+        check_belief(v);
+        detail::check_row_score(name, score, theta_.cols());
+        const std::size_t drawn =
+            v.support_known ? sample_categorical_on_support(v.support, v.belief, g) : sample_categorical(v.belief, g);
+        const auto believed = static_cast<Eigen::Index>(drawn);
+        detail::softmax_row(name, theta_, believed, logits_, probs_);
+        const std::size_t a = sample_categorical(probs_, g);
+        const std::span<double> row = score.touch(believed);
+        for (Eigen::Index c = 0; c < theta_.cols(); ++c) row[static_cast<std::size_t>(c)] -= probs_[c];
+        row[a] += 1.0;
         return a;
     }
 
