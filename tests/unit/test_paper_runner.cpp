@@ -170,11 +170,21 @@ TEST_CASE("the registry names every panel and labels curves", "[paper]") {
     CHECK(mp::expand_experiment_name("fig2").size() == 8);
     CHECK(mp::expand_experiment_name("fig4").size() == 6);
     CHECK(mp::expand_experiment_name("all").size() == 20);  // the paper's panels; not room80
-    CHECK(mp::experiments().size() == 25);  // and room80, nosim2b, nosim2c, nosim2d, nosim2g
+    CHECK(mp::experiments().size() == 26);  // and room80, nosim2b, nosim2c, nosim2d, nosim2g, rooms200
     REQUIRE(mp::find_experiment("room80") != nullptr);
     CHECK_FALSE(mp::find_experiment("room80")->paper);
     CHECK(mp::find_experiment("room80")->env.num_states() == 6400);
     CHECK(mp::expand_experiment_name("room80").size() == 1);
+    // rooms200: the large map with its own horizon (T = 1000, not S); the paper's grids keep T = S.
+    const mp::Experiment* rooms = mp::find_experiment("rooms200");
+    REQUIRE(rooms != nullptr);
+    CHECK_FALSE(rooms->paper);
+    const maxent::GridPomdp big = rooms->env.build();
+    CHECK(big.num_states() == 40000);
+    CHECK(big.horizon() == 1000);
+    CHECK(rooms->env.describe().find(", T = 1000") != std::string::npos);
+    CHECK(mp::find_experiment("fig2c")->env.build().horizon() == 36);
+    CHECK(mp::find_experiment("fig2c")->env.describe().find("T =") == std::string::npos);
     CHECK(mp::expand_experiment_name("nope").empty());
 
     const mp::Settings defaults;
