@@ -123,7 +123,7 @@ void bind_analysis(py::module_& m) {
                     EstimatorQuality q = std::visit(
                         [&](const auto& p) -> EstimatorQuality {
                             using P = std::decay_t<decltype(p)>;
-                            if constexpr (RowSparsePolicy<P>)
+                            if constexpr (RowSparsePolicy<P> && !policy_has_fixed_parameters<P>)
                                 throw config_error("estimator_quality: the row-sparse TabularBeliefPolicy is not "
                                                    "supported (optim/estimator_quality.hpp)");
                             else
