@@ -225,6 +225,30 @@ struct NanFeedback {
 };
 }  // namespace
 
+TEST_CASE("require_finite finds every non-finite entry and accepts every finite one", "[reliability][numeric]") {
+    // One vectorised pass decides (x - x summed is NaN exactly when some x is not finite);
+    // the message names the first offending entry in column-major order.
+    Eigen::MatrixXd m = Eigen::MatrixXd::Constant(7, 3, 1.0);
+    m(0, 0) = std::numeric_limits<double>::max();
+    m(1, 0) = -std::numeric_limits<double>::max();
+    m(2, 0) = std::numeric_limits<double>::denorm_min();
+    m(3, 0) = -0.0;
+    REQUIRE_NOTHROW(detail::require_finite(m, "m"));
+    REQUIRE_NOTHROW(detail::require_finite(m.row(4), "row"));
+    for (const double bad : {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                             std::nan("")}) {
+        for (Eigen::Index r = 0; r < m.rows(); ++r)
+            for (Eigen::Index c = 0; c < m.cols(); ++c) {
+                Eigen::MatrixXd x = m;
+                x(r, c) = bad;
+                REQUIRE_THROWS_WITH(detail::require_finite(x, "x"),
+                                    Catch::Contains(detail::message("x: entry (", r, ", ", c, ") is ", bad)));
+                REQUIRE_THROWS_AS(detail::require_finite(x.row(r), "row"), numeric_error);
+                REQUIRE_NOTHROW(detail::require_finite(x.row((r + 1) % x.rows()), "other row"));
+            }
+    }
+}
+
 TEST_CASE("step rules and estimators reject NaN and inf the same way", "[reliability][numeric]") {
     Eigen::MatrixXd theta(2, 2);
     theta << 1, 2, 3, 4;

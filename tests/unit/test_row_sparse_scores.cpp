@@ -364,3 +364,33 @@ TEST_CASE("ScorePath errors name the reason", "[rowsparse][errors]") {
     CHECK_FALSE(t.uses_row_scores());
     t.run();
 }
+
+TEST_CASE("BA's first-step logits, computed once per batch, follow θ changed between iterations",
+          "[rowsparse][optim]") {
+    // The row path computes θᵀ b_1 once per batch (batch_base); θ changed from outside between
+    // two iterations must be seen by the next batch, as on the dense path.
+    const maxent::GridPomdp m = square_room(40, 10.0, 20);
+    maxent::Trainer a(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(1600, 4), maxent::RegMBE(0.05),
+                      maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3),
+                      small_config(6, 3, 5, maxent::ScorePath::dense));
+    maxent::Trainer b(m, maxent::BayesFilter(m), maxent::BeliefAveragedPolicy(1600, 4), maxent::RegMBE(0.05),
+                      maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3),
+                      small_config(6, 3, 5, maxent::ScorePath::automatic));
+    REQUIRE(b.uses_row_scores());
+    STATIC_REQUIRE(maxent::policy_has_batch_base<maxent::BeliefAveragedPolicy>);
+    for (int k = 0; k < 6; ++k) {
+        const maxent::IterationMetrics x = a.iterate();
+        const maxent::IterationMetrics y = b.iterate();
+        REQUIRE(x.true_entropy == y.true_entropy);
+        REQUIRE(x.feedback == y.feedback);
+        REQUIRE(x.belief_entropy_sum == y.belief_entropy_sum);
+        REQUIRE(x.gradient_norm == y.gradient_norm);
+        REQUIRE((a.policy().parameters().array() == b.policy().parameters().array()).all());
+        // The same change to both θ, spread over every row (so every first step sees it).
+        for (Eigen::Index i = 0; i < a.policy().parameters().size(); ++i) {
+            const double d = 0.25 * std::sin(0.7 * static_cast<double>(i + k));
+            a.policy().parameters().data()[i] += d;
+            b.policy().parameters().data()[i] += d;
+        }
+    }
+}

@@ -76,6 +76,60 @@ private:
     U u_;
 };
 
+/// The same updater with the support path but without the prior start (prior(),
+/// prior_support(), update_from_prior): the rollout then copies the prior into its belief
+/// at every episode and takes update_on_support from it, as before the prior start existed.
+template <class U>
+class WithoutPriorStart {
+public:
+    explicit WithoutPriorStart(U u) : u_(std::move(u)) {}
+    [[nodiscard]] std::size_t dimension() const { return u_.dimension(); }
+    void initial(Eigen::VectorXd& b) const { u_.initial(b); }
+    void initial(Eigen::VectorXd& b, std::vector<sparse_index>& support) const { u_.initial(b, support); }
+    template <std::uniform_random_bit_generator G>
+    void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g) {
+        u_.update(b, a, o, g);
+    }
+    template <std::uniform_random_bit_generator G>
+    void update_on_support(Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a, std::size_t o,
+                           G& g) {
+        u_.update_on_support(b, support, a, o, g);
+    }
+    [[nodiscard]] bool support_tracking_pays() const { return u_.support_tracking_pays(); }
+
+private:
+    U u_;
+};
+
+/// Forwards the TabularPomdp members of a model and nothing else (no transposed
+/// transitions), so that BayesFilter predicts by its forward scatter.
+template <class M>
+class ForwardOnly {
+public:
+    using state_type = typename M::state_type;
+    using action_type = typename M::action_type;
+    using observation_type = typename M::observation_type;
+    explicit ForwardOnly(const M& m) : m_(&m) {}
+    std::size_t num_states() const { return m_->num_states(); }
+    std::size_t num_actions() const { return m_->num_actions(); }
+    std::size_t num_observations() const { return m_->num_observations(); }
+    std::size_t horizon() const { return m_->horizon(); }
+    const state_type& state_label(std::size_t i) const { return m_->state_label(i); }
+    const action_type& action_label(std::size_t i) const { return m_->action_label(i); }
+    const observation_type& observation_label(std::size_t i) const { return m_->observation_label(i); }
+    std::size_t state_index(const state_type& x) const { return m_->state_index(x); }
+    std::size_t action_index(const action_type& x) const { return m_->action_index(x); }
+    std::size_t observation_index(const observation_type& x) const { return m_->observation_index(x); }
+    const Eigen::VectorXd& initial_distribution() const { return m_->initial_distribution(); }
+    maxent::SparseDistribution transition(std::size_t s, std::size_t a) const { return m_->transition(s, a); }
+    maxent::SparseDistribution observation(std::size_t a, std::size_t s) const { return m_->observation(a, s); }
+    maxent::SparseDistribution initial_observation(std::size_t s) const { return m_->initial_observation(s); }
+    maxent::SparseDistribution likelihood(std::size_t a, std::size_t o) const { return m_->likelihood(a, o); }
+
+private:
+    const M* m_;
+};
+
 maxent::GridPomdp square_room(std::size_t side, double k, std::size_t horizon) {
     return maxent::make_grid_world({.layout = maxent::GridLayout::single_room(side, side),
                                     .slip = 0.0,
@@ -347,4 +401,82 @@ TEST_CASE("training with the support-tracking rollout is bit for bit training wi
     }
     REQUIRE((x.parameters.array() == y.parameters.array()).all());
     CHECK(x.parameters.cwiseAbs().maxCoeff() > 0.0);  // it learned something
+}
+
+TEST_CASE("BayesFilter::update_from_prior gives initial + update_on_support bit for bit", "[support][belief]") {
+    // Episodes of the true system; the filter under test starts each from its prior with a
+    // belief left over from the previous episode (zero outside its support), the reference
+    // copies the prior in and updates on its support. Spread priors (uniform: the
+    // prediction on one likelihood column, backward and forward) and a point prior (the
+    // fallback, literally the two calls).
+    auto check = [](const auto& m, const auto& filter, std::uint64_t seed) {
+        auto tested = filter;
+        auto reference = filter;
+        Eigen::VectorXd bt, br;
+        std::vector<sparse_index> st, sr;
+        tested.initial(bt);  // dirty: zero outside st only after the first episode's clearing
+        bt.setZero();
+        maxent::DefaultRng g(seed);
+        for (int episode = 0; episode < 30; ++episode) {
+            std::size_t s = maxent::sample_categorical(m.initial_distribution(), g);
+            for (int t = 0; t < 6; ++t) {
+                const std::size_t a = maxent::uniform_index(g, m.num_actions());
+                s = maxent::sample_categorical(m.transition(s, a), g);
+                const std::size_t o = maxent::sample_categorical(m.observation(a, s), g);
+                if (t == 0) {
+                    tested.update_from_prior(bt, st, a, o, g);
+                    reference.initial(br, sr);
+                    reference.update_on_support(br, sr, a, o, g);
+                } else {
+                    tested.update_on_support(bt, st, a, o, g);
+                    reference.update_on_support(br, sr, a, o, g);
+                }
+                REQUIRE((bt.array() == br.array()).all());
+                REQUIRE(st == sr);
+            }
+        }
+    };
+    const maxent::GridPomdp room = square_room(12, 10.0, 30);
+    check(room, maxent::BayesFilter<maxent::GridPomdp>(room), 3);
+    check(room, maxent::BayesFilter<maxent::GridPomdp>(room, maxent::model_prior), 4);
+    const ForwardOnly<maxent::GridPomdp> forward(room);
+    STATIC_REQUIRE_FALSE(maxent::model_has_transposed_transitions<ForwardOnly<maxent::GridPomdp>>);
+    check(forward, maxent::BayesFilter<ForwardOnly<maxent::GridPomdp>>(forward), 5);
+    for (std::uint64_t seed : {21u, 22u}) {
+        const auto m = maxent_test::random_model(seed, 48, 3, 40);
+        check(m, maxent::BayesFilter<std::decay_t<decltype(m)>>(m), seed);
+    }
+}
+
+TEST_CASE("episodes started from the filter's prior are the episodes that copy it", "[support][optim]") {
+    // Every need (entropies, believed states, the belief record) and a non-zero θ; the
+    // reference hides the prior start, so its episodes copy the prior in (the previous code).
+    const maxent::GridPomdp m = square_room(12, 10.0, 30);
+    maxent::RolloutOptions options;
+    options.needs = {.belief_entropy = true, .believed_states = true, .beliefs = true};
+    maxent::Sampler tested(m, maxent::BayesFilter(m), options);
+    maxent::Sampler reference(m, WithoutPriorStart(maxent::BayesFilter(m)), options);
+    REQUIRE(tested.tracks_support());
+    REQUIRE(reference.tracks_support());
+    maxent::BeliefAveragedPolicy policy(m.num_states(), m.num_actions());
+    for (Eigen::Index i = 0; i < policy.parameters().size(); ++i)
+        policy.parameters().data()[i] = std::sin(0.37 * static_cast<double>(i));
+    Eigen::MatrixXd score_t = Eigen::MatrixXd::Zero(policy.parameters().rows(), policy.parameters().cols());
+    Eigen::MatrixXd score_r = score_t;
+    for (std::uint64_t e = 0; e < 40; ++e) {
+        if (e == 20) {  // a new prior mid-way (a point start)
+            tested.set_updater(maxent::BayesFilter<maxent::GridPomdp>(m, maxent::model_prior));
+            reference.set_updater(WithoutPriorStart(maxent::BayesFilter<maxent::GridPomdp>(m, maxent::model_prior)));
+        }
+        maxent::DefaultRng gt = maxent::stream(9, e, 0), gr = maxent::stream(9, e, 0);
+        const maxent::Trajectory& x = tested.run(policy, gt, score_t);
+        const maxent::Trajectory& y = reference.run(policy, gr, score_r);
+        REQUIRE(x.states == y.states);
+        REQUIRE(x.observations == y.observations);
+        REQUIRE(x.actions == y.actions);
+        REQUIRE(x.believed == y.believed);
+        REQUIRE(x.belief_entropy == y.belief_entropy);
+        REQUIRE((x.beliefs.array() == y.beliefs.array()).all());
+        REQUIRE((score_t.array() == score_r.array()).all());
+    }
 }

@@ -100,6 +100,9 @@ template <class M>
 ///   while keeping the list of the belief's non-zero states, in O(|support| + the transitions
 ///   out of it + one likelihood column), nothing in O(S): the rollout uses it when
 ///   support_tracking_pays() (short likelihood columns, large grids). SupportTrackingUpdater.
+///   update_from_prior(b, support, ...) is initial(b, support) followed by that update, to the
+///   last bit, without writing the S-long prior into b: with a spread prior (the uniform b_1)
+///   and transition_matrix_transposed, O(the transitions into one likelihood column).
 /// * Cost: O(S + nnz) per update. With FinitePomdp (transition_matrix_transposed): O(S) for
 ///   the checks of b and the write of b', plus the transitions into the support of one
 ///   likelihood column. Other TabularPomdp models: the transition rows of the states with
@@ -218,6 +221,56 @@ public:
     void initial(Eigen::VectorXd& b, std::vector<sparse_index>& support) const {
         initial(b);
         support.assign(prior_support_.begin(), prior_support_.end());
+    }
+
+    /// The prior's support: the ascending indices of its non-zero entries (what
+    /// initial(b, support) writes into `support`).
+    [[nodiscard]] std::span<const sparse_index> prior_support() const noexcept { return prior_support_; }
+
+    /// b <- B^{ao}(b_1) of the prior b_1, and `support` <- the posterior's non-zero entries:
+    /// exactly what `initial(b, support); update_on_support(b, support, a, o, g, step);`
+    /// computes, to the last bit, without writing the prior into b. On entry b must be zero
+    /// outside `support` (any order; e.g. the previous episode's posterior and its support:
+    /// the rollout keeps them so, optim/rollout.hpp); those entries are cleared. With a
+    /// spread prior (the paper's uniform b_1, more than S/8 states) this costs the
+    /// prediction on one likelihood column: the transitions into it with
+    /// transition_matrix_transposed (FinitePomdp), else one forward scatter over the prior
+    /// (O(S + nnz), as update() on the prior). With a small prior it is literally the two
+    /// calls above. Failures as update_on_support (the prior being valid, only
+    /// zero_likelihood_error can occur): b and `support` are then left unchanged with a
+    /// spread prior, and are the prior and its support otherwise (zero outside `support`
+    /// either way).
+    template <std::uniform_random_bit_generator G>
+    void update_from_prior(Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a, std::size_t o,
+                           G& g, std::size_t step = unknown_step) {
+        if (support_pays(prior_support_.size(), num_states())) {
+            initial(b, support);
+            update_on_support(b, support, a, o, g, step);
+            return;
+        }
+        // update_on_support would take its dense branch: update() on a copy of the prior,
+        // whose checks the validated prior passes; the same prediction (predict() reads the
+        // prior's entries, the same values in the same order), evidence and posterior.
+        check_indices(b.size(), a, o, "update");
+        const SparseDistribution like = model_->likelihood(a, o);
+        const double z = predict(prior_.data(), prior_.size(), a, like);
+        if (!(z > 0.0) || !std::isfinite(z)) zero_likelihood(a, o, step, z);
+        for (const sparse_index s : support) b[s] = 0.0;
+        const double inv_z = 1.0 / z;
+        double* out = b.data();
+        const double* pred = predicted_.data();
+        const std::size_t m = like.size();
+        support.resize(m);
+        sparse_index* listed = support.data();
+        std::size_t count = 0;
+        for (std::size_t k = 0; k < m; ++k) {
+            const auto s = like.index[k];
+            const double v = pred[k] * like.probability[k] * inv_z;
+            out[s] = v;
+            listed[count] = s;
+            count += v != 0.0 ? 1 : 0;
+        }
+        support.resize(count);
     }
 
     /// Whether tracking the support is worth it on this model: the posterior lives on one
@@ -380,11 +433,15 @@ private:
         if (!std::isfinite(mass) || !(b.minCoeff() >= 0.0)) bad_entry(where, b);
         if (!(mass > 0.0)) bad_mass(where, mass);
         mass_ = mass;
+        return predict(b.data(), b.size(), a, like);
+    }
 
+    /// predict_and_weigh's prediction and evidence for the n = S entries at bp, already
+    /// validated (update_from_prior reads the prior there, update() the belief).
+    double predict(const double* bp, Eigen::Index n, std::size_t a, const SparseDistribution& like) {
         const std::size_t m = like.size();
         const sparse_index* idx = like.index.data();
         const double* pr = like.probability.data();
-        const double* bp = b.data();
         double* pred = predicted_.data();
         if constexpr (reads_backward) {
             const auto& Pt = model_->transition_matrix_transposed(a);  // row s: predecessors s', ascending
@@ -401,7 +458,6 @@ private:
             // Forward: scatter the rows of the states with positive belief into a dense
             // prediction, then gather the likelihood's support.
             double* dense = dense_prediction_.data();  // all zero on entry (and left so)
-            const Eigen::Index n = b.size();
             for (Eigen::Index sp = 0; sp < n; ++sp) {
                 const double w = bp[sp];
                 if (w == 0.0) continue;

@@ -20,6 +20,13 @@
 //                                                                   path; the trainer then picks the
 //                                                                   row path only when it pays (optim/
 //                                                                   trainer.hpp, ScorePath)
+//   policy       batch_base(const Eigen::VectorXd*)       absent    the trainer's row path declares the
+//                                                                   batch's base b_1 before sampling and
+//                                                                   withdraws it (nullptr) before the
+//                                                                   step; θ is fixed in between, so the
+//                                                                   policy may compute what depends on
+//                                                                   θ and b_1 once per batch (BA: the
+//                                                                   first step's logits, same bits)
 //   estimator    static constexpr bool entrywise          false     true: usable on the rows a batch
 //                                                                   touched (row-sparse policies;
 //                                                                   without it a fixed-parameter one
@@ -39,6 +46,9 @@
 //   updater      initial(b, support) and                  absent    SupportTrackingUpdater: O(|support|)
 //                update_on_support(b, support, a, o, g)             steps (belief/concepts.hpp)
 //   updater      bool support_tracking_pays() const       true      false: keep to update() for now
+//   updater      prior(), prior_support() and             absent    tracked episodes start from the
+//                update_from_prior(b, support, a, o, g)             updater's prior without copying it
+//                                                                   (optim/rollout.hpp; BayesFilter)
 //   updater      update(b, a, o, g, step)                 absent    the step number, for messages
 //   updater      feature_dimension(), features(b, φ)      absent    BeliefFeatures: the policy reads
 //                                                                   φ(b) instead of b
@@ -96,6 +106,11 @@ inline constexpr bool estimator_is_entrywise = [] {
     else
         return false;
 }();
+
+/// Whether a policy takes the batch's base b_1 (`batch_base(const Eigen::VectorXd*)`).
+template <class P>
+inline constexpr bool policy_has_batch_base =
+    requires(P& p, const Eigen::VectorXd* base) { p.batch_base(base); };
 
 /// Whether an estimator opts into per-step information: it has `estimate(f, s, steps, out)`
 /// with `steps` a `const StepScores&` (core/step_scores.hpp).

@@ -18,12 +18,18 @@
 // rollout allocates nothing. With a SupportTrackingUpdater that says it pays (BayesFilter on
 // models with short likelihood columns) it also keeps the belief's support and passes it to
 // the policy (AgentView::support): same results, O(|support|) instead of O(S) per step.
+// When that updater can also start from its prior (prior(), prior_support(),
+// update_from_prior: BayesFilter), an episode that updates beliefs shows the policy the
+// updater's own prior at the first step and computes b_2 from it directly, so nothing of
+// size S is copied per episode either (H(b_1) and the running sums for drawing s̃_1 ~ b_1
+// are kept once per updater): same results again (tests/unit/test_support.cpp).
 // Belief updates are skipped entirely when neither the policy (policy_needs_belief) nor the
 // needs ask for beliefs; the policy then sees the prior. An updater with its own
 // belief_entropy(b) (core/opt_ins.hpp; the particle filter's estimators) has that recorded
 // as H(b_t) instead of the entropy of b (on the dense path).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -129,6 +135,8 @@ public:
                                                " entries but its dimension() is ", L));
         updater_ = std::move(updater);
         if constexpr (can_track_support) track_ = updater_support_tracking_pays(updater_);
+        prior_entropy_known_ = false;
+        prior_sums_known_ = false;
     }
     [[nodiscard]] const M& model() const noexcept { return *model_; }
 
@@ -170,19 +178,45 @@ private:
         traj_.believed.clear();
         score.setZero();
 
-        if constexpr (Track)
-            updater_.initial(belief_, support_);
-        else
+        // With an updater that can start from its prior (prior_start), a tracked episode
+        // whose beliefs are updated shows the policy the updater's own prior at the first
+        // step and computes b_2 from it (update_from_prior), instead of copying the S-long
+        // prior and its support into belief_ / support_: belief_ then only needs to be zero
+        // outside support_ (the previous episode's posterior), which update_from_prior clears.
+        [[maybe_unused]] bool from_prior = false;
+        if constexpr (Track) {
+            if constexpr (prior_start) from_prior = track_belief;
+            if (from_prior) {
+                if (!clean_) {  // belief_ may be non-zero outside support_: start afresh, once
+                    belief_.setZero();
+                    support_.clear();
+                    clean_ = true;
+                }
+            } else {
+                updater_.initial(belief_, support_);
+                clean_ = true;
+            }
+        } else {
             updater_.initial(belief_);
+            clean_ = false;
+        }
         if constexpr (has_features) updater_.features(belief_, features_);
         world_state_t<M> s = draw_initial_state(m, g);
         std::size_t o = draw_initial_observation(m, s, g);
         for (std::size_t k = 0;; ++k) {
             traj_.states.push_back(state_bin(m, s));
             traj_.observations.push_back(o);
+            // The belief b_k and its support: the updater's prior at the first step of an
+            // episode started from it, belief_ / support_ otherwise.
+            const bool at_prior = from_prior && k == 0;
+            const Eigen::VectorXd& b = at_prior ? prior_of(updater_) : belief_;
             if constexpr (Track) {
-                if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_on_support(support_, belief_));
-                if (need.believed_states) traj_.believed.push_back(sample_categorical_on_support(support_, belief_, g));
+                const std::span<const sparse_index> support =
+                    at_prior ? prior_support_of(updater_) : std::span<const sparse_index>(support_);
+                if (need.belief_entropy)
+                    traj_.belief_entropy.push_back(at_prior ? prior_entropy() : entropy_on_support(support, b));
+                if (need.believed_states)
+                    traj_.believed.push_back(at_prior ? sample_prior(g) : sample_categorical_on_support(support, b, g));
             } else {
                 if constexpr (updater_has_belief_entropy<U>) {  // the updater's own estimate (opt_ins.hpp)
                     if (need.belief_entropy) traj_.belief_entropy.push_back(checked_belief_entropy(k));
@@ -191,12 +225,14 @@ private:
                 }
                 if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
             }
-            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
+            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
             if (k == K) break;
 
             std::size_t a;
             if constexpr (Track) {
-                const AgentView view{k, o, belief_, std::span<const sparse_index>(support_), true, feature_pointer()};
+                const std::span<const sparse_index> support =
+                    at_prior ? prior_support_of(updater_) : std::span<const sparse_index>(support_);
+                const AgentView view{k, o, b, support, true, feature_pointer()};
                 a = policy.sample(view, g, score);
             } else {
                 const AgentView view{k, o, belief_, {}, false, feature_pointer()};
@@ -207,9 +243,16 @@ private:
             o = draw_observation(m, a, s, g);
             if (track_belief) {
                 try {
-                    if constexpr (Track)
-                        updater_.update_on_support(belief_, support_, a, o, g);
-                    else
+                    if constexpr (Track) {
+                        if constexpr (prior_start) {
+                            if (at_prior)
+                                updater_.update_from_prior(belief_, support_, a, o, g);
+                            else
+                                updater_.update_on_support(belief_, support_, a, o, g);
+                        } else {
+                            updater_.update_on_support(belief_, support_, a, o, g);
+                        }
+                    } else
                         updater_.update(belief_, a, o, g);
                 } catch (const zero_likelihood_error& e) {
                     throw zero_likelihood_error(a, o, k + 1,
@@ -228,6 +271,68 @@ private:
     // those of the dense updates, to the last bit.
     static constexpr bool can_track_support = SupportTrackingUpdater<U>;
     static constexpr bool has_features = BeliefFeatures<U>;
+    // Tracked episodes start from the updater's prior without copying it (see run_episode)
+    // when the updater offers prior(), prior_support() and update_from_prior (BayesFilter)
+    // and the policy reads the belief itself.
+    static constexpr bool prior_start =
+        can_track_support && !has_features &&
+        requires(U& u, const U& cu, Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a,
+                 std::size_t o, DefaultRng& g) {
+            { cu.prior() } -> std::same_as<const Eigen::VectorXd&>;
+            { cu.prior_support() } -> std::convertible_to<std::span<const sparse_index>>;
+            u.update_from_prior(b, support, a, o, g);
+        };
+    /// The updater's prior (prior_start; belief_ otherwise, never asked for then).
+    [[nodiscard]] const Eigen::VectorXd& prior_of(const U& u) const noexcept {
+        if constexpr (prior_start)
+            return u.prior();
+        else
+            return belief_;
+    }
+    [[nodiscard]] static std::span<const sparse_index> prior_support_of(const U& u) noexcept {
+        if constexpr (prior_start)
+            return u.prior_support();
+        else
+            return {};
+    }
+    /// H(b_1) of the updater's prior, as entropy_on_support computes it from the prior and its
+    /// support (the same value in every episode: computed once per updater).
+    double prior_entropy() {
+        if (!prior_entropy_known_) {
+            prior_entropy_ = entropy_on_support(prior_support_of(updater_), prior_of(updater_));
+            prior_entropy_known_ = true;
+        }
+        return prior_entropy_;
+    }
+    /// sample_categorical_on_support(prior support, prior, g): the same draw and the same
+    /// state, found by a binary search in the running sums of the prior over its support
+    /// (kept once per updater: S doubles), not by summing up to it in every episode. The
+    /// running sums are those of the linear search (the same additions in the same order)
+    /// and never decrease (the entries are >= 0), so the first sum above u is where the
+    /// linear search stops; beyond the last sum, its fallback (the last positive entry).
+    template <class G>
+    std::size_t sample_prior(G& g) {
+        const std::span<const sparse_index> support = prior_support_of(updater_);
+        const Eigen::VectorXd& p = prior_of(updater_);
+        if (!prior_sums_known_) {
+            prior_sums_.resize(support.size());
+            double cumulative = 0.0;
+            for (std::size_t j = 0; j < support.size(); ++j) {
+                cumulative += p[support[j]];
+                prior_sums_[j] = cumulative;
+            }
+            prior_sums_known_ = true;
+        }
+        const double u = uniform01(g);
+        const auto j = static_cast<std::size_t>(std::upper_bound(prior_sums_.begin(), prior_sums_.end(), u) -
+                                                prior_sums_.begin());
+        if (j < support.size()) return static_cast<std::size_t>(support[j]);
+        for (std::size_t k = support.size(); k-- > 0;)
+            if (p[support[k]] > 0.0) return static_cast<std::size_t>(support[k]);
+        throw config_error(detail::message("sample_categorical_on_support: none of the ", support.size(),
+                                           " listed entries of the probability vector of size ", p.size(),
+                                           " is positive"));
+    }
 
     /// The updater's belief_entropy(b_{k+1}), checked finite (numeric_error naming the step).
     [[nodiscard]] double checked_belief_entropy(std::size_t k) const {
@@ -254,6 +359,11 @@ private:
     Eigen::VectorXd features_;           // φ(b) (BeliefFeatures only)
     std::vector<sparse_index> support_;  // the belief's support (track_ only; capacity S)
     bool track_ = false;                 // can_track_support and the updater says it pays
+    bool clean_ = false;                 // belief_ is zero outside support_ (prior_start episodes)
+    bool prior_entropy_known_ = false;   // prior_entropy_ is that of the current updater's prior
+    double prior_entropy_ = 0.0;
+    bool prior_sums_known_ = false;      // prior_sums_ are the running sums of the current prior
+    std::vector<double> prior_sums_;     // sample_prior
 };
 
 }  // namespace maxent

@@ -30,8 +30,11 @@
 // step's score b_1 (e_a - π)ᵀ is kept as a lead term on the prior (RowScore::set_base): every
 // row where b_1 > 0 then has a gradient (the batch's background row), and the estimate is
 // scattered into a parameter-shaped gradient and stepped densely: O(θ) once per iteration,
-// never per trajectory. Otherwise the gradient's norm is summed in the association of the
-// dense one (detail::EigenOrderSum) and only the touched rows are stepped. On the row path
+// never per trajectory. The policy may also compute what depends only on θ and b_1 once per
+// batch (`batch_base`, core/opt_ins.hpp: BA's first-step logits θᵀb_1, the same bits), so
+// with the rollout's prior start (optim/rollout.hpp) nothing of size S is read or written
+// per trajectory. Otherwise the gradient's norm is summed in the association of the dense
+// one (detail::EigenOrderSum) and only the touched rows are stepped. On the row path
 // last_gradient() is the compact gradient whose row i belongs to parameter row
 // last_gradient_rows()[i] (and row |rows| to the background, last_gradient_background()).
 // Every other policy takes the dense path, unchanged.
@@ -229,15 +232,21 @@ public:
         if (base_used_) bind_base();
         IterationMetrics out;
         out.iteration = k;
-        for (std::size_t n = 0; n < config_.batch; ++n) {
-            DefaultRng g = stream(config_.seed, k, n);
-            const Trajectory& t = run_one(n, g);
-            observe(n, static_cast<const Trajectory&>(t));
-            feedbacks_[n] = feedback_(t, g);
-            detail::require_finite(feedbacks_[n], "feedback of trajectory ", n, " at iteration ", k);
-            out.true_entropy += true_state_entropy(t, counter_);
-            out.feedback += feedbacks_[n];
-            if (sampler_.options().needs.belief_entropy) out.belief_entropy_sum += belief_entropy_sum(t);
+        {
+            // θ stays fixed while the batch is sampled: a policy with batch_base (core/
+            // opt_ins.hpp) may compute what depends only on θ and the base b_1 once per batch
+            // (BA: the first step's logits); the base is withdrawn before the step, also on a throw.
+            const BatchBaseScope batch_scope(policy_, base_used_ ? &prior_ : nullptr);
+            for (std::size_t n = 0; n < config_.batch; ++n) {
+                DefaultRng g = stream(config_.seed, k, n);
+                const Trajectory& t = run_one(n, g);
+                observe(n, static_cast<const Trajectory&>(t));
+                feedbacks_[n] = feedback_(t, g);
+                detail::require_finite(feedbacks_[n], "feedback of trajectory ", n, " at iteration ", k);
+                out.true_entropy += true_state_entropy(t, counter_);
+                out.feedback += feedbacks_[n];
+                if (sampler_.options().needs.belief_entropy) out.belief_entropy_sum += belief_entropy_sum(t);
+            }
         }
         const auto N = static_cast<double>(config_.batch);
         out.true_entropy /= N;
@@ -295,6 +304,25 @@ public:
     [[nodiscard]] bool last_gradient_background() const noexcept { return rows_ && batch_.background(); }
 
 private:
+    /// Declares the batch's base to a policy with batch_base for the scope's lifetime.
+    class BatchBaseScope {
+    public:
+        BatchBaseScope(P& policy, const Eigen::VectorXd* base) noexcept : policy_(&policy), set_(base != nullptr) {
+            if constexpr (policy_has_batch_base<P>)
+                if (set_) policy_->batch_base(base);
+        }
+        ~BatchBaseScope() {
+            if constexpr (policy_has_batch_base<P>)
+                if (set_) policy_->batch_base(nullptr);
+        }
+        BatchBaseScope(const BatchBaseScope&) = delete;
+        BatchBaseScope& operator=(const BatchBaseScope&) = delete;
+
+    private:
+        P* policy_;
+        bool set_;
+    };
+
     /// The gradient estimate's norm, after checking the estimate is finite; numeric_error
     /// naming iteration k otherwise.
     static double checked_norm(const Eigen::MatrixXd& gradient, std::size_t k) {
@@ -416,12 +444,21 @@ private:
         const Eigen::MatrixXd& theta = policy_.parameters();
         if (dense_scratch_.rows() != theta.rows() || dense_scratch_.cols() != theta.cols())
             dense_scratch_.resize(theta.rows(), theta.cols());
-        dense_scratch_.setZero();
         const std::span<const Eigen::Index> rows = batch_.rows();
         if (batch_.background()) {
+            // The background's rows are those where the base (prior_, as many entries as θ
+            // has rows: find_base) is non-zero, less the touched rows, which are overwritten
+            // below: written column by column (θ is column-major) in one pass.
             const auto b = static_cast<Eigen::Index>(rows.size());
-            for (Eigen::Index r = 0; r < theta.rows(); ++r)
-                if (batch_.background_row(r)) dense_scratch_.row(r) = gradient_.row(b);
+            const Eigen::Index S = theta.rows();
+            const double* base = prior_.data();
+            for (Eigen::Index c = 0; c < theta.cols(); ++c) {
+                const double v = gradient_(b, c);
+                double* out = dense_scratch_.col(c).data();
+                for (Eigen::Index r = 0; r < S; ++r) out[r] = base[r] != 0.0 ? v : 0.0;
+            }
+        } else {
+            dense_scratch_.setZero();
         }
         for (std::size_t i = 0; i < rows.size(); ++i)
             dense_scratch_.row(rows[i]) = gradient_.row(static_cast<Eigen::Index>(i));

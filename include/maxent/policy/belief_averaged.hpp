@@ -98,16 +98,30 @@ public:
             throw config_error(detail::message("BeliefAveragedPolicy::sample_rows: row score has ", score.cols(),
                                                " columns, parameters ", num_actions()));
         const bool on_support = v.support_known && v.features_are_belief();
-        if (on_support && support_pays(v.support.size()))
-            compute_logits(v.belief, v.support);
-        else
-            compute_logits(v.features());
+        const bool leads =
+            v.step == 0 && v.features_are_belief() && score.can_lead() && score.base()->size() == theta_.rows();
+        const bool cached = leads && batch_base_ != nullptr && score.base() == batch_base_;
+        if (cached && base_logits_known_) {
+            // The first step of a later episode of the batch: the belief is the base
+            // (RowScore's contract) and θ has not changed since batch_base (the trainer's),
+            // so the logits are those the batch's first episode computed below.
+            logits_ = base_logits_;
+        } else {
+            if (on_support && support_pays(v.support.size()))
+                compute_logits(v.belief, v.support);
+            else
+                compute_logits(v.features());
+            if (cached) {
+                base_logits_ = logits_;
+                base_logits_known_ = true;
+            }
+        }
         softmax_into(logits_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
         const Eigen::Index A = theta_.cols();
         for (Eigen::Index c = 0; c < A; ++c)
             coefficients_[c] = (c == static_cast<Eigen::Index>(a) ? 1.0 : 0.0) - probs_[c];
-        if (v.step == 0 && v.features_are_belief() && score.can_lead() && score.base()->size() == theta_.rows()) {
+        if (leads) {
             score.lead(std::span<const double>(coefficients_.data(), static_cast<std::size_t>(A)));
             return a;
         }
@@ -126,6 +140,16 @@ public:
                 if (phi[s] != 0.0) add_row(s, phi[s]);
         }
         return a;
+    }
+
+    /// Declares the base b_1 of a batch of row scores (optim/trainer.hpp), or with nullptr
+    /// ends the batch. Between the two calls θ must not change and every episode whose
+    /// RowScore has this base starts from it (RowScore::set_base): sample_rows then computes
+    /// the first step's logits θᵀ b_1 once (an O(S A) pass over θ) and reuses them — the same
+    /// values, since they are those of the same computation.
+    void batch_base(const Eigen::VectorXd* base) noexcept {
+        batch_base_ = base;
+        base_logits_known_ = false;
     }
 
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
@@ -227,6 +251,9 @@ private:
     Eigen::VectorXd probs_;
     Eigen::VectorXd coefficients_;  // e_a - π of the last sample (support path)
     Eigen::VectorXd dot_scratch_;   // support_dot_columns' lanes (support path)
+    const Eigen::VectorXd* batch_base_ = nullptr;  // batch_base: the batch's b_1 (row path)
+    Eigen::VectorXd base_logits_;   // θᵀ b_1 of the batch's first episode
+    bool base_logits_known_ = false;
 };
 
 }  // namespace maxent
