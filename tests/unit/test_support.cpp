@@ -29,6 +29,7 @@
 #include "maxent/policy/belief_averaged.hpp"
 #include "maxent/policy/belief_mixture.hpp"
 #include "maxent/policy/believed_state_policy.hpp"
+#include "forward_only.hpp"
 #include "random_pomdp.hpp"
 
 namespace {
@@ -101,34 +102,7 @@ private:
     U u_;
 };
 
-/// Forwards the TabularPomdp members of a model and nothing else (no transposed
-/// transitions), so that BayesFilter predicts by its forward scatter.
-template <class M>
-class ForwardOnly {
-public:
-    using state_type = typename M::state_type;
-    using action_type = typename M::action_type;
-    using observation_type = typename M::observation_type;
-    explicit ForwardOnly(const M& m) : m_(&m) {}
-    std::size_t num_states() const { return m_->num_states(); }
-    std::size_t num_actions() const { return m_->num_actions(); }
-    std::size_t num_observations() const { return m_->num_observations(); }
-    std::size_t horizon() const { return m_->horizon(); }
-    const state_type& state_label(std::size_t i) const { return m_->state_label(i); }
-    const action_type& action_label(std::size_t i) const { return m_->action_label(i); }
-    const observation_type& observation_label(std::size_t i) const { return m_->observation_label(i); }
-    std::size_t state_index(const state_type& x) const { return m_->state_index(x); }
-    std::size_t action_index(const action_type& x) const { return m_->action_index(x); }
-    std::size_t observation_index(const observation_type& x) const { return m_->observation_index(x); }
-    const Eigen::VectorXd& initial_distribution() const { return m_->initial_distribution(); }
-    maxent::SparseDistribution transition(std::size_t s, std::size_t a) const { return m_->transition(s, a); }
-    maxent::SparseDistribution observation(std::size_t a, std::size_t s) const { return m_->observation(a, s); }
-    maxent::SparseDistribution initial_observation(std::size_t s) const { return m_->initial_observation(s); }
-    maxent::SparseDistribution likelihood(std::size_t a, std::size_t o) const { return m_->likelihood(a, o); }
-
-private:
-    const M* m_;
-};
+using test_models::ForwardOnly;  // tests/support/forward_only.hpp
 
 maxent::GridPomdp square_room(std::size_t side, double k, std::size_t horizon) {
     return maxent::make_grid_world({.layout = maxent::GridLayout::single_room(side, side),
