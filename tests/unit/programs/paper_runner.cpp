@@ -1,4 +1,4 @@
-// tests/unit/test_paper_runner.cpp — the maxent-paper experiment runner (examples/paper/):
+// tests/unit/programs/paper_runner.cpp (through test_programs.cpp) — the maxent-paper experiment runner (examples/paper/):
 // Student-t quantiles against published values, the confidence-bound arithmetic against
 // hand computations, the command line, the registry's curves, and a scaled-down fig2a end
 // to end (files, columns, row counts, byte-identical output for 1 and 2 threads, only

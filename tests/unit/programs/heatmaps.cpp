@@ -1,4 +1,4 @@
-// tests/unit/test_heatmaps.cpp — maxent-paper's heatmaps of the final policies' visitation
+// tests/unit/programs/heatmaps.cpp (through test_programs.cpp) — maxent-paper's heatmaps of the final policies' visitation
 // (examples/common/runner.hpp count_visits, output.hpp heatmap panels, the work area):
 // a corridor whose visits are known exactly, E·T counted steps per run for every policy
 // class and a learned belief model, counting that changes nothing else a run computes,

@@ -1,4 +1,4 @@
-// tests/unit/test_shards.cpp — examples/common/shards.hpp and runner.hpp's RunStore (issue 18):
+// tests/unit/programs/shards.cpp (through test_programs.cpp) — examples/common/shards.hpp and runner.hpp's RunStore (issue 18):
 // the assignment of runs to shards (every run once, deterministic, balanced by cost), the
 // work area's per-run files (exact round trip, reused only by the same key and build), the
 // JSON reader of config.json, and a sharded run_experiment merged back in memory.
