@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh — builds and runs the whole test suite twice:
-#   1. Release, with the Python module and its tests         in build-release/
+#   1. Release, with the Python module and its tests         in build-release/; the
+#      benchmarks are compiled at -O0 there (MAXENT_BENCHMARKS_COMPILE_CHECK: proof that they
+#      compile, at half the cost; scripts/bench.sh builds them optimised to measure)
 #   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/, with line-table
 #      debug information only (-g1: stack traces keep file and line, the build is ~20% cheaper)
 #      and without the compile-fail tests (they check static_asserts, which the Release run
@@ -73,7 +75,8 @@ run_suite() {
 
 run_suite "Release" build-release \
     -DCMAKE_BUILD_TYPE=Release \
-    -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=ON -DMAXENT_BUILD_PYTHON=ON
+    -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=ON \
+    -DMAXENT_BENCHMARKS_COMPILE_CHECK=ON -DMAXENT_BUILD_PYTHON=ON
 
 # No Python here: the sanitizer runtimes must be loaded first, which an interpreter does not do.
 run_suite "Debug + ASan/UBSan" build-asan \
