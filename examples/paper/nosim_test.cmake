@@ -13,24 +13,7 @@ endif()
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 
-function(run expected var)
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e
-                  TIMEOUT 300)
-  if(NOT rc STREQUAL "${expected}")
-    string(REPLACE ";" " " cmd "${ARGN}")
-    message(FATAL_ERROR "'${cmd}' exited with ${rc}, expected ${expected}:\n${o}\n${e}")
-  endif()
-  set(${var} "${o}${e}" PARENT_SCOPE)
-endfunction()
-
-function(same_files a b)
-  foreach(f ${ARGN})
-    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${a}/${f}" "${b}/${f}" RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "${a}/${f} and ${b}/${f} differ")
-    endif()
-  endforeach()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/ProgramTestHelpers.cmake")  # run, same_files
 
 # K = 25 with a refit every 10 iterations: fits before iteration 0, after 10 and after 20.
 set(args nosim2b --seeds 0-1 --iterations 25 --batch 4 --warmup 30 --refit-every 10 --refit-iterations 2

@@ -19,28 +19,8 @@ file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 find_program(GNUPLOT gnuplot)
 
-# run(<expected exit status> <output variable> <command...>): runs in ${OUT}, checks the status.
-function(run expected var)
-  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${OUT}" RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e
-                  TIMEOUT 120)
-  if(NOT rc STREQUAL "${expected}")
-    string(REPLACE ";" " " cmd "${ARGN}")
-    message(FATAL_ERROR "'${cmd}' exited with ${rc}, expected ${expected}:\n${o}\n${e}")
-  endif()
-  set(${var} "${o}${e}" PARENT_SCOPE)
-endfunction()
-
-# same_files(<dir a> <dir b> <file...>): byte for byte.
-function(same_files a b)
-  foreach(f ${ARGN})
-    execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files "${a}/${f}" "${b}/${f}" RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "${a}/${f} and ${b}/${f} differ")
-    endif()
-  endforeach()
-  string(REPLACE ";" ", " list "${ARGN}")
-  message(STATUS "identical: ${list} (${a} vs ${b})")
-endfunction()
+set(RUN_TIMEOUT 120)
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/ProgramTestHelpers.cmake")  # run, same_files
 
 # refused(<text> <command...>): exit status 1 and a message holding <text> (a regex).
 function(refused text)
