@@ -9,6 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -25,6 +28,7 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
 
 #include "ring_model.hpp"
 
@@ -80,6 +84,28 @@ struct StepCheckingReinforce {
         Reinforce{}.estimate(f, s, out);
     }
 };
+
+/// Chooses per-step information at run time (uses_steps()): the per-step baseline when it
+/// wants it, the batch-mean baseline otherwise; counts the calls of each form.
+struct Chooser {
+    bool want = false;
+    std::size_t plain_calls = 0, step_calls = 0;
+    PerStepBaseline per_step{};
+    BatchMeanBaseline batch_mean{};
+    static constexpr bool entrywise = true;
+    [[nodiscard]] bool uses_steps() const { return want; }
+    void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, Eigen::MatrixXd& out) {
+        ++plain_calls;
+        batch_mean.estimate(f, s, out);
+    }
+    void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, const StepScores& steps,
+                  Eigen::MatrixXd& out) {
+        ++step_calls;
+        per_step.estimate(f, s, steps, out);
+    }
+    [[nodiscard]] std::string_view name() const { return want ? "chooser/per-step" : "chooser/batch-mean"; }
+};
+static_assert(estimator_chooses_steps<Chooser> && !estimator_chooses_steps<PerStepBaseline>);
 
 struct Fixture {
     Model model = test_models::ring_model(4);
@@ -319,6 +345,70 @@ TEST_CASE("trainer: per-step information reaches opted-in estimators without cha
     const TrainResult c = per_step.run();
     CHECK(c.parameters.allFinite());
     CHECK(c.history.size() == 30);
+}
+
+TEST_CASE("trainer: an estimator choosing per-step information at run time gets it only when it asks",
+          "[estimator-quality]") {
+    const Model model = test_models::ring_model(5);
+    TrainerConfig config;
+    config.iterations = 20;
+    config.batch = 4;
+    config.seed = 3;
+    auto run = [&](auto estimator) {
+        Trainer t(model, BayesFilter<Model>(model), BeliefAveragedPolicy(3, 2), MSE{}, estimator, ConstantStep(0.5),
+                  config);
+        TrainResult r = t.run();
+        return std::make_pair(std::move(r), t.estimator());
+    };
+    // Declining: the plain form only, the batch-mean baseline's bits.
+    const auto [declined, c1] = run(Chooser{false});
+    const auto [batch_mean, b] = run(BatchMeanBaseline{});
+    CHECK(c1.step_calls == 0);
+    CHECK(c1.plain_calls == 20);
+    CHECK(declined.parameters == batch_mean.parameters);
+    // Asking: the per-step form only, the per-step baseline's bits.
+    const auto [asked, c2] = run(Chooser{true});
+    const auto [per_step, p] = run(PerStepBaseline{});
+    CHECK(c2.plain_calls == 0);
+    CHECK(c2.step_calls == 20);
+    CHECK(asked.parameters == per_step.parameters);
+    for (std::size_t k = 0; k < 20; ++k) CHECK(asked.history[k].gradient_norm == per_step.history[k].gradient_norm);
+    CHECK(asked.parameters != declined.parameters);
+
+    // A policy that needs the row path (class B) records no per-step scores: refused when asked.
+    CHECK_THROWS_AS(Trainer(model, BayesFilter<Model>(model), TabularBeliefPolicy(3, 2), MSE{}, Chooser{true},
+                            ConstantStep(0.5), config),
+                    config_error);
+    CHECK_THROWS_WITH(Trainer(model, BayesFilter<Model>(model), TabularBeliefPolicy(3, 2), MSE{}, Chooser{true},
+                              ConstantStep(0.5), config),
+                      Catch::Contains("asks for per-step scores"));
+    Trainer b_declined(model, BayesFilter<Model>(model), TabularBeliefPolicy(3, 2), MSE{}, Chooser{false},
+                       ConstantStep(0.5), config);
+    CHECK(b_declined.uses_row_scores());
+    // A fixed-parameter row-sparse policy forced onto the rows while asking: refused, naming why.
+    config.scores = ScorePath::rows;
+    CHECK_THROWS_WITH(Trainer(model, BayesFilter<Model>(model), BeliefAveragedPolicy(3, 2), MSE{}, Chooser{true},
+                              ConstantStep(0.5), config),
+                      Catch::Contains("the estimator uses per-step scores (uses_steps())"));
+    Trainer rows(model, BayesFilter<Model>(model), BeliefAveragedPolicy(3, 2), MSE{}, Chooser{false},
+                 ConstantStep(0.5), config);
+    CHECK(rows.uses_row_scores());
+}
+
+TEST_CASE("estimator quality: an estimator choosing per-step information at run time", "[estimator-quality]") {
+    const Fixture fx;
+    const QualityConfig config{.batch = 6, .repetitions = 40, .seed = 5, .threads = 2};
+    const auto rows = compare_estimators(fx.model, BayesFilter<Model>(fx.model), fx.policy, MSE{}, config,
+                                         Chooser{true}, PerStepBaseline{}, Chooser{false}, BatchMeanBaseline{});
+    CHECK(rows[0].name == "chooser/per-step");
+    CHECK(rows[0].mean_estimate == rows[1].mean_estimate);
+    CHECK(rows[0].covariance_trace == rows[1].covariance_trace);
+    CHECK(rows[2].name == "chooser/batch-mean");
+    CHECK(rows[2].mean_estimate == rows[3].mean_estimate);
+    // Without any estimator asking, no per-step scores are recorded: the same batches still.
+    const auto plain = compare_estimators(fx.model, BayesFilter<Model>(fx.model), fx.policy, MSE{}, config,
+                                          Chooser{false});
+    CHECK(plain[0].mean_estimate == rows[3].mean_estimate);
 }
 
 TEST_CASE("trainer exposes its updater and estimator", "[estimator-quality]") {

@@ -36,6 +36,14 @@
 //                                                                   the batch index; the trainer and
 //                                                                   estimator_quality record them only
 //                                                                   for such estimators (dense policies)
+//   estimator    bool uses_steps() const, with both       absent    decides at run time whether it wants
+//                estimate forms                                     per-step information (a run-time
+//                                                                   choice among estimators, e.g. the
+//                                                                   programs' AnyEstimator): recorded
+//                                                                   and the per-step form called only
+//                                                                   when true; when false the estimator
+//                                                                   is treated as one without it (row
+//                                                                   path allowed). Fixed for a run.
 //   step rule    apply_rows(θ, rows, compact gradient)    absent    a step on those rows only
 //                                                                   (ConstantStep, LazyAdam);
 //                                                                   otherwise the dense step on a
@@ -118,6 +126,25 @@ template <class E>
 inline constexpr bool estimator_uses_steps =
     requires(E& e, std::span<const double> f, std::span<const Eigen::MatrixXd> s, const StepScores& steps,
              Eigen::MatrixXd& out) { e.estimate(f, s, steps, out); };
+
+/// Whether an estimator with the per-step form decides at run time whether it wants it
+/// (`bool uses_steps() const`); such an estimator must also have the form without steps
+/// (require_gradient_estimator checks it).
+template <class E>
+inline constexpr bool estimator_chooses_steps =
+    estimator_uses_steps<E> && requires(const E& e) {
+        { e.uses_steps() } -> std::convertible_to<bool>;
+    };
+
+/// Whether `e` wants per-step information: false without the per-step form, its
+/// uses_steps() when it chooses at run time, true otherwise.
+template <class E>
+[[nodiscard]] bool estimator_wants_steps(const E& e) {
+    if constexpr (estimator_chooses_steps<E>)
+        return static_cast<bool>(e.uses_steps());
+    else
+        return estimator_uses_steps<E>;
+}
 
 /// Whether a belief updater declares that it never draws (`deterministic`, default false).
 template <class U>

@@ -43,10 +43,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -147,10 +149,11 @@ struct QualityWorker {
     F feedback;
 };
 
+/// An estimator's name(), static or not (a run-time box), else "estimator <i>".
 template <class E>
-std::string estimator_label(std::size_t i) {
-    if constexpr (component_has_name<E>)
-        return std::string(E::name());
+std::string estimator_label(const E& e, std::size_t i) {
+    if constexpr (requires { { e.name() } -> std::convertible_to<std::string_view>; })
+        return std::string(std::string_view(e.name()));
     else
         return detail::message("estimator ", i);
 }
@@ -170,7 +173,7 @@ std::vector<EstimatorQuality> measure_estimators(const M& model, const U& update
     const std::size_t N = config.batch;
     const std::size_t R = config.repetitions;
     const std::size_t K = Trajectory::actions_for(config.counting, model.horizon());
-    constexpr bool steps_wanted = (estimator_uses_steps<E> || ...);
+    const bool steps_wanted = (estimator_wants_steps(estimators) || ...);
     const auto size = static_cast<std::size_t>(g.size());
     BufferCost one;  // one repetition's batch
     one.add({N}, sizeof(double)).add({N, size}, sizeof(double));
@@ -209,13 +212,14 @@ std::vector<EstimatorQuality> measure_estimators(const M& model, const U& update
                     const std::size_t slot = i * N + n;
                     DefaultRng rng = stream(config.seed, first + i, n);
                     const Trajectory* t = nullptr;
-                    if constexpr (steps_wanted) {
-                        StepRecordingView<P> view(worker.policy,
-                                                  std::span<Eigen::MatrixXd>(steps).subspan(slot * K, K));
-                        t = &worker.sampler.run(view, rng, scores[slot]);
-                    } else {
-                        t = &worker.sampler.run(worker.policy, rng, scores[slot]);
+                    if constexpr ((estimator_uses_steps<E> || ...)) {
+                        if (steps_wanted) {
+                            StepRecordingView<P> view(worker.policy,
+                                                      std::span<Eigen::MatrixXd>(steps).subspan(slot * K, K));
+                            t = &worker.sampler.run(view, rng, scores[slot]);
+                        }
                     }
+                    if (t == nullptr) t = &worker.sampler.run(worker.policy, rng, scores[slot]);
                     feedbacks[slot] = worker.feedback(*t, rng);
                     require_finite(feedbacks[slot], "estimator_quality: feedback of trajectory ", n,
                                    " of repetition ", first + i);
@@ -226,7 +230,6 @@ std::vector<EstimatorQuality> measure_estimators(const M& model, const U& update
 
         std::size_t which = 0;
         auto measure = [&](auto& estimator) {
-            using Est = std::remove_cvref_t<decltype(estimator)>;
             QualityAccumulator& acc = stats[which];
             for (std::size_t i = 0; i < here; ++i) {
                 const std::span<const double> f(feedbacks.data() + i * N, N);
@@ -238,10 +241,10 @@ std::vector<EstimatorQuality> measure_estimators(const M& model, const U& update
                 run_estimator(estimator, f, s, &step_scores, out);
                 acc.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 if (out.rows() != g.rows() || out.cols() != g.cols())
-                    throw config_error(detail::message("estimator_quality: ", estimator_label<Est>(which),
+                    throw config_error(detail::message("estimator_quality: ", estimator_label(estimator, which),
                                                        " returned a ", out.rows(), " x ", out.cols(),
                                                        " estimate, the parameters are ", g.rows(), " x ", g.cols()));
-                require_finite(out, "estimator_quality: estimate of ", estimator_label<Est>(which), " at repetition ",
+                require_finite(out, "estimator_quality: estimate of ", estimator_label(estimator, which), " at repetition ",
                                first + i);
                 acc.add(out, g, g_norm);
             }
@@ -254,10 +257,9 @@ std::vector<EstimatorQuality> measure_estimators(const M& model, const U& update
     results.reserve(count);
     std::size_t which = 0;
     auto finish = [&](auto& estimator) {
-        using Est = std::remove_cvref_t<decltype(estimator)>;
         const QualityAccumulator& acc = stats[which];
         EstimatorQuality q;
-        q.name = estimator_label<Est>(which);
+        q.name = estimator_label(estimator, which);
         q.batch = N;
         q.repetitions = R;
         q.objective = exact.objective;

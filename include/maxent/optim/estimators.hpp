@@ -26,7 +26,9 @@
 //                                  trajectory n, steps.iteration = the batch's index
 // Callers give the second form to estimators that have it (estimator_uses_steps,
 // core/opt_ins.hpp) and pay for the per-step buffers only then: the trainer on its dense
-// path (row-sparse policies have no per-step scores) and estimator_quality.
+// path (row-sparse policies have no per-step scores) and estimator_quality. An estimator
+// with both forms and `bool uses_steps() const` chooses at run time (estimator_wants_steps):
+// a box holding one of several estimators, so that one instantiation serves them all.
 // Satisfied by the five estimators here. Estimators may keep scratch buffers. A NaN or
 // infinite feedback or score entry throws numeric_error naming it.
 // Optional: `static constexpr bool entrywise = true;` declares that the estimate at each
@@ -83,18 +85,25 @@ consteval bool require_gradient_estimator() {
                   "maxent::GradientEstimator: missing `void estimate(std::span<const double> feedbacks, "
                   "std::span<const Eigen::MatrixXd> scores, Eigen::MatrixXd& out)` (or, with per-step "
                   "information, `void estimate(feedbacks, scores, const maxent::StepScores& steps, out)`)");
+    static_assert(!estimator_chooses_steps<E> || concept_checks::has_estimate<E>,
+                  "maxent::GradientEstimator: an estimator with `bool uses_steps() const` chooses at run time "
+                  "whether it wants per-step scores, so it needs both `estimate(feedbacks, scores, out)` and "
+                  "`estimate(feedbacks, scores, steps, out)`");
     return true;
 }
 
-/// Calls the estimator: with the per-step information when it opts into it (then `steps`
-/// must not be null), else without.
+/// Calls the estimator: with the per-step information when it wants it
+/// (estimator_wants_steps; then `steps` must not be null), else without.
 template <class E>
 void run_estimator(E& e, std::span<const double> f, std::span<const Eigen::MatrixXd> s, const StepScores* steps,
                    Eigen::MatrixXd& out) {
-    if constexpr (estimator_uses_steps<E>)
-        e.estimate(f, s, *steps, out);
-    else
-        e.estimate(f, s, out);
+    if constexpr (estimator_uses_steps<E>) {
+        if (estimator_wants_steps(e)) {
+            e.estimate(f, s, *steps, out);
+            return;
+        }
+    }
+    if constexpr (concept_checks::has_estimate<E>) e.estimate(f, s, out);
 }
 
 namespace detail {

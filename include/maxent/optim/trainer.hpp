@@ -42,7 +42,9 @@
 // Estimators that opt into per-step information (estimate(f, s, steps, out), core/
 // step_scores.hpp) get each trajectory's K step scores and the iteration index k; the
 // trainer then keeps N · K step matrices (checked against the budget) and records them
-// through optim/step_recording.hpp. Other estimators pay nothing for it.
+// through optim/step_recording.hpp. Other estimators pay nothing for it. An estimator that
+// chooses at run time (uses_steps(), core/opt_ins.hpp) is asked once, at construction; when
+// it declines it is treated as one without per-step information (the same bits).
 //
 // Bad values stop a run instead of propagating: each iteration checks that the feedbacks, the
 // gradient estimate, its norm and θ after the step (the touched rows, on the row-sparse
@@ -139,17 +141,20 @@ class Trainer {
     static_assert(require_feedback<F>());
     static_assert(require_gradient_estimator<E>());
     static_assert(require_step_rule<R>());
-    static constexpr bool per_step = estimator_uses_steps<E>;
+    // The estimator may want per-step scores (it has the per-step form); always, unless it
+    // chooses at run time (uses_steps(), core/opt_ins.hpp), which steps_ records.
+    static constexpr bool may_step = estimator_uses_steps<E>;
+    static constexpr bool always_step = may_step && !estimator_chooses_steps<E>;
     // A row-sparse policy that may grow θ (class B) can only take the row path; one with
     // fixed parameters (BA, mixture, S̃) takes it when it is possible and pays.
     static constexpr bool must_rows = RowSparsePolicy<P> && !policy_has_fixed_parameters<P>;
-    static constexpr bool can_rows = RowSparsePolicy<P> && estimator_is_entrywise<E> && !per_step;
+    static constexpr bool can_rows = RowSparsePolicy<P> && estimator_is_entrywise<E> && !always_step;
     static_assert(!must_rows || estimator_is_entrywise<E>,
                   "maxent::Trainer: the policy is row-sparse (it has sample_rows), so the gradient estimator is "
                   "called on the rows the batch touched only; the estimator must declare "
                   "`static constexpr bool entrywise = true;` (its estimate at a parameter depends only on that "
                   "parameter's scores and is 0 where they are all 0)");
-    static_assert(!must_rows || !per_step,
+    static_assert(!must_rows || !always_step,
                   "maxent::Trainer: the policy is row-sparse (it has sample_rows), which records no per-step "
                   "scores; use an estimator without `estimate(f, s, steps, out)`");
 
@@ -164,11 +169,12 @@ public:
           estimator_(std::move(estimator)),
           step_(std::move(step)),
           config_(config),
-          sampler_(model, std::move(updater), make_options(feedback_, config)) {
+          sampler_(model, std::move(updater), make_options(feedback_, config)),
+          steps_(estimator_wants_steps(estimator_)) {
         config_.validate();
         policy_.check_dimensions(agent_dimensions(model, sampler_.updater()));
         const Eigen::MatrixXd& theta = policy_.parameters();
-        check_buffer_budget(batch_cost(config_, model.horizon(), theta), "Trainer: the batch buffers for N = ",
+        check_buffer_budget(batch_cost(config_, model.horizon(), theta, steps_), "Trainer: the batch buffers for N = ",
                             config_.batch, " trajectories of horizon T = ", model.horizon());
         rows_ = choose_path();
         if (rows_) {
@@ -187,7 +193,7 @@ public:
         } else {
             scores_.assign(config_.batch, Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
             gradient_ = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
-            if constexpr (per_step)
+            if (steps_)
                 step_scores_.assign(config_.batch * Trajectory::actions_for(config_.counting, model.horizon()),
                                     Eigen::MatrixXd::Zero(theta.rows(), theta.cols()));
         }
@@ -256,13 +262,16 @@ public:
             if constexpr (can_rows || must_rows) step_on_rows(k, out);
         } else {
             if constexpr (!must_rows) {
-                if constexpr (per_step) {
-                    const StepScores steps{k, step_scores_.size() / config_.batch, step_scores_};
-                    estimator_.estimate(std::span<const double>(feedbacks_),
-                                        std::span<const Eigen::MatrixXd>(scores_), steps, gradient_);
-                } else {
-                    estimator_.estimate(std::span<const double>(feedbacks_),
-                                        std::span<const Eigen::MatrixXd>(scores_), gradient_);
+                const std::span<const double> f(feedbacks_);
+                const std::span<const Eigen::MatrixXd> s(scores_);
+                if constexpr (may_step) {
+                    if (steps_) {
+                        const StepScores steps{k, step_scores_.size() / config_.batch, step_scores_};
+                        estimator_.estimate(f, s, steps, gradient_);
+                    }
+                }
+                if constexpr (!always_step) {
+                    if (!steps_) estimator_.estimate(f, s, gradient_);
                 }
                 out.gradient_norm = checked_norm(gradient_, k);
                 step_.apply(policy_.parameters(), gradient_);
@@ -337,8 +346,10 @@ private:
     }
 
     /// Bytes of the batch buffers: N feedbacks; N scores and the gradient, parameter-shaped
-    /// (dense path) or N·K x A (row-sparse path) — counted before any is allocated.
-    static BufferCost batch_cost(const TrainerConfig& config, std::size_t T, const Eigen::MatrixXd& theta) {
+    /// (dense path) or N·K x A (row-sparse path); N·K step scores when `steps` — counted
+    /// before any is allocated.
+    static BufferCost batch_cost(const TrainerConfig& config, std::size_t T, const Eigen::MatrixXd& theta,
+                                 bool steps) {
         const std::size_t N = config.batch;
         const std::size_t K = Trajectory::actions_for(config.counting, T);
         const auto cols = static_cast<std::size_t>(theta.cols());
@@ -349,7 +360,7 @@ private:
             cost.add({N, N, K, cols}, sizeof(double)).add({N, K, cols}, sizeof(double));
         else
             cost.add({N, size}, sizeof(double)).add({size}, sizeof(double));  // either path, at worst
-        if constexpr (per_step && !must_rows) cost.add({N, K, size}, sizeof(double));
+        if (steps && !must_rows) cost.add({N, K, size}, sizeof(double));
         return cost;
     }
 
@@ -357,12 +368,22 @@ private:
     /// configuration asks for one that cannot be taken.
     bool choose_path() const {
         if constexpr (must_rows) {
+            if (steps_)
+                throw config_error("Trainer: the estimator asks for per-step scores (uses_steps()), but the policy may "
+                                   "grow its parameters while sampling, so it takes the row-sparse path, which "
+                                   "records none; choose an estimator without per-step scores for this policy");
             if (config_.scores == ScorePath::dense)
                 throw config_error("Trainer: ScorePath::dense was asked for, but the policy may grow its parameters "
                                    "while sampling (a RowSparsePolicy without `static constexpr bool "
                                    "fixed_parameters = true;`), so it needs the row-sparse path");
             return true;
         } else if constexpr (can_rows) {
+            if (steps_) {
+                if (config_.scores == ScorePath::rows)
+                    throw config_error("Trainer: ScorePath::rows was asked for, but the estimator uses per-step "
+                                       "scores (uses_steps()), which the row path does not record");
+                return false;
+            }
             if (config_.scores == ScorePath::dense) return false;
             if (config_.scores == ScorePath::rows) return true;
             // Automatic: the row path pays when the rollout keeps the belief's support (each
@@ -378,7 +399,7 @@ private:
                 throw config_error(detail::message(
                     "Trainer: ScorePath::rows was asked for, but ",
                     !RowSparsePolicy<P> ? "the policy has no sample_rows (RowSparsePolicy)"
-                    : per_step          ? "the estimator uses per-step scores, which the row path does not record"
+                    : may_step          ? "the estimator uses per-step scores, which the row path does not record"
                                         : "the estimator is not entry-wise (static constexpr bool entrywise)"));
             return false;
         }
@@ -495,11 +516,14 @@ private:
         }
         if constexpr (must_rows) {
             throw config_error("Trainer: internal error: a growing row-sparse policy off the row path");
-        } else if constexpr (per_step) {
-            const std::size_t K = step_scores_.size() / config_.batch;
-            StepRecordingView<P> view(policy_, std::span<Eigen::MatrixXd>(step_scores_).subspan(n * K, K));
-            return sampler_.run(view, g, scores_[n]);
         } else {
+            if constexpr (may_step) {
+                if (steps_) {
+                    const std::size_t K = step_scores_.size() / config_.batch;
+                    StepRecordingView<P> view(policy_, std::span<Eigen::MatrixXd>(step_scores_).subspan(n * K, K));
+                    return sampler_.run(view, g, scores_[n]);
+                }
+            }
             return sampler_.run(policy_, g, scores_[n]);
         }
     }
@@ -525,6 +549,7 @@ private:
     R step_;
     TrainerConfig config_;
     Sampler<M, U> sampler_;
+    bool steps_ = false;  // the estimator wants per-step scores (estimator_wants_steps; fixed)
     std::vector<Eigen::MatrixXd> scores_;
     std::vector<double> feedbacks_;
     std::vector<Eigen::MatrixXd> step_scores_;  // N x K per-step scores (per-step estimators only)
