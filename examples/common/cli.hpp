@@ -313,12 +313,12 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         } else if (flag == "--estimator") {
             const std::string_view v = value();
             const auto e = parse_estimator(v);
-            if (!e) detail::bad_value(flag, v, "is not one of reinforce, batch-mean, leave-one-out, optimal");
+            if (!e) detail::bad_value(flag, v, cat("is not one of ", estimator_names));
             s.estimator = *e;
         } else if (flag == "--step") {
             const std::string_view v = value();
             const auto x = parse_step(v);
-            if (!x) detail::bad_value(flag, v, "is not one of constant, adam");
+            if (!x) detail::bad_value(flag, v, cat("is not one of ", step_names));
             s.step = *x;
         } else if (flag == "--counting") {
             const std::string_view v = value();
@@ -417,9 +417,11 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "  --policies LIST      policy classes O, BA, S (believed state S~), BM (BA mixture form),\n"
         "                       B (belief-state table: one row per distinct belief)\n"
         "                       (default BA; fig4: O,BA,S; fig5: BA,B); --policy is the same flag\n"
-        "  --estimator E        reinforce, batch-mean (default), leave-one-out, optimal\n"
-        "  --step S             constant (default) or adam\n"
-        "  --alpha X            step size (default 0.3 for constant, 0.05 for adam)\n"
+        "  --estimator E        reinforce, batch-mean (default), leave-one-out, optimal, per-step\n"
+        "                       (per-step baseline: records N x K step scores; not with class B)\n"
+        "  --step S             constant (default), adam, or lazy-adam (Adam on the rows with a\n"
+        "                       gradient only: a skipped row does not move)\n"
+        "  --alpha X            step size (default 0.3 for constant, 0.05 for adam and lazy-adam)\n"
         "  --counting C         which steps each feedback counts (T = horizon):\n"
         "                         quantity              paper (default,     authors (T actions,\n"
         "                                               T - 1 actions)      the authors' code)\n"

@@ -51,8 +51,13 @@ enum class PolicyClass {
     belief_mixture,   ///< BM: Σ_s b_t(s) softmax(θ_s) (the mixture reading of BA)
     belief_state      ///< B: softmax(θ[row(b_t)]), one row per distinct belief (lazy table)
 };
-enum class EstimatorKind { reinforce, batch_mean, leave_one_out, optimal };
-enum class StepKind { constant, adam };
+/// The gradient estimators and step rules by name (components.hpp holds them; the order is
+/// that of its variants).
+enum class EstimatorKind { reinforce, batch_mean, leave_one_out, optimal, per_step };
+enum class StepKind { constant, adam, lazy_adam };
+/// The names the command lines and the bindings accept, for their messages.
+inline constexpr std::string_view estimator_names = "reinforce, batch-mean, leave-one-out, optimal, per-step";
+inline constexpr std::string_view step_names = "constant, adam, lazy-adam";
 /// What a figure plots: the batch-mean true-state entropy, or the regulariser Σ_t H(b_t).
 enum class Plotted { true_entropy, belief_entropy_sum };
 
@@ -81,11 +86,17 @@ enum class Plotted { true_entropy, belief_entropy_sum };
         case EstimatorKind::batch_mean: return BatchMeanBaseline::name();
         case EstimatorKind::leave_one_out: return LeaveOneOutBaseline::name();
         case EstimatorKind::optimal: return OptimalBaseline::name();
+        case EstimatorKind::per_step: return PerStepBaseline::name();
     }
     return "?";
 }
 [[nodiscard]] inline std::string_view name_of(StepKind s) {
-    return s == StepKind::constant ? ConstantStep::name() : Adam::name();
+    switch (s) {
+        case StepKind::constant: return ConstantStep::name();
+        case StepKind::adam: return Adam::name();
+        case StepKind::lazy_adam: return LazyAdam::name();
+    }
+    return "?";
 }
 [[nodiscard]] inline std::string_view name_of(StateCounting c) {
     return c == StateCounting::paper ? "paper" : "authors";
@@ -119,12 +130,12 @@ enum class Plotted { true_entropy, belief_entropy_sum };
 }
 [[nodiscard]] inline std::optional<EstimatorKind> parse_estimator(std::string_view s) {
     for (const EstimatorKind e : {EstimatorKind::reinforce, EstimatorKind::batch_mean, EstimatorKind::leave_one_out,
-                                  EstimatorKind::optimal})
+                                  EstimatorKind::optimal, EstimatorKind::per_step})
         if (iequals(s, name_of(e))) return e;
     return std::nullopt;
 }
 [[nodiscard]] inline std::optional<StepKind> parse_step(std::string_view s) {
-    for (const StepKind k : {StepKind::constant, StepKind::adam})
+    for (const StepKind k : {StepKind::constant, StepKind::adam, StepKind::lazy_adam})
         if (iequals(s, name_of(k))) return k;
     return std::nullopt;
 }
@@ -472,7 +483,7 @@ struct Settings {
     }();
     std::size_t iterations = 12000;  ///< K
     std::size_t batch = 10;          ///< N
-    std::optional<double> alpha;     ///< step size; default 0.3 (constant) or 0.05 (adam)
+    std::optional<double> alpha;     ///< step size; default 0.3 (constant) or 0.05 (adam, lazy-adam)
     double rho = 0.02;               ///< Reg-MBE weight
     EstimatorKind estimator = EstimatorKind::batch_mean;
     StepKind step = StepKind::constant;
@@ -487,7 +498,7 @@ struct Settings {
     /// default_heatmap_episodes (cli.hpp); 0 here so that other programs count nothing.
     std::size_t heatmap_episodes = 0;
 
-    [[nodiscard]] double effective_alpha() const { return alpha.value_or(step == StepKind::adam ? 0.05 : 0.3); }
+    [[nodiscard]] double effective_alpha() const { return alpha.value_or(step == StepKind::constant ? 0.3 : 0.05); }
 };
 
 /// One learning curve: an objective, a belief-noise σ and a policy class; its label is the

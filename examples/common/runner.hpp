@@ -17,8 +17,9 @@
 //
 // The objective, estimator and step rule are chosen at run time through small variant
 // wrappers that satisfy the library's Feedback, GradientEstimator and StepRule concepts
-// (they are called once per trajectory or iteration, so dispatch costs nothing measurable);
-// the policy class, called at every step, is a template parameter.
+// (AnyFeedback here, AnyEstimator and AnyStep in components.hpp; they are called once per
+// trajectory or iteration, so dispatch costs nothing measurable); the policy class, called
+// at every step, is a template parameter.
 //
 // Heatmaps (Settings::heatmap_episodes = E > 0): after the last iteration a complete run
 // rolls out E episodes of its FINAL policy with its belief updater (the exact filter behind
@@ -77,6 +78,7 @@
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
+#include "components.hpp"
 #include "experiments.hpp"
 
 namespace maxent::programs {
@@ -108,56 +110,7 @@ private:
     std::variant<MSE, MOE, MBE, RegMBE> f_;
 };
 
-/// A GradientEstimator holding one of the four estimators.
-class AnyEstimator {
-public:
-    explicit AnyEstimator(EstimatorKind k) {
-        switch (k) {
-            case EstimatorKind::reinforce: e_.emplace<Reinforce>(); break;
-            case EstimatorKind::batch_mean: e_.emplace<BatchMeanBaseline>(); break;
-            case EstimatorKind::leave_one_out: e_.emplace<LeaveOneOutBaseline>(); break;
-            case EstimatorKind::optimal: e_.emplace<OptimalBaseline>(); break;
-        }
-    }
-    void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, Eigen::MatrixXd& out) {
-        std::visit([&](auto& e) { e.estimate(f, s, out); }, e_);
-    }
-    /// All four alternatives are entry-wise (optim/estimators.hpp).
-    static constexpr bool entrywise = estimator_is_entrywise<Reinforce> && estimator_is_entrywise<BatchMeanBaseline> &&
-                                      estimator_is_entrywise<LeaveOneOutBaseline> &&
-                                      estimator_is_entrywise<OptimalBaseline>;
-
-private:
-    std::variant<Reinforce, BatchMeanBaseline, LeaveOneOutBaseline, OptimalBaseline> e_;
-};
-
-/// A StepRule holding ConstantStep or Adam.
-class AnyStep {
-public:
-    AnyStep(StepKind k, double alpha) : r_(make(k, alpha)) {}
-    void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
-        std::visit([&](auto& r) { r.apply(theta, g); }, r_);
-    }
-    /// Row-sparse step (optim/step_rules.hpp): ConstantStep's own, Adam's through a dense scratch.
-    void apply_rows(Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) {
-        std::visit([&](auto& r) { apply_step_rows(r, theta, rows, c, scratch_); }, r_);
-    }
-    void reset() {
-        std::visit([](auto& r) { r.reset(); }, r_);
-    }
-
-private:
-    static std::variant<ConstantStep, Adam> make(StepKind k, double alpha) {
-        if (k == StepKind::adam) return Adam(alpha);
-        return ConstantStep(alpha);
-    }
-    std::variant<ConstantStep, Adam> r_;
-    Eigen::MatrixXd scratch_;
-};
-
 static_assert(require_feedback<AnyFeedback>());
-static_assert(require_gradient_estimator<AnyEstimator>());
-static_assert(require_step_rule<AnyStep>());
 
 // ---------------------------------------------------------------------------------------
 // Results
@@ -738,6 +691,12 @@ template <class M>
     result.settings = s;
     if (selected != nullptr) result.selected = *selected;
     const std::vector<Curve> curves = make_curves(e, s);
+    if (s.estimator == EstimatorKind::per_step)
+        for (const Curve& c : curves)
+            if (c.policy == PolicyClass::belief_state)
+                throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
+                                       "belief-state class B (row-sparse table) does not record; choose another "
+                                       "estimator or policy class"));
     const GridPomdp model = e.env.build();
     const std::size_t seeds = s.seeds.size();
 

@@ -159,12 +159,12 @@ struct Options {
         } else if (flag == "--estimator") {
             const std::string_view v = value();
             const auto e = programs::parse_estimator(v);
-            if (!e) pd::bad_value(flag, v, "is not one of reinforce, batch-mean, leave-one-out, optimal");
+            if (!e) pd::bad_value(flag, v, cat("is not one of ", programs::estimator_names));
             s.estimator = *e;
         } else if (flag == "--step") {
             const std::string_view v = value();
             const auto x = programs::parse_step(v);
-            if (!x) pd::bad_value(flag, v, "is not one of constant, adam");
+            if (!x) pd::bad_value(flag, v, cat("is not one of ", programs::step_names));
             s.step = *x;
         } else if (flag == "--counting") {
             const std::string_view v = value();
@@ -241,9 +241,11 @@ struct Options {
         "  --horizon T              steps per episode (default T = max(S, 10), S the number of states; give a\n"
         "                           smaller T for large models, see --max-work)\n"
         "  --rho X                  Reg-MBE regularisation weight (default 0.02)\n"
-        "  --alpha X                step size (default 0.3 for constant, 0.05 for adam)\n"
-        "  --step S                 constant (default) or adam\n"
-        "  --estimator E            reinforce, batch-mean (default), leave-one-out, optimal\n"
+        "  --alpha X                step size (default 0.3 for constant, 0.05 for adam, lazy-adam)\n"
+        "  --step S                 constant (default), adam or lazy-adam (Adam on the rows with a\n"
+        "                           gradient only)\n"
+        "  --estimator E            reinforce, batch-mean (default), leave-one-out, optimal, per-step\n"
+        "                           (per-step baseline: records N x K step scores; not with class B)\n"
         "  --counting C             paper (default: T - 1 actions, s_1..s_T, o_1..o_T, b_1..b_T counted)\n"
         "                           or authors (T actions: s_2..s_{T+1}, but o_1..o_T, b_1..b_T);\n"
         "                           the table is in maxent-paper --help\n"

@@ -130,7 +130,7 @@ void bind_analysis(py::module_& m) {
                                 return estimator_quality(*world->model, filter, p, f, c, e);
                         },
                         policy.p);
-                    q.name = e.name();
+                    q.name = std::string(e.name());
                     qs.push_back(std::move(q));
                 }
             }

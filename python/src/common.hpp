@@ -4,7 +4,8 @@
 // (the learned belief model's type too). Grid worlds and POMDP files are converted to it
 // (the same sparse matrices, so the same bits); their labels live on the Python side
 // (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
-// policy class) are held in small variant boxes that satisfy the library's concepts, so each
+// policy class) are held in small variant boxes that satisfy the library's concepts (the
+// estimator and step boxes are the programs', examples/common/components.hpp), so each
 // trainer is instantiated once per policy class.
 //
 // The GIL: C++ training runs with the GIL released on worker threads; the calling thread
@@ -40,6 +41,8 @@
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
+
+#include "components.hpp"
 
 namespace maxent::python {
 
@@ -155,35 +158,11 @@ struct FeedbackBox {
 // Estimators and step rules
 // ---------------------------------------------------------------------------------------
 
-using EstimatorVariant = std::variant<Reinforce, BatchMeanBaseline, LeaveOneOutBaseline, OptimalBaseline>;
-struct EstimatorBox {
-    EstimatorVariant e;
-    void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, Eigen::MatrixXd& out) {
-        std::visit([&](auto& x) { x.estimate(f, s, out); }, e);
-    }
-    static constexpr bool entrywise = true;  // all four are (optim/estimators.hpp)
-    [[nodiscard]] std::string name() const {
-        return std::visit([](const auto& x) { return std::string(x.name()); }, e);
-    }
-};
-
-using StepVariant = std::variant<ConstantStep, Adam>;
-struct StepBox {
-    StepVariant r;
-    Eigen::MatrixXd scratch;
-    void apply(Eigen::MatrixXd& theta, const Eigen::MatrixXd& g) {
-        std::visit([&](auto& x) { x.apply(theta, g); }, r);
-    }
-    void apply_rows(Eigen::MatrixXd& theta, std::span<const Eigen::Index> rows, const Eigen::MatrixXd& c) {
-        std::visit([&](auto& x) { apply_step_rows(x, theta, rows, c, scratch); }, r);
-    }
-    void reset() {
-        std::visit([](auto& x) { x.reset(); }, r);
-    }
-    [[nodiscard]] std::string name() const {
-        return std::visit([](const auto& x) { return std::string(x.name()); }, r);
-    }
-};
+/// The programs' run-time boxes (examples/common/components.hpp): the five estimators
+/// (PerStepBaseline records per-step scores only when chosen) and ConstantStep, Adam,
+/// LazyAdam, so each trainer is instantiated once for all of them.
+using EstimatorBox = programs::AnyEstimator;
+using StepBox = programs::AnyStep;
 
 /// Feedback, estimator and step rule from Python: objects of the bound classes, or names
 /// ("mse", "batch-mean", "constant"); callables become PythonFeedback.

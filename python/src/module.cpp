@@ -141,13 +141,9 @@ FeedbackBox to_feedback(const py::handle& x) {
 EstimatorBox to_estimator(const py::handle& x) {
     if (auto e = try_cast<EstimatorBox>(x)) return *e;
     if (py::isinstance<py::str>(x)) {
-        const std::string s = lower(x.cast<std::string>());
-        if (s == Reinforce::name()) return {Reinforce{}};
-        if (s == BatchMeanBaseline::name()) return {BatchMeanBaseline{}};
-        if (s == LeaveOneOutBaseline::name()) return {LeaveOneOutBaseline{}};
-        if (s == OptimalBaseline::name()) return {OptimalBaseline{}};
-        throw config_error(detail::message("unknown estimator '", x.cast<std::string>(),
-                                           "' (known: reinforce, batch-mean, leave-one-out, optimal)"));
+        const std::string s = x.cast<std::string>();
+        if (const auto k = programs::parse_estimator(s)) return EstimatorBox(*k);
+        throw config_error(detail::message("unknown estimator '", s, "' (known: ", programs::estimator_names, ")"));
     }
     throw config_error(detail::message("not an estimator: ", std::string(py::repr(x))));
 }
@@ -155,10 +151,10 @@ EstimatorBox to_estimator(const py::handle& x) {
 StepBox to_step(const py::handle& x, std::optional<double> alpha) {
     if (auto r = try_cast<StepBox>(x)) return *r;
     if (py::isinstance<py::str>(x)) {
-        const std::string s = lower(x.cast<std::string>());
-        if (s == ConstantStep::name()) return {ConstantStep(alpha.value_or(0.3)), {}};
-        if (s == Adam::name()) return {Adam(alpha.value_or(0.05)), {}};
-        throw config_error(detail::message("unknown step rule '", x.cast<std::string>(), "' (known: constant, adam)"));
+        const std::string s = x.cast<std::string>();
+        if (const auto k = programs::parse_step(s))
+            return StepBox(*k, alpha.value_or(*k == programs::StepKind::constant ? 0.3 : 0.05));
+        throw config_error(detail::message("unknown step rule '", s, "' (known: ", programs::step_names, ")"));
     }
     throw config_error(detail::message("not a step rule: ", std::string(py::repr(x))));
 }
@@ -327,19 +323,38 @@ void bind_components(py::module_& m) {
 
     // --- estimators and step rules ------------------------------------------------------
     py::class_<EstimatorBox>(m, "Estimator", "A gradient estimator.")
-        .def_property_readonly("name", &EstimatorBox::name)
-        .def("__repr__", [](const EstimatorBox& e) { return "maxent.Estimator('" + e.name() + "')"; });
-    m.def("Reinforce", [] { return EstimatorBox{Reinforce{}}; });
-    m.def("BatchMeanBaseline", [] { return EstimatorBox{BatchMeanBaseline{}}; });
-    m.def("LeaveOneOutBaseline", [] { return EstimatorBox{LeaveOneOutBaseline{}}; });
-    m.def("OptimalBaseline", [] { return EstimatorBox{OptimalBaseline{}}; });
+        .def_property_readonly("name", [](const EstimatorBox& e) { return std::string(e.name()); })
+        .def_property_readonly("uses_steps", &EstimatorBox::uses_steps,
+                               "whether it needs per-step scores (the per-step baseline; not with TabularBeliefPolicy)")
+        .def("__repr__", [](const EstimatorBox& e) { return detail::message("maxent.Estimator('", e.name(), "')"); });
+    m.def("Reinforce", [] { return EstimatorBox(Reinforce{}); }, "REINFORCE: (1/N) Σ_n F_n g_n (Algorithm 1 as printed)");
+    m.def("BatchMeanBaseline", [] { return EstimatorBox(BatchMeanBaseline{}); },
+          "(1/N) Σ_n (F_n - F̄) g_n (the authors' figures; biased by (N-1)/N)");
+    m.def("LeaveOneOutBaseline", [] { return EstimatorBox(LeaveOneOutBaseline{}); },
+          "(1/N) Σ_n (F_n - F̄_{-n}) g_n, the baseline from the other trajectories (unbiased)");
+    m.def("OptimalBaseline", [] { return EstimatorBox(OptimalBaseline{}); },
+          "per parameter, the variance-minimising baseline from the other trajectories (unbiased)");
+    m.def("PerStepBaseline", [] { return EstimatorBox(PerStepBaseline{}); },
+          "per step and parameter, the variance-minimising baseline from the other trajectories (unbiased);\n"
+          "records N x K per-step scores per iteration; not with TabularBeliefPolicy (no per-step scores)");
 
     py::class_<StepBox>(m, "StepRule", "A step rule (gradient ascent).")
-        .def_property_readonly("name", &StepBox::name)
-        .def("__repr__", [](const StepBox& r) { return "maxent.StepRule('" + r.name() + "')"; });
-    m.def("ConstantStep", [](double alpha) { return StepBox{ConstantStep(alpha), {}}; }, py::arg("alpha") = 0.3);
-    m.def("Adam", [](double alpha, double b1, double b2, double eps) { return StepBox{Adam(alpha, b1, b2, eps), {}}; },
-          py::arg("alpha") = 0.05, py::arg("beta1") = 0.9, py::arg("beta2") = 0.999, py::arg("epsilon") = 1e-8);
+        .def_property_readonly("name", [](const StepBox& r) { return std::string(r.name()); })
+        .def_property_readonly("alpha", &StepBox::alpha)
+        .def("__repr__", [](const StepBox& r) {
+            return detail::message("maxent.StepRule('", r.name(), "', alpha=", r.alpha(), ")");
+        });
+    m.def("ConstantStep", [](double alpha) { return StepBox(ConstantStep(alpha)); }, py::arg("alpha") = 0.3,
+          "θ += α ĝ");
+    m.def("Adam", [](double alpha, double b1, double b2, double eps) { return StepBox(Adam(alpha, b1, b2, eps)); },
+          py::arg("alpha") = 0.05, py::arg("beta1") = 0.9, py::arg("beta2") = 0.999, py::arg("epsilon") = 1e-8,
+          "Adam (ascent); its moments decay at every parameter, every step");
+    m.def("LazyAdam",
+          [](double alpha, double b1, double b2, double eps) { return StepBox(LazyAdam(alpha, b1, b2, eps)); },
+          py::arg("alpha") = 0.05, py::arg("beta1") = 0.9, py::arg("beta2") = 0.999, py::arg("epsilon") = 1e-8,
+          "Adam on the rows with a non-zero gradient only (a skipped row does not move; its decays are caught\n"
+          "up when it is next updated): O(touched rows) per step on the trainer's row-sparse path; differs\n"
+          "from Adam once a row is skipped");
 
     // --- the random generator -------------------------------------------------------------
     m.def("stream_seed", [](std::uint64_t seed, std::uint64_t run, std::uint64_t index) {

@@ -1,5 +1,5 @@
 // python/tests/reference.cpp — the C++ side of the Python bit-identity test
-// (python/tests/test_bit_identity.py): trains two configurations with the library alone (no
+// (python/tests/test_bit_identity.py): trains three configurations with the library alone (no
 // bindings: the grid world's own type, the plain BayesFilter, the component types themselves)
 // and prints θ and the per-iteration history as %.17g, one number per line after a label.
 #include <cstdio>
@@ -45,5 +45,13 @@ int main() {
     c2.counting = maxent::StateCounting::authors;
     print("2", maxent::train(rooms, maxent::BayesFilter(rooms), maxent::BelievedStatePolicy(36, 4), maxent::MBE{},
                              maxent::LeaveOneOutBaseline{}, maxent::Adam(0.05), c2));
+    // 3. The 4 x 4 room again; MSE with BA, the per-step baseline (per-step scores recorded)
+    //    and lazy Adam with its constants set.
+    maxent::TrainerConfig c3;
+    c3.iterations = 20;
+    c3.batch = 6;
+    c3.seed = 5;
+    print("3", maxent::train(room, maxent::BayesFilter(room), maxent::BeliefAveragedPolicy(16, 4), maxent::MSE{},
+                             maxent::PerStepBaseline{}, maxent::LazyAdam(0.1, 0.8, 0.99, 1e-6), c3));
     return 0;
 }

@@ -41,7 +41,10 @@ def test_train_equals_the_library_in_cpp():
     r2 = maxent.train(rooms, maxent.BayesFilter(rooms), maxent.BelievedStatePolicy(36, 4), maxent.MBE(),
                       maxent.LeaveOneOutBaseline(), maxent.Adam(0.05), iterations=25, batch=8, seed=11,
                       counting="authors")
-    for name, r in (("1", r1), ("2", r2)):
+    r3 = maxent.train(room, maxent.BayesFilter(room), maxent.BeliefAveragedPolicy(16, 4), maxent.MSE(),
+                      maxent.PerStepBaseline(), maxent.LazyAdam(0.1, beta1=0.8, beta2=0.99, epsilon=1e-6),
+                      iterations=20, batch=6, seed=5)
+    for name, r in (("1", r1), ("2", r2), ("3", r3)):
         theta, hist = ref[name]
         assert np.array_equal(r.parameters, theta), name  # ==, not approximately
         assert np.array_equal(history(r), hist), name
@@ -52,6 +55,8 @@ def test_train_equals_the_library_in_cpp():
     ("fig2a", ["--objectives", "mse,reg-mbe"], {"objectives": ["mse", "reg-mbe"]}),
     ("fig3c", ["--objectives", "mbe", "--noise", "0.03"], {"objectives": ["mbe"], "noises": [0.03]}),
     ("fig4b", ["--objectives", "moe", "--estimator", "optimal"], {"objectives": ["moe"], "estimator": "optimal"}),
+    ("fig2a", ["--objectives", "mbe", "--estimator", "per-step", "--step", "lazy-adam"],
+     {"objectives": ["mbe"], "estimator": "per-step", "step": "lazy-adam"}),
 ])
 def test_run_experiment_equals_maxent_paper(tmp_path, name, flags, kw):
     subprocess.run([PAPER, name, "--seeds", "0-1", "--iterations", "30", "--threads", "2", "--out", str(tmp_path),

@@ -742,3 +742,88 @@ TEST_CASE("maxent-paper writes the uniform policy's baseline and draws it, the l
     CHECK(gp.find("moving average over 5 iterations") != std::string::npos);
     CHECK(gp.find("#332288") != std::string::npos);  // mse: the palette's first colour
 }
+
+TEST_CASE("the run-time estimator and step boxes give the held component's bits", "[paper][components]") {
+    // AnyEstimator / AnyStep (examples/common/components.hpp) against the library's types used
+    // directly, through run_curve_seed (the programs' path) and a plain Trainer on the same
+    // grid, seed and settings: == on every record.
+    const mp::Experiment& e = *mp::find_experiment("fig2a");
+    const maxent::GridPomdp model = e.env.build();
+    mp::Settings s = tiny_settings();
+    s.iterations = 6;
+    const mp::Curve curve{maxent::programs::Objective::mse, 0.0, mp::PolicyClass::belief_averaged, "mse", false};
+    auto direct = [&](auto estimator, auto step) {
+        using Updater = maxent::NoisyBelief<maxent::BayesFilter<maxent::GridPomdp>>;
+        maxent::Trainer t(model, Updater(maxent::BayesFilter<maxent::GridPomdp>(model), 0.0),
+                          maxent::BeliefAveragedPolicy(model.num_states(), model.num_actions()), maxent::MSE{},
+                          estimator, step, mp::detail::trainer_config(s, 1));
+        return t.run();
+    };
+    auto same = [](const mp::SeedRun& boxed, const maxent::TrainResult& plain) {
+        REQUIRE(boxed.complete);
+        REQUIRE(boxed.records.size() == plain.history.size());
+        for (std::size_t k = 0; k < plain.history.size(); ++k) {
+            CHECK(boxed.records[k].true_entropy == plain.history[k].true_entropy);
+            CHECK(boxed.records[k].feedback == plain.history[k].feedback);
+            CHECK(boxed.records[k].belief_entropy_sum == plain.history[k].belief_entropy_sum);
+        }
+    };
+    SECTION("the per-step baseline, recorded only when chosen") {
+        s.estimator = mp::EstimatorKind::per_step;
+        const maxent::TrainResult plain = direct(maxent::PerStepBaseline{}, maxent::ConstantStep(0.3));
+        same(mp::run_curve_seed(model, curve, s, 1), plain);
+        // ... and it is another estimator: the batch-mean run differs after the first step.
+        s.estimator = mp::EstimatorKind::batch_mean;
+        const mp::SeedRun other = mp::run_curve_seed(model, curve, s, 1);
+        CHECK(other.records.back().true_entropy != plain.history.back().true_entropy);
+    }
+    SECTION("lazy Adam") {
+        s.step = mp::StepKind::lazy_adam;
+        CHECK(s.effective_alpha() == 0.05);
+        same(mp::run_curve_seed(model, curve, s, 1), direct(maxent::BatchMeanBaseline{}, maxent::LazyAdam(0.05)));
+    }
+    SECTION("names, kinds and the boxes' own answers") {
+        for (const mp::EstimatorKind k : {mp::EstimatorKind::reinforce, mp::EstimatorKind::batch_mean,
+                                          mp::EstimatorKind::leave_one_out, mp::EstimatorKind::optimal,
+                                          mp::EstimatorKind::per_step}) {
+            const mp::AnyEstimator box(k);
+            CHECK(box.kind() == k);
+            CHECK(mp::parse_estimator(box.name()) == k);
+            CHECK(box.uses_steps() == (k == mp::EstimatorKind::per_step));
+            CHECK(mp::estimator_names.find(box.name()) != std::string_view::npos);
+        }
+        for (const mp::StepKind k : {mp::StepKind::constant, mp::StepKind::adam, mp::StepKind::lazy_adam}) {
+            const mp::AnyStep box(k, 0.125);
+            CHECK(box.kind() == k);
+            CHECK(box.alpha() == 0.125);
+            CHECK(mp::parse_step(box.name()) == k);
+            CHECK(mp::step_names.find(box.name()) != std::string_view::npos);
+        }
+        CHECK(mp::AnyEstimator(maxent::OptimalBaseline{}).kind() == mp::EstimatorKind::optimal);
+        CHECK(mp::AnyStep(maxent::LazyAdam(0.2)).kind() == mp::StepKind::lazy_adam);
+        mp::AnyEstimator per_step(mp::EstimatorKind::per_step);
+        const std::vector<double> f{1.0, 2.0};
+        const std::vector<Eigen::MatrixXd> sc(2, Eigen::MatrixXd::Ones(2, 2));
+        Eigen::MatrixXd out;
+        CHECK_THROWS_WITH(per_step.estimate(f, sc, out), Catch::Contains("without per-step scores"));
+    }
+    SECTION("the command line: per-step and lazy-adam by name, and the class B refusal") {
+        const mp::Options o = mp::parse_command_line({"fig5a", "--estimator", "per-step", "--step", "lazy-adam"});
+        CHECK(o.settings.estimator == mp::EstimatorKind::per_step);
+        CHECK(o.settings.step == mp::StepKind::lazy_adam);
+        try {
+            (void)mp::parse_command_line({"--estimator", "greedy"});
+            FAIL("no usage error");
+        } catch (const mp::usage_error& x) {
+            CHECK(std::string(x.what()).find("greedy") != std::string::npos);
+            CHECK(std::string(x.what()).find("per-step") != std::string::npos);
+        }
+        // fig5a trains the belief-state class B: refused before any run, naming the curve.
+        mp::Settings b = o.settings;
+        b.iterations = 2;
+        b.seeds = {0};
+        CHECK_THROWS_WITH(mp::run_experiment(*mp::find_experiment("fig5a"), b, 1),
+                          Catch::Contains("the per-step estimator needs per-step scores") &&
+                              Catch::Contains("class B"));
+    }
+}
