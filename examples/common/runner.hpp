@@ -654,9 +654,16 @@ template <class M>
     throw config_error("run_curve_seed: unknown policy class");
 }
 
-/// Number of (curve, seed) runs of `e` under `s` that are not in `cache` (may be null),
-/// among the `selected` jobs (null or empty: all; see ExperimentResult::selected) and not in
-/// `store` (may be null).
+/// Whether a kept run (cache or work area) serves settings `s`: it has the heatmap counts
+/// asked for (trained again otherwise).
+[[nodiscard]] inline bool kept_run_serves(const SeedRun& r, const Settings& s) {
+    return s.heatmap_episodes == 0 || r.visits.episodes == s.heatmap_episodes;
+}
+
+/// Number of (curve, seed) runs of `e` under `s` that run_experiment would train: among the
+/// `selected` jobs (null or empty: all; see ExperimentResult::selected), those not kept in
+/// `cache` (may be null) or `store` (may be null) in a form that serves `s`
+/// (kept_run_serves; a stored run is read, as run_experiment reads it).
 [[nodiscard]] inline std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache* cache,
                                               const std::vector<char>* selected = nullptr,
                                               const RunStore* store = nullptr) {
@@ -667,8 +674,12 @@ template <class M>
             ++j;
             if (!wanted) continue;
             const std::string key = run_key(e.env, c, s, seed);
-            if (cache != nullptr && cache->find(key) != nullptr) continue;
-            if (store != nullptr && store->enabled() && std::filesystem::exists(store->file_of(key))) continue;
+            const SeedRun* hit = cache != nullptr ? cache->find(key) : nullptr;
+            if (hit != nullptr && kept_run_serves(*hit, s)) continue;
+            if (store != nullptr && store->enabled()) {
+                const std::optional<SeedRun> stored = store->load(key);
+                if (stored && kept_run_serves(*stored, s)) continue;
+            }
             ++n;
         }
     return n;
@@ -714,15 +725,11 @@ template <class M>
             result.curves[c].runs[i].seed = s.seeds[i];
             if (!result.is_selected(c, i)) continue;
             const std::string key = run_key(e.env, curves[c], s, s.seeds[i]);
-            // A kept run serves only with the heatmap counts asked for (trained again otherwise).
-            auto counted = [&](const SeedRun& r) {
-                return s.heatmap_episodes == 0 || r.visits.episodes == s.heatmap_episodes;
-            };
             const SeedRun* hit = cache ? cache->find(key) : nullptr;
-            if (hit != nullptr && !counted(*hit)) hit = nullptr;
+            if (hit != nullptr && !kept_run_serves(*hit, s)) hit = nullptr;
             std::optional<SeedRun> stored;
             if (hit == nullptr && store != nullptr) stored = store->load(key);
-            if (stored && !counted(*stored)) stored.reset();
+            if (stored && !kept_run_serves(*stored, s)) stored.reset();
             if (hit != nullptr || stored) {
                 result.curves[c].runs[i] = hit != nullptr ? *hit : *stored;
                 if (stored) {

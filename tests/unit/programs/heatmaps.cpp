@@ -180,12 +180,18 @@ TEST_CASE("the work area keeps heatmap counts, a kept run with other counts is t
     s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
     s.heatmap_episodes = 3;
     const mp::RunStore area(dir / "area", "{\"compiler\": \"x\"}");
+    CHECK(mp::pending_runs(e, s, nullptr, nullptr, &area) == 1);
     const mp::ExperimentResult first = mp::run_experiment(e, s, 1, nullptr, nullptr, nullptr, nullptr, &area);
     CHECK(first.reused == 0);
+    CHECK(mp::pending_runs(e, s, nullptr, nullptr, &area) == 0);
     const mp::ExperimentResult again = mp::run_experiment(e, s, 1, nullptr, nullptr, nullptr, nullptr, &area);
     CHECK(again.reused == 1);
     CHECK(again.curves[0].runs[0].visits == first.curves[0].runs[0].visits);
-    s.heatmap_episodes = 4;  // other counts: trained again
+    s.heatmap_episodes = 4;  // other counts: trained again, and counted as pending (progress total)
+    CHECK(mp::pending_runs(e, s, nullptr, nullptr, &area) == 1);
+    mp::RunCache cache;
+    cache.insert(mp::run_key(e.env, mp::make_curves(e, s)[0], s, 0), first.curves[0].runs[0]);
+    CHECK(mp::pending_runs(e, s, &cache, nullptr, nullptr) == 1);  // the cached run has E = 3
     const mp::ExperimentResult other = mp::run_experiment(e, s, 1, nullptr, nullptr, nullptr, nullptr, &area);
     CHECK(other.reused == 0);
     CHECK(other.curves[0].runs[0].visits.episodes == 4);
