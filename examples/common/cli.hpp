@@ -7,7 +7,7 @@
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--learned mbe,reg-mbe] [--latent-states L] [--warmup E]
 //                  [--refit-every M] [--refit-iterations I] [--window W] [--smoothing A]
-//                  [--learned-prior] [--heatmap-episodes 100]
+//                  [--learned-prior] [--heatmap-episodes 100] [--heatmap-scale shared]
 //                  [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
@@ -62,6 +62,7 @@ struct Options {
     enum class ProgressMode { automatic, force, quiet } progress = ProgressMode::automatic;
     bool plot = true;
     std::size_t smooth = 1;  ///< --smooth W: plotted curves are moving averages over W iterations (1: off)
+    bool heatmap_own_scales = false;  ///< --heatmap-scale panel: each heatmap panel on its own colour scale
     ShardSpec shard;
     bool list = false;
     bool help = false;
@@ -310,6 +311,14 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
             s.policies = detail::parse_list<PolicyClass>(flag, value(), "O, BA, S, BM, B", parse_policy_class);
         } else if (flag == "--smooth") {
             o.smooth = detail::positive_count(flag, value());
+        } else if (flag == "--heatmap-scale") {
+            const std::string_view v = value();
+            if (iequals(v, "shared"))
+                o.heatmap_own_scales = false;
+            else if (iequals(v, "panel"))
+                o.heatmap_own_scales = true;
+            else
+                detail::bad_value(flag, v, "is not one of shared, panel");
         } else if (flag == "--estimator") {
             const std::string_view v = value();
             const auto e = parse_estimator(v);
@@ -444,6 +453,9 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
         "                       learned one for learned curves) whose true states are counted for the\n"
         "                       heatmaps, after training, on streams of their own (default 100;\n"
         "                       0 = no heatmaps; the other files do not depend on it)\n"
+        "  --heatmap-scale S    shared (default: one colour scale for all panels) or panel (each\n"
+        "                       panel from 0 to its own largest fraction: learned policies' panels\n"
+        "                       stay visible next to a peaked one); the files' numbers are the same\n"
         "  --threads T          worker threads (default 0 = all cores); results do not depend on it\n"
         "  --out DIR            output directory (default out), created if missing and checked before\n"
         "                       any work; each OUT/<experiment>/ is replaced as a whole set\n"

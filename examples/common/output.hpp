@@ -965,6 +965,10 @@ struct HeatmapSpec {
         double x1, y1, x2, y2;
     };
     std::vector<Segment> walls;  ///< drawn in black over the cells
+    /// Each panel coloured from 0 to its own largest fraction (its own colour box) instead of
+    /// one scale for all: where one panel's peak (often the uniform policy's start cell) would
+    /// leave the others faint. The fractions written are the same either way.
+    bool own_scales = false;
 };
 
 /// heatmap.csv: `<label column>,<x_name>,<y_name>,fraction`, one row per panel and cell, cells
@@ -987,8 +991,8 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
 }
 
 /// The gnuplot script drawing the panels as images (one colour scale for all, from 0 to the
-/// largest fraction), the walls over them, in a grid of at most 4 columns; it writes
-/// heatmap.png.tmp (render_gnuplot renames it).
+/// largest fraction, or each panel's own with spec.own_scales), the walls over them, in a grid
+/// of at most 4 columns; it writes heatmap.png.tmp (render_gnuplot renames it).
 [[nodiscard]] inline std::string heatmap_script(const HeatmapSpec& spec, const std::vector<HeatmapPanel>& panels) {
     const auto num = [](double x) {
         char buf[32];
@@ -999,12 +1003,14 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
                         ". Run inside this folder: gnuplot heatmap.gp\n");
     g += "# Data: per panel, the centre x y of every cell and its fraction of the counted steps\n";
     double top = 0.0;
+    std::vector<double> tops(panels.size(), 0.0);
     for (std::size_t p = 0; p < panels.size(); ++p) {
         g += cat("$heat", std::to_string(p), " << EOD\n");
         for (std::size_t iy = 0; iy < spec.height; ++iy) {
             for (std::size_t ix = 0; ix < spec.width; ++ix) {
                 const double f = panels[p].fraction.at(ix + spec.width * iy);
                 top = std::max(top, f);
+                tops[p] = std::max(tops[p], f);
                 g += cat(num(spec.x0 + (static_cast<double>(ix) + 0.5) * spec.cell), " ",
                          num(spec.y0 + (static_cast<double>(iy) + 0.5) * spec.cell), " ", num(f), "\n");
             }
@@ -1026,15 +1032,17 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
                      : cat("set yrange [", num(spec.y0), ":", num(y1), "]\n");
     g += "unset key\nset tics out\n";
     g += "set palette defined (0 \"white\", 1 \"#fdd49e\", 2 \"#fc8d59\", 3 \"#d7301f\", 4 \"#7f0000\")\n";
-    g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\n");
+    if (!spec.own_scales) g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\n");
     std::size_t arrow = 1;
     for (const HeatmapSpec::Segment& w : spec.walls)
         g += cat("set arrow ", std::to_string(arrow++), " from ", num(w.x1), ",", num(w.y1), " to ", num(w.x2), ",",
                  num(w.y2), " nohead front lw 3 lc rgb \"black\"\n");
     g += cat("set multiplot layout ", std::to_string(rows), ",", std::to_string(cols), " title ",
-             gnuplot_string(spec.title), " noenhanced\n");
+             gnuplot_string(spec.own_scales ? cat(spec.title, "; each panel on its own colour scale") : spec.title),
+             " noenhanced\n");
     for (std::size_t p = 0; p < panels.size(); ++p) {
         const std::string t = panels[p].note.empty() ? panels[p].label : cat(panels[p].label, "  (", panels[p].note, ")");
+        if (spec.own_scales) g += cat("set cbrange [0:", num(tops[p] > 0.0 ? tops[p] : 1.0), "]\n");
         g += cat("set title ", gnuplot_string(t), " noenhanced\n");
         g += cat("plot $heat", std::to_string(p), " using 1:2:3 with image\n");
     }
@@ -1191,11 +1199,13 @@ struct WrittenFiles {
 }
 
 /// How the plot is drawn: rendered by gnuplot (`render`; curves.gp is always written), the
-/// moving-average window (--smooth), and the threads for the uniform baseline.
+/// moving-average window (--smooth), the threads for the uniform baseline, and the
+/// heatmaps' colour scales (--heatmap-scale panel: HeatmapSpec::own_scales).
 struct PlotOptions {
     bool render = true;
     std::size_t smooth = 1;
     std::size_t threads = 1;
+    bool heatmap_own_scales = false;
 };
 
 /// Writes the experiment's set into `folder` (prepared before the training): config.json,
@@ -1230,8 +1240,9 @@ inline WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResul
     }
     w.plot = write_plot_script(dir, gnuplot_script(p, r, summary), plot.render, w.dir);
     if (r.settings.heatmap_episodes > 0) {
-        w.heatmap = write_heatmaps(dir, grid_heatmap_spec(r), grid_heatmap_panels(r, plot.threads), "x", "y",
-                                   plot.render, w.dir);
+        HeatmapSpec spec = grid_heatmap_spec(r);
+        spec.own_scales = plot.heatmap_own_scales;
+        w.heatmap = write_heatmaps(dir, spec, grid_heatmap_panels(r, plot.threads), "x", "y", plot.render, w.dir);
         w.heatmaps = true;
     }
     folder.commit();

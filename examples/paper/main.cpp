@@ -97,6 +97,7 @@ int merge_main(const std::vector<std::string>& args) {
         mp::ExperimentResult result;
         mp::RunInfo info;
         std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
+        bool heatmap_own_scales = false;  ///< the shards' --heatmap-scale, likewise
     };
     std::vector<Group> groups;
     try {
@@ -133,6 +134,7 @@ int merge_main(const std::vector<std::string>& args) {
             mp::check_builds(g.shards, "maxent-paper");
             const mp::Settings& settings = parsed.front().settings;
             g.smooth = parsed.front().smooth;
+            g.heatmap_own_scales = parsed.front().heatmap_own_scales;
             g.result.experiment = g.experiment;
             g.result.settings = settings;
             for (const mp::Curve& c : mp::make_curves(*g.experiment, settings))
@@ -153,7 +155,7 @@ int merge_main(const std::vector<std::string>& args) {
         for (Group& g : groups) {
             mp::OutputFolder folder = mp::experiment_folder(options.out, *g.experiment);
             const mp::WrittenFiles w = mp::write_experiment(folder, g.result, g.info,
-                                                            {options.plot, g.smooth, 0});
+                                                            {options.plot, g.smooth, 0, g.heatmap_own_scales});
             std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", g.experiment->name.c_str(),
                         g.shards.size(), g.shards.size() == 1 ? "" : "s", g.result.complete_runs(), g.result.curves.size(),
                         g.result.settings.seeds.size(), g.result.settings.iterations);
@@ -286,7 +288,8 @@ int main(int argc, char** argv) {
                 run_info.extra_fields.emplace_back("shard", mp::shard_section("maxent-paper", shard, args, result));
             const mp::WrittenFiles w = shard.active() ? mp::write_shard(folders[x], result, run_info)
                                                       : mp::write_experiment(folders[x], result, run_info,
-                                                                             {options.plot, options.smooth, options.threads});
+                                                                             {options.plot, options.smooth, options.threads,
+                                                                              options.heatmap_own_scales});
             if (!result.interrupted && (w.wrote || result.selected_runs() == 0)) store.clear();
             const double write_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();

@@ -3,7 +3,9 @@
 // a corridor whose visits are known exactly, E·T counted steps per run for every policy
 // class and a learned belief model, counting that changes nothing else a run computes,
 // fractions by hand, the walls drawn, counts kept by the work area, the flag.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <filesystem>
 #include <numeric>
@@ -155,6 +157,34 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     CHECK(script.find("set multiplot layout 2,3") != std::string::npos);
     CHECK(script.find("set arrow 8 ") != std::string::npos);
     CHECK(script.find("set arrow 9 ") == std::string::npos);
+
+    // One colour scale by default: one cbrange, from 0 to the largest fraction of any panel;
+    // with own_scales, one per panel, each from 0 to that panel's largest fraction.
+    auto count = [](const std::string& text, const std::string& what) {
+        std::size_t n = 0;
+        for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+        return n;
+    };
+    auto range_of = [](double top) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "set cbrange [0:%.6g]\n", top);
+        return std::string(buf);
+    };
+    double top = 0.0;
+    for (const mp::HeatmapPanel& p : panels) top = std::max(top, *std::max_element(p.fraction.begin(), p.fraction.end()));
+    CHECK(count(script, "set cbrange") == 1);
+    CHECK(script.find(range_of(top)) != std::string::npos);
+    mp::HeatmapSpec own = spec;
+    own.own_scales = true;
+    const std::string per_panel = mp::heatmap_script(own, panels);
+    CHECK(count(per_panel, "set cbrange") == 5);
+    std::size_t at = 0;
+    for (const mp::HeatmapPanel& p : panels) {  // in panel order, each before its plot
+        at = per_panel.find(range_of(*std::max_element(p.fraction.begin(), p.fraction.end())), at);
+        REQUIRE(at != std::string::npos);
+        CHECK(per_panel.find("plot $heat", at) < per_panel.find("set cbrange", at + 1));
+    }
+    CHECK(per_panel.find("each panel on its own colour scale") != std::string::npos);
 }
 
 TEST_CASE("the work area keeps heatmap counts, a kept run with other counts is trained again", "[paper][heatmap]") {
@@ -211,4 +241,9 @@ TEST_CASE("the flag --heatmap-episodes: default 100, 0 turns heatmaps off, bad v
         CHECK_THROWS_WITH(mp::parse_command_line({"--heatmap-episodes", bad}),
                           Catch::Contains("--heatmap-episodes: '" + std::string(bad) + "'"));
     }
+    CHECK_FALSE(mp::parse_command_line({}).heatmap_own_scales);
+    CHECK(mp::parse_command_line({"--heatmap-scale", "panel"}).heatmap_own_scales);
+    CHECK_FALSE(mp::parse_command_line({"--heatmap-scale=shared"}).heatmap_own_scales);
+    CHECK_THROWS_WITH(mp::parse_command_line({"--heatmap-scale", "log"}),
+                      Catch::Contains("--heatmap-scale: 'log' is not one of shared, panel"));
 }
