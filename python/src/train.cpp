@@ -230,9 +230,13 @@ void bind_train(py::module_& m) {
         py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0, py::arg("seeds") = py::none(),
         py::arg("counting") = "paper", py::arg("track_belief_entropy") = true, py::arg("threads") = 0,
         "Algorithm 1: K iterations of N trajectories from the policy's θ. world: a Model (updater: BayesFilter,\n"
-        "NoisyBelief, or None for the world's exact filter), or a simulator (a Python object with the sampling\n"
-        "methods, or GenerativeView) with a ParticleFilter. Returns a TrainResult, or one per seed (run on\n"
-        "`threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C raises KeyboardInterrupt.");
+        "NoisyBelief, or None for the world's exact filter) with any policy class, or a simulator (a Python object\n"
+        "with the sampling methods, or GenerativeView) with a ParticleFilter and an ObservationPolicy (over the\n"
+        "world's observations), BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy (over the\n"
+        "filter's bins); TabularBeliefPolicy is refused there (a particle filter's beliefs are random: the same\n"
+        "history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,\n"
+        "or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C\n"
+        "raises KeyboardInterrupt.");
 
     m.def(
         "train_learned",
