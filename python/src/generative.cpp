@@ -1,12 +1,23 @@
 // python/src/generative.cpp — simulators: a generative world written in Python (a class with the
 // sampling methods) and an explicit model seen as a simulator (GenerativeView), each filtered by
-// the particle filter, and trained with the belief-averaged policy.
+// the particle filter, and trained with ObservationPolicy (over the world's observations),
+// BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy (over the filter's bins):
+// one Trainer<World, ParticleFilter<World, Binning>, P, ...> per world kind and policy class.
+// TabularBeliefPolicy (class B) is refused and never instantiated: its table has one row per
+// distinct belief (equal within its tolerance), which the exact filter makes a function of the
+// action-observation history; a particle filter's belief is a random histogram of freshly drawn
+// particles, so the same history gives a different belief in every episode (one history of the
+// 4 x 4 room with Gaussian observations, replayed 50 times through a filter of 1000 particles:
+// 50 distinct beliefs at every step from the third on; the exact filter: one). Rows other than
+// b_1's would almost never be visited twice, and the table would add a row at nearly every step.
 //
 // A Python world is called with the GIL held for the whole run (its states are Python objects,
 // whose reference counts need it): one run at a time on the calling thread, signals checked
 // every 100 ms between iterations. GenerativeView runs in C++ with the GIL released, like the
 // finite models; the two are what python/examples/generative_slowdown.py compares.
+#include <charconv>
 #include <chrono>
+#include <string_view>
 
 #include "common.hpp"
 #include "maxent/belief/particle_filter.hpp"
@@ -172,21 +183,44 @@ py::object train_generative(const py::object& world, const py::object& updater, 
     if (!py::isinstance<PyParticleFilter>(updater))
         throw config_error(detail::message("train: a simulator world needs a ParticleFilter as its updater, got ",
                                            std::string(py::repr(updater))));
-    const auto* ba = std::get_if<BeliefAveragedPolicy>(&policy.p);
-    if (ba == nullptr)
-        throw config_error(detail::message("train: with a simulator world the bindings offer the BeliefAveragedPolicy "
-                                           "(over the particle filter's bins), got ",
-                                           policy.class_name()));
+    if (const auto* b = std::get_if<TabularBeliefPolicy>(&policy.p)) {
+        char tolerance[32];  // the shortest text that reads back as the tolerance ("1e-09", not 17 digits)
+        const auto printed = std::to_chars(tolerance, tolerance + sizeof tolerance, b->tolerance());
+        throw config_error(detail::message(
+            "train: TabularBeliefPolicy (class B) is not offered with a particle filter: its table has one row per "
+            "distinct belief (equal within tolerance ", std::string_view(tolerance, printed.ptr),
+            "), and a particle filter's belief is a random histogram of freshly drawn particles, not a function of "
+            "the actions and observations: the same history gives a different belief in every episode, so rows "
+            "other than b_1's would almost never be visited twice and the table would add a row at nearly every "
+            "step; use ObservationPolicy, BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy"));
+    }
     const auto pf = updater.cast<std::shared_ptr<PyParticleFilter>>();
     const std::vector<std::uint64_t> seeds = options.seeds ? *options.seeds : std::vector<std::uint64_t>{options.config.seed};
     std::vector<PyTrainResult> out(seeds.size());
-    auto finish = [&](std::size_t i, TrainResult r, const BeliefAveragedPolicy& trained) {
-        out[i].seed = seeds[i];
-        out[i].parameters = std::move(r.parameters);
-        out[i].history = std::move(r.history);
-        out[i].stopped_early = r.stopped_early;
-        out[i].policy = trained;
-        out[i].policy_class = "BeliefAveragedPolicy";
+    // Run i with a trainer of world W and updater U for the policy's class (class B is refused above).
+    auto run = [&](std::size_t i, const auto& world_ref, const auto& filter, auto&& callback) {
+        using W = std::decay_t<decltype(world_ref)>;
+        using U = std::decay_t<decltype(filter)>;
+        std::visit(
+            [&](const auto& p) {
+                using P = std::decay_t<decltype(p)>;
+                if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
+                    throw config_error("train: TabularBeliefPolicy is not offered with a particle filter");
+                } else {
+                    TrainerConfig c = options.config;
+                    c.seed = seeds[i];
+                    Trainer<W, U, P, FeedbackBox, EstimatorBox, StepBox> t(world_ref, filter, p, feedback, estimator,
+                                                                           step, c);
+                    TrainResult r = t.run(callback);
+                    out[i].seed = seeds[i];
+                    out[i].parameters = std::move(r.parameters);
+                    out[i].history = std::move(r.history);
+                    out[i].stopped_early = r.stopped_early;
+                    out[i].policy = t.policy();
+                    out[i].policy_class = PyPolicy{*out[i].policy}.class_name();
+                }
+            },
+            policy.p);
     };
     if (py::isinstance<PyGenerativeView>(world)) {
         if (!pf->view_filter)
@@ -194,28 +228,19 @@ py::object train_generative(const py::object& world, const py::object& updater, 
         const auto v = world.cast<std::shared_ptr<PyGenerativeView>>();
         std::atomic<bool> stop{false};
         run_jobs(seeds.size(), options.threads, [&](std::size_t i) {
-            TrainerConfig c = options.config;
-            c.seed = seeds[i];
-            Trainer<View, ViewPF, BeliefAveragedPolicy, FeedbackBox, EstimatorBox, StepBox> t(
-                *v->view, *pf->view_filter, *ba, feedback, estimator, step, c);
-            TrainResult r = t.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
-            finish(i, std::move(r), t.policy());
+            run(i, *v->view, *pf->view_filter,
+                [&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
         }, stop);
     } else {
         if (!pf->py_filter)
             throw config_error("train: the ParticleFilter was built for a GenerativeView, not a Python world");
         const PyWorld w(world);
         for (std::size_t i = 0; i < seeds.size(); ++i) {
-            TrainerConfig c = options.config;
-            c.seed = seeds[i];
-            Trainer<PyWorld, PyPF, BeliefAveragedPolicy, FeedbackBox, EstimatorBox, StepBox> t(
-                w, *pf->py_filter, *ba, feedback, estimator, step, c);
             SignalPoll poll;
             poll.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::steady_clock::now().time_since_epoch()).count();
-            TrainResult r = t.run(poll);
+            run(i, w, *pf->py_filter, poll);
             if (poll.interrupted) throw py::error_already_set();
-            finish(i, std::move(r), t.policy());
         }
     }
     if (!options.seeds) return to_python(std::move(out.front()));

@@ -5,6 +5,12 @@
 // FeedbackBox, EstimatorBox, StepBox> (σ = 0 is the exact filter bit for bit, as in the
 // programs' runner), so train() and run_experiment() share their instantiations, and a run
 // is the same arithmetic as maxent-paper's (tests/test_bit_identity.py).
+//
+// Learned beliefs: LearnedBeliefTrainer<Model, P, ...> for the four policy classes the
+// programs' runner offers with a learned model (examples/common/runner.hpp, run_curve_seed):
+// ObservationPolicy over the world's observations, BeliefAveragedPolicy, BelievedStatePolicy
+// and BeliefMixturePolicy over the L latent states. The belief-state class B
+// (TabularBeliefPolicy) is refused with the runner's reason and never instantiated.
 #include "common.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/learned_belief.hpp"
@@ -50,10 +56,33 @@ PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
         j.policy);
 }
 
-/// A learned-belief run (BA policy only: its rows are the learned latent states).
+/// The programs' reason for refusing the belief-state class B with a learned model
+/// (examples/common/runner.hpp, run_curve_seed), word for word.
+constexpr const char* learned_class_b =
+    "learned beliefs: the belief-state class B is not offered with a learned model (its table rows are beliefs, "
+    "which change meaning at every refit)";
+
+/// A policy of class `c` as the programs' runner builds it: ObservationPolicy over the world's
+/// observations, the belief classes over `rows` (the world's S, or the learned model's L).
+PolicyVariant policy_of(programs::PolicyClass c, std::size_t rows, const Model& model) {
+    using programs::PolicyClass;
+    const std::size_t A = model.num_actions();
+    switch (c) {
+        case PolicyClass::observation: return ObservationPolicy(model.num_observations(), A);
+        case PolicyClass::belief_averaged: return BeliefAveragedPolicy(rows, A);
+        case PolicyClass::believed_state: return BelievedStatePolicy(rows, A);
+        case PolicyClass::belief_mixture: return BeliefMixturePolicy(rows, A);
+        case PolicyClass::belief_state: return TabularBeliefPolicy(rows, A);
+    }
+    throw config_error("run_experiment: unknown policy class");
+}
+
+/// A learned-belief run: ObservationPolicy (over the world's observations), BeliefAveragedPolicy,
+/// BelievedStatePolicy or BeliefMixturePolicy (over the learned model's L latent states).
+/// TabularBeliefPolicy is refused before a job is made (learned_class_b).
 struct LearnedJob {
     std::shared_ptr<PyModel> world;
-    BeliefAveragedPolicy policy;
+    PolicyVariant policy;
     FeedbackBox feedback;
     EstimatorBox estimator;
     StepBox step;
@@ -62,12 +91,22 @@ struct LearnedJob {
 };
 
 PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, std::vector<FitRecord>& fits) {
-    LearnedBeliefTrainer<Model, BeliefAveragedPolicy, FeedbackBox, EstimatorBox, StepBox> trainer(
-        *j.world->model, j.policy, j.feedback, j.estimator, j.step, j.config, j.options);
-    TrainResult r = trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
-    fits = trainer.fits();
-    PolicyVariant trained = BeliefAveragedPolicy(j.policy);
-    return finish(std::move(r), j.config.seed, std::move(trained), "BeliefAveragedPolicy");
+    return std::visit(
+        [&](const auto& p) -> PyTrainResult {
+            using P = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
+                throw config_error(learned_class_b);  // refused earlier; not instantiated
+            } else {
+                LearnedBeliefTrainer<Model, P, FeedbackBox, EstimatorBox, StepBox> trainer(
+                    *j.world->model, p, j.feedback, j.estimator, j.step, j.config, j.options);
+                TrainResult r =
+                    trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
+                fits = trainer.fits();
+                PolicyVariant trained = trainer.policy();
+                return finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
+            }
+        },
+        j.policy);
 }
 
 py::dict fit_dict(const FitRecord& f) {
@@ -230,9 +269,13 @@ void bind_train(py::module_& m) {
         py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0, py::arg("seeds") = py::none(),
         py::arg("counting") = "paper", py::arg("track_belief_entropy") = true, py::arg("threads") = 0,
         "Algorithm 1: K iterations of N trajectories from the policy's θ. world: a Model (updater: BayesFilter,\n"
-        "NoisyBelief, or None for the world's exact filter), or a simulator (a Python object with the sampling\n"
-        "methods, or GenerativeView) with a ParticleFilter. Returns a TrainResult, or one per seed (run on\n"
-        "`threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C raises KeyboardInterrupt.");
+        "NoisyBelief, or None for the world's exact filter) with any policy class, or a simulator (a Python object\n"
+        "with the sampling methods, or GenerativeView) with a ParticleFilter and an ObservationPolicy (over the\n"
+        "world's observations), BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy (over the\n"
+        "filter's bins); TabularBeliefPolicy is refused there (a particle filter's beliefs are random: the same\n"
+        "history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,\n"
+        "or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C\n"
+        "raises KeyboardInterrupt.");
 
     m.def(
         "train_learned",
@@ -243,10 +286,8 @@ void bind_train(py::module_& m) {
            std::size_t iterations, std::size_t batch, std::uint64_t seed,
            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads) {
             const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads);
-            const auto* ba = std::get_if<BeliefAveragedPolicy>(&policy.p);
-            if (ba == nullptr)
-                throw config_error(detail::message("train_learned: the policy must be a BeliefAveragedPolicy over the ",
-                                                   "learned latent states, got ", policy.class_name()));
+            if (std::holds_alternative<TabularBeliefPolicy>(policy.p))
+                throw config_error(detail::message("train_learned: TabularBeliefPolicy: ", learned_class_b));
             programs::LearningSettings ls;
             ls.latent_states = latent_states;
             ls.warmup = warmup;
@@ -258,11 +299,17 @@ void bind_train(py::module_& m) {
             ls.em_iterations = em_iterations;
             ls.smoothing = smoothing;
             ls.learned_prior = learned_prior;
+            const LearnedBeliefOptions lo = programs::detail::learned_options(ls, world->model->num_states());
+            // The policy against the agent the trainer will build (L latent states, the world's actions and
+            // observations): the library's message, before the warm-up episodes and the first fit.
+            const Model& model = *world->model;
+            const AgentDimensions agent{lo.fit.latent_states, model.num_actions(), model.num_observations()};
+            std::visit([&](const auto& p) { p.check_dimensions(agent); }, policy.p);
             const std::vector<std::uint64_t> all = seeds_of(o);
             std::vector<LearnedJob> jobs;
             for (const std::uint64_t s : all) {
-                LearnedJob j{world, *ba, to_feedback(feedback), to_estimator(estimator), to_step(step), o.config,
-                             programs::detail::learned_options(ls, world->model->num_states())};
+                LearnedJob j{world, policy.p, to_feedback(feedback), to_estimator(estimator), to_step(step), o.config,
+                             lo};
                 j.config.seed = s;
                 jobs.push_back(std::move(j));
             }
@@ -282,8 +329,10 @@ void bind_train(py::module_& m) {
         py::arg("seeds") = py::none(), py::arg("counting") = "paper", py::arg("threads") = 0,
         "Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`\n"
         "states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`\n"
-        "iterations; the world is touched only through actions and observations. The policy is a\n"
-        "BeliefAveragedPolicy(L, A). The result's `fits` lists every fit.");
+        "iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:\n"
+        "ObservationPolicy(O, A) over the world's observations, or BeliefAveragedPolicy, BelievedStatePolicy or\n"
+        "BeliefMixturePolicy (L, A) over the L latent states; TabularBeliefPolicy (class B) is refused (its rows\n"
+        "are beliefs, which change meaning at every refit). The result's `fits` lists every fit.");
 
     // --- learned belief models (fit_iohmm) -------------------------------------------------------------
     m.def(
@@ -422,29 +471,19 @@ void bind_train(py::module_& m) {
             for (const Curve& c : curves)
                 for (const std::uint64_t seed : s.seeds) {
                     TrainerConfig config = programs::detail::trainer_config(s, seed);
-                    if (c.learned) {
-                        if (c.policy != PolicyClass::belief_averaged)
-                            throw config_error(maxent::detail::message("run_experiment: learned-belief curve '", c.label,
-                                                               "': the bindings train learned beliefs with the BA "
-                                                               "policy only"));
+                    if (c.learned) {  // as run_curve_seed: rows over the L latent states (O for the O class)
+                        if (c.policy == PolicyClass::belief_state)
+                            throw config_error(maxent::detail::message("run_experiment: learned-belief curve '",
+                                                                       c.label, "': ", learned_class_b));
                         LearnedBeliefOptions lo = programs::detail::learned_options(s.learning, model.num_states());
-                        learned_jobs.push_back({world, BeliefAveragedPolicy(lo.fit.latent_states, model.num_actions()),
-                                                feedback_of(c.objective), estimator_box, step_box, config, lo});
+                        PolicyVariant p = policy_of(c.policy, lo.fit.latent_states, model);
+                        learned_jobs.push_back({world, std::move(p), feedback_of(c.objective), estimator_box, step_box,
+                                                config, std::move(lo)});
                         where.emplace_back(true, learned_jobs.size() - 1);
                         continue;
                     }
-                    PolicyVariant p = [&]() -> PolicyVariant {
-                        const std::size_t S = model.num_states(), A = model.num_actions();
-                        switch (c.policy) {
-                            case PolicyClass::observation: return ObservationPolicy(model.num_observations(), A);
-                            case PolicyClass::belief_averaged: return BeliefAveragedPolicy(S, A);
-                            case PolicyClass::believed_state: return BelievedStatePolicy(S, A);
-                            case PolicyClass::belief_mixture: return BeliefMixturePolicy(S, A);
-                            case PolicyClass::belief_state: return TabularBeliefPolicy(S, A);
-                        }
-                        throw config_error("run_experiment: unknown policy class");
-                    }();
-                    finite.push_back({world, Noisy(Filter(model), c.noise), std::move(p), feedback_of(c.objective),
+                    finite.push_back({world, Noisy(Filter(model), c.noise),
+                                      policy_of(c.policy, model.num_states(), model), feedback_of(c.objective),
                                       estimator_box, step_box, config});
                     where.emplace_back(false, finite.size() - 1);
                 }
@@ -499,7 +538,8 @@ void bind_train(py::module_& m) {
         py::arg("counting") = py::none(), py::arg("latent_states") = py::none(), py::arg("threads") = 0,
         "One of the paper's experiments by name (maxent-paper's registry: fig2a ... fig5b, nosim2b ..., room80),\n"
         "with the same overrides as the program's flags; returns {'curves': {label: {'true_entropy': seeds x K\n"
-        "array, 'feedback': ..., 'belief_entropy_sum': ...}}, ...}: the numbers maxent-paper writes to runs.csv.");
+        "array, 'feedback': ..., 'belief_entropy_sum': ...}}, ...}: the numbers maxent-paper writes to runs.csv.\n"
+        "Learned-belief curves ('learned-mbe', ...) train every policy class but B, as the program does.");
 }
 
 }  // namespace maxent::python

@@ -1,5 +1,5 @@
 # train(): results as numpy arrays, every policy class, seeds on threads, feedbacks written in
-# Python (and their errors), learned beliefs.
+# Python (and their errors), learned beliefs with every policy class but B.
 import math
 
 import numpy as np
@@ -102,5 +102,63 @@ def test_train_learned(noisy_room):
                              iterations=20)
     assert r.parameters.shape == (8, 4) and len(r.fits) == 2
     assert r.fits[1]["iteration"] == 10 and math.isfinite(r.fits[0]["heldout_log_likelihood"])
-    with pytest.raises(maxent.ConfigError, match="BeliefAveragedPolicy"):
-        maxent.train_learned(noisy_room, maxent.ObservationPolicy(16, 4), latent_states=8)
+
+
+# A small learned model (L = 5 latent states of the 16-state room), refitted twice in 8 iterations.
+LEARNED = dict(latent_states=5, warmup=30, heldout=5, refit_every=3, refit_iterations=2, restarts=1,
+               em_iterations=5, batch=4)
+
+
+@pytest.mark.parametrize("make,rows", [
+    (maxent.ObservationPolicy, 16),  # the world's observations
+    (maxent.BeliefAveragedPolicy, 5), (maxent.BelievedStatePolicy, 5), (maxent.BeliefMixturePolicy, 5)])  # L
+def test_train_learned_every_policy_class(noisy_room, make, rows):
+    r = maxent.train_learned(noisy_room, make(rows, 4), "reg-mbe", iterations=8, **LEARNED)
+    assert r.iterations == 8 and r.policy.class_name == make.__name__
+    assert r.parameters.shape == (rows, 4) and np.any(r.parameters != 0)
+    np.testing.assert_array_equal(r.policy.parameters, r.parameters)
+    for a in (r.true_entropy, r.feedback, r.belief_entropy_sum, r.gradient_norm):
+        assert a.shape == (8,) and np.all(np.isfinite(a))
+    assert np.all(r.true_entropy <= math.log(16) + 1e-12)
+    # b over L = 5 latent states: H(b) <= log 5 at each of the 16 recorded steps (horizon 16, "paper" counting)
+    assert np.all(r.belief_entropy_sum <= 16 * math.log(5) + 1e-9)
+    assert [f["iteration"] for f in r.fits] == [0, 3, 6]
+
+
+def test_train_learned_refusals(noisy_room):
+    with pytest.raises(maxent.ConfigError, match=r"^train_learned: TabularBeliefPolicy: learned beliefs: the "
+                       r"belief-state class B is not offered with a learned model \(its table rows are beliefs, "
+                       r"which change meaning at every refit\)$"):
+        maxent.train_learned(noisy_room, maxent.TabularBeliefPolicy(5, 4), iterations=2, **LEARNED)
+    # Sizes: the library's check against the agent (L latent states; the world's observations and actions).
+    with pytest.raises(maxent.ConfigError, match=r"BeliefAveragedPolicy: parameters are 16 x 4 \(belief states x "
+                       r"actions\) but the belief model has 5 states and the world 4 actions"):
+        maxent.train_learned(noisy_room, maxent.BeliefAveragedPolicy(16, 4), iterations=2, **LEARNED)
+    with pytest.raises(maxent.ConfigError, match=r"BelievedStatePolicy: parameters are 5 x 3 .* but the belief model "
+                       r"has 5 states and the world 4 actions"):
+        maxent.train_learned(noisy_room, maxent.BelievedStatePolicy(5, 3), iterations=2, **LEARNED)
+    with pytest.raises(maxent.ConfigError, match=r"ObservationPolicy: parameters are 5 x 4 \(observations x "
+                       r"actions\) but the world has 16 observations and 4 actions"):
+        maxent.train_learned(noisy_room, maxent.ObservationPolicy(5, 4), iterations=2, **LEARNED)
+    # latent_states = 0 is the world's S = 16
+    with pytest.raises(maxent.ConfigError, match="the belief model has 16 states"):
+        maxent.train_learned(noisy_room, maxent.BeliefMixturePolicy(5, 4), iterations=2,
+                             **dict(LEARNED, latent_states=0))
+
+
+def test_learned_observation_policy_is_the_plain_trainer(noisy_room):
+    # optim/learned_belief.hpp: the trajectories draw from the trainer's streams (seed, k, n), the warm-up,
+    # held-out data and the fits from seeds derived apart; the Bayes filter draws nothing. The observation
+    # policy reads no belief and MSE counts true states, so with a learned model (and its refits) the run
+    # is the run with the world's exact filter, bit for bit; only the recorded belief entropies differ.
+    p = maxent.ObservationPolicy(16, 4)
+    learned = maxent.train_learned(noisy_room, p, "mse", iterations=8, seeds=[3, 4], threads=2, **LEARNED)
+    for r in learned:
+        exact = maxent.train(noisy_room, None, p, "mse", iterations=8, batch=4, seed=r.seed)
+        np.testing.assert_array_equal(r.parameters, exact.parameters)
+        np.testing.assert_array_equal(r.true_entropy, exact.true_entropy)
+        np.testing.assert_array_equal(r.feedback, exact.feedback)
+        assert len(r.fits) == 3
+        # the beliefs were the learned model's (5 latent states), not the world's (16 states)
+        assert np.all(r.belief_entropy_sum <= 16 * math.log(5) + 1e-9)
+        assert not np.array_equal(r.belief_entropy_sum, exact.belief_entropy_sum)
