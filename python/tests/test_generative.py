@@ -113,15 +113,17 @@ def test_every_policy_class_on_both_simulators(noisy_room, make):
         maxent.train(sim, pf, make(wrong, 4), iterations=1)
 
 
-def test_observation_policy_on_a_simulator_is_the_exact_run(noisy_room):
+@pytest.mark.parametrize("estimator,step", [("batch-mean", "constant"), ("per-step", "lazy-adam")])
+def test_observation_policy_on_a_simulator_is_the_exact_run(noisy_room, estimator, step):
     # Without belief entropies to record, the rollout never updates the filter for a policy that reads no
     # belief (optim/rollout.hpp) and MSE counts true states; both simulators draw the world's randomness as
     # the finite model does. So the run is train() on the model itself, bit for bit, whatever the filter.
     p = maxent.ObservationPolicy(16, 4)
-    exact = maxent.train(noisy_room, None, p, "mse", iterations=6, batch=3, seed=5, track_belief_entropy=False)
+    exact = maxent.train(noisy_room, None, p, "mse", estimator, step, iterations=6, batch=3, seed=5,
+                         track_belief_entropy=False)
     for world in (maxent.GenerativeView(noisy_room), GridSimulator(noisy_room)):
-        r = maxent.train(world, maxent.ParticleFilter(world, particles=7, seed=9), p, "mse", iterations=6, batch=3,
-                         seed=5, track_belief_entropy=False)
+        r = maxent.train(world, maxent.ParticleFilter(world, particles=7, seed=9), p, "mse", estimator, step,
+                         iterations=6, batch=3, seed=5, track_belief_entropy=False)
         np.testing.assert_array_equal(r.parameters, exact.parameters)
         np.testing.assert_array_equal(r.true_entropy, exact.true_entropy)
         np.testing.assert_array_equal(r.feedback, exact.feedback)

@@ -146,15 +146,17 @@ def test_train_learned_refusals(noisy_room):
                              **dict(LEARNED, latent_states=0))
 
 
-def test_learned_observation_policy_is_the_plain_trainer(noisy_room):
+@pytest.mark.parametrize("estimator,step", [("batch-mean", "constant"), ("per-step", "lazy-adam")])
+def test_learned_observation_policy_is_the_plain_trainer(noisy_room, estimator, step):
     # optim/learned_belief.hpp: the trajectories draw from the trainer's streams (seed, k, n), the warm-up,
     # held-out data and the fits from seeds derived apart; the Bayes filter draws nothing. The observation
     # policy reads no belief and MSE counts true states, so with a learned model (and its refits) the run
     # is the run with the world's exact filter, bit for bit; only the recorded belief entropies differ.
     p = maxent.ObservationPolicy(16, 4)
-    learned = maxent.train_learned(noisy_room, p, "mse", iterations=8, seeds=[3, 4], threads=2, **LEARNED)
+    learned = maxent.train_learned(noisy_room, p, "mse", estimator, step, iterations=8, seeds=[3, 4], threads=2,
+                                   **LEARNED)
     for r in learned:
-        exact = maxent.train(noisy_room, None, p, "mse", iterations=8, batch=4, seed=r.seed)
+        exact = maxent.train(noisy_room, None, p, "mse", estimator, step, iterations=8, batch=4, seed=r.seed)
         np.testing.assert_array_equal(r.parameters, exact.parameters)
         np.testing.assert_array_equal(r.true_entropy, exact.true_entropy)
         np.testing.assert_array_equal(r.feedback, exact.feedback)
