@@ -614,6 +614,11 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
 
 }  // namespace detail
 
+/// Why a learned-belief curve cannot use the belief-state class B.
+inline constexpr std::string_view learned_class_b_refusal =
+    "learned beliefs: the belief-state class B is not offered with a learned model (its table rows are beliefs, "
+    "which change meaning at every refit)";
+
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
 /// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of
 /// the paper or any other tabular POMDP with its horizon set (maxent-explore trains on a
@@ -634,8 +639,7 @@ template <class M>
             case PolicyClass::belief_mixture:
                 return detail::train_seed_learned<BeliefMixturePolicy>(model, c, s, seed, stop, iterations);
             case PolicyClass::belief_state:
-                throw config_error("learned beliefs: the belief-state class B is not offered with a learned model "
-                                   "(its table rows are beliefs, which change meaning at every refit)");
+                throw config_error(std::string(learned_class_b_refusal));
         }
     }
     switch (c.policy) {
@@ -702,12 +706,16 @@ template <class M>
     result.settings = s;
     if (selected != nullptr) result.selected = *selected;
     const std::vector<Curve> curves = make_curves(e, s);
-    if (s.estimator == EstimatorKind::per_step)
-        for (const Curve& c : curves)
-            if (c.policy == PolicyClass::belief_state)
-                throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
-                                       "belief-state class B (row-sparse table) does not record; choose another "
-                                       "estimator or policy class"));
+    // Refused before any run starts (run_curve_seed would throw the same from its job).
+    for (const Curve& c : curves) {
+        if (c.policy != PolicyClass::belief_state) continue;
+        if (c.learned)
+            throw config_error(cat("curve '", c.label, "': ", learned_class_b_refusal));
+        if (s.estimator == EstimatorKind::per_step)
+            throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
+                                   "belief-state class B (row-sparse table) does not record; choose another "
+                                   "estimator or policy class"));
+    }
     const GridPomdp model = e.env.build();
     const std::size_t seeds = s.seeds.size();
 

@@ -11,6 +11,8 @@
 // ObservationPolicy over the world's observations, BeliefAveragedPolicy, BelievedStatePolicy
 // and BeliefMixturePolicy over the L latent states. The belief-state class B
 // (TabularBeliefPolicy) is refused with the runner's reason and never instantiated.
+#include <cmath>
+
 #include "common.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/learned_belief.hpp"
@@ -56,11 +58,8 @@ PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
         j.policy);
 }
 
-/// The programs' reason for refusing the belief-state class B with a learned model
-/// (examples/common/runner.hpp, run_curve_seed), word for word.
-constexpr const char* learned_class_b =
-    "learned beliefs: the belief-state class B is not offered with a learned model (its table rows are beliefs, "
-    "which change meaning at every refit)";
+/// The programs' reason for refusing the belief-state class B with a learned model.
+constexpr std::string_view learned_class_b = programs::learned_class_b_refusal;
 
 /// A policy of class `c` as the programs' runner builds it: ObservationPolicy over the world's
 /// observations, the belief classes over `rows` (the world's S, or the learned model's L).
@@ -95,7 +94,7 @@ PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, st
         [&](const auto& p) -> PyTrainResult {
             using P = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
-                throw config_error(learned_class_b);  // refused earlier; not instantiated
+                throw config_error(std::string(learned_class_b));  // refused earlier; not instantiated
             } else {
                 LearnedBeliefTrainer<Model, P, FeedbackBox, EstimatorBox, StepBox> trainer(
                     *j.world->model, p, j.feedback, j.estimator, j.step, j.config, j.options);
@@ -161,6 +160,53 @@ std::vector<ActionObservationSequence> sequences_from(const py::iterable& data) 
         out.push_back(std::move(s));
     }
     return out;
+}
+
+/// maxent-paper's learned-belief flags from a dict (run_experiment's `learning`); an unknown key
+/// or a value of the wrong type is a config_error naming it.
+void set_learning(const py::dict& d, bool latent_states_given, programs::LearningSettings& ls) {
+    for (const auto& [k, v] : d) {
+        const std::string key = py::str(k);
+        // As maxent-paper's flags: counts >= 0 (latent_states 0 = the world's S, refit_every 0 = never)
+        // or >= 1 (warmup, refit_iterations, window).
+        auto count = [&](std::size_t& field, std::size_t least = 0) {
+            const bool integer = py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v);
+            const long long x = integer ? v.cast<long long>() : -1;
+            if (!integer || x < static_cast<long long>(least))
+                throw config_error(detail::message("run_experiment: learning['", key, "'] must be an integer >= ", least,
+                                                   ", got ", std::string(py::repr(v))));
+            field = static_cast<std::size_t>(x);
+        };
+        if (key == "latent_states") {
+            if (latent_states_given)
+                throw config_error("run_experiment: latent_states is given twice (the argument and learning['latent_states'])");
+            count(ls.latent_states);
+        } else if (key == "warmup") count(ls.warmup, 1);
+        else if (key == "heldout") count(ls.heldout);
+        else if (key == "refit_every") count(ls.refit_every);
+        else if (key == "refit_iterations") count(ls.refit_iterations, 1);
+        else if (key == "window") count(ls.window, 1);
+        else if (key == "restarts") count(ls.restarts, 1);
+        else if (key == "em_iterations") count(ls.em_iterations, 1);
+        else if (key == "smoothing") {
+            const bool number = (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) &&
+                                !py::isinstance<py::bool_>(v);
+            const double x = number ? v.cast<double>() : -1.0;
+            if (!number || !std::isfinite(x) || x < 0.0)
+                throw config_error(detail::message("run_experiment: learning['smoothing'] must be a finite number >= 0, ",
+                                                   "got ", std::string(py::repr(v))));
+            ls.smoothing = x;
+        } else if (key == "learned_prior") {
+            if (!py::isinstance<py::bool_>(v))
+                throw config_error(detail::message("run_experiment: learning['learned_prior'] must be True or False, got ",
+                                                   std::string(py::repr(v))));
+            ls.learned_prior = v.cast<bool>();
+        } else {
+            throw config_error(detail::message("run_experiment: unknown learning setting '", key,
+                                               "' (known: latent_states, warmup, heldout, refit_every, refit_iterations, "
+                                               "window, restarts, em_iterations, smoothing, learned_prior)"));
+        }
+    }
 }
 
 TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
@@ -424,7 +470,8 @@ void bind_train(py::module_& m) {
            std::optional<std::vector<double>> noises, std::optional<std::vector<std::string>> policies,
            std::optional<std::vector<std::string>> learned, std::optional<std::string> estimator,
            std::optional<std::string> step, std::optional<double> alpha, std::optional<double> rho,
-           std::optional<std::string> counting, std::optional<std::size_t> latent_states, std::size_t threads) {
+           std::optional<std::string> counting, std::optional<std::size_t> latent_states,
+           const std::optional<py::dict>& learning, std::size_t threads) {
             using namespace programs;
             const Experiment* e = find_experiment(name);
             if (e == nullptr)
@@ -452,6 +499,7 @@ void bind_train(py::module_& m) {
             if (alpha) s.alpha = *alpha;
             if (rho) s.rho = *rho;
             if (latent_states) s.learning.latent_states = *latent_states;
+            if (learning) set_learning(*learning, latent_states.has_value(), s.learning);
             if (s.iterations == 0 || s.batch == 0 || s.seeds.empty())
                 throw config_error("run_experiment: iterations, batch and seeds must not be 0 or empty");
 
@@ -535,9 +583,12 @@ void bind_train(py::module_& m) {
         py::arg("seeds") = py::none(), py::arg("objectives") = py::none(), py::arg("noises") = py::none(),
         py::arg("policies") = py::none(), py::arg("learned") = py::none(), py::arg("estimator") = py::none(),
         py::arg("step") = py::none(), py::arg("alpha") = py::none(), py::arg("rho") = py::none(),
-        py::arg("counting") = py::none(), py::arg("latent_states") = py::none(), py::arg("threads") = 0,
+        py::arg("counting") = py::none(), py::arg("latent_states") = py::none(), py::arg("learning") = py::none(),
+        py::arg("threads") = 0,
         "One of the paper's experiments by name (maxent-paper's registry: fig2a ... fig5b, nosim2b ..., room80),\n"
-        "with the same overrides as the program's flags; returns {'curves': {label: {'true_entropy': seeds x K\n"
+        "with the same overrides as the program's flags (`learning`: a dict of the learned-belief flags,\n"
+        "{'latent_states', 'warmup', 'heldout', 'refit_every', 'refit_iterations', 'window', 'restarts',\n"
+        "'em_iterations', 'smoothing', 'learned_prior'}: --latent-states ... --learned-prior); returns {'curves': {label: {'true_entropy': seeds x K\n"
         "array, 'feedback': ..., 'belief_entropy_sum': ...}}, ...}: the numbers maxent-paper writes to runs.csv.\n"
         "Learned-belief curves ('learned-mbe', ...) train every policy class but B, as the program does.");
 }

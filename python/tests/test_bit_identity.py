@@ -62,6 +62,13 @@ def test_train_equals_the_library_in_cpp():
     ("nosim2d", ["--seeds", "1", "--objectives", "mse", "--policies", "O,S,BM", "--learned", "mbe",
                  "--latent-states", "4", "--heatmap-episodes", "0"],
      {"seeds": [1], "objectives": ["mse"], "policies": ["O", "S", "BM"], "learned": ["mbe"], "latent_states": 4}),
+    # the learning flags through run_experiment's `learning` dict
+    ("nosim2b", ["--objectives", "mse", "--learned", "reg-mbe", "--latent-states", "6", "--warmup", "40",
+                 "--refit-every", "12", "--refit-iterations", "3", "--window", "25", "--smoothing", "0.5",
+                 "--learned-prior", "--heatmap-episodes", "0"],
+     {"objectives": ["mse"], "learned": ["reg-mbe"],
+      "learning": {"latent_states": 6, "warmup": 40, "refit_every": 12, "refit_iterations": 3, "window": 25,
+                   "smoothing": 0.5, "learned_prior": True}}),
 ])
 def test_run_experiment_equals_maxent_paper(tmp_path, name, flags, kw):
     kw = {"seeds": [0, 1], **kw}

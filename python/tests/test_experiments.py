@@ -24,6 +24,15 @@ def test_run_experiment():
                        r"belief-state class B is not offered with a learned model"):
         maxent.run_experiment("nosim2b", iterations=2, seeds=[0], objectives=["mse"], policies=["O", "B"],
                               learned=["mbe"], latent_states=5)
+    for learning, message in (({"warmups": 3}, "unknown learning setting 'warmups'"),
+                              ({"warmup": 0}, r"learning\['warmup'\] must be an integer >= 1, got 0"),
+                              ({"window": 2.5}, r"learning\['window'\] must be an integer >= 1, got 2.5"),
+                              ({"smoothing": -1}, r"learning\['smoothing'\] must be a finite number >= 0, got -1"),
+                              ({"learned_prior": 1}, r"learning\['learned_prior'\] must be True or False, got 1")):
+        with pytest.raises(maxent.ConfigError, match=message):
+            maxent.run_experiment("nosim2b", iterations=2, seeds=[0], learning=learning)
+    with pytest.raises(maxent.ConfigError, match="latent_states is given twice"):
+        maxent.run_experiment("nosim2b", iterations=2, seeds=[0], latent_states=4, learning={"latent_states": 5})
     with pytest.raises(maxent.ConfigError, match="unknown experiment 'fig9'"):
         maxent.run_experiment("fig9")
     with pytest.raises(maxent.ConfigError, match="unknown objective 'foo'"):

@@ -825,5 +825,17 @@ TEST_CASE("the run-time estimator and step boxes give the held component's bits"
         CHECK_THROWS_WITH(mp::run_experiment(*mp::find_experiment("fig5a"), b, 1),
                           Catch::Contains("the per-step estimator needs per-step scores") &&
                               Catch::Contains("class B"));
+        // Likewise a learned-belief curve of class B (its rows would change meaning at every
+        // refit), named, before the other curves train.
+        mp::Settings l;
+        l.iterations = 2;
+        l.seeds = {0};
+        l.objectives = std::vector<mp::Objective>{mp::Objective::mse};
+        l.policies = std::vector<mp::PolicyClass>{mp::PolicyClass::belief_averaged, mp::PolicyClass::belief_state};
+        l.learned = std::vector<mp::Objective>{mp::Objective::mbe};
+        mp::ProgressCounters progress(4);
+        CHECK_THROWS_WITH(mp::run_experiment(*mp::find_experiment("nosim2b"), l, 1, nullptr, &progress),
+                          Catch::StartsWith("curve 'learned-mbe/B': learned beliefs: the belief-state class B"));
+        CHECK(progress.iterations.load() == 0);
     }
 }
