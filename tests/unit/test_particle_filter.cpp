@@ -30,6 +30,7 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/generative_view.hpp"
+#include "maxent/model/grid_world.hpp"
 #include "maxent/model/rescue_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
@@ -37,6 +38,7 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
 
 #include "../support/ring_model.hpp"
 
@@ -423,4 +425,41 @@ TEST_CASE("rescue world: a trained MSE policy over particle features beats the u
     const double trained = mean_entropy(trainer.policy());
     INFO("true-state entropy over 25 bins (max " << std::log(25.0) << "): uniform " << uniform << ", MSE " << trained);
     CHECK(trained >= uniform + 0.5);  // stated margin: 0.5 nats on these seeds (measured: 1.16 -> 1.90)
+}
+
+TEST_CASE("particle filter with the belief-state table: histograms a few ulps above 1 are beliefs", "[particles]") {
+    // A room seen exactly: after the first observation every particle is in the true cell with
+    // weight 1/1000, and their sum rounds to 1.0000000000000007. The table's index takes such
+    // entries as probabilities up to rounding (belief_index.hpp); it used to refuse them.
+    const maxent::GridPomdp room = maxent::single_room(3, 3);
+    const maxent::GenerativeView<maxent::GridPomdp> view(room);
+    maxent::DefaultRng g0 = maxent::stream(5);
+    const maxent::ParticleFilter pf(view, 9, maxent::IdentityBinning{}, {.particles = 1000}, g0);
+    maxent::Sampler sampler(view, pf, {.needs = {.beliefs = true}});
+    maxent::BeliefAveragedPolicy ba(9, 4);
+    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(9, 4);
+    maxent::DefaultRng g = maxent::stream(6);
+    const maxent::Trajectory& t = sampler.run(ba, g, score);
+    CHECK(t.beliefs.maxCoeff() > 1.0);  // the case arises
+    CHECK(t.beliefs.maxCoeff() < 1.0 + 1e-12);
+
+    maxent::TrainerConfig c;
+    c.iterations = 3;
+    c.batch = 4;
+    maxent::Trainer trainer(view, pf, maxent::TabularBeliefPolicy(9, 4), maxent::MSE{}, maxent::BatchMeanBaseline{},
+                            maxent::ConstantStep(0.3), c);
+    const maxent::TrainResult r = trainer.run();
+    CHECK(r.history.size() == 3);
+    CHECK(r.parameters.allFinite());
+    // Point masses rounded above 1 are the same belief as the exact point mass (one row each).
+    maxent::BeliefIndex index(9);
+    Eigen::VectorXd point = Eigen::VectorXd::Zero(9);
+    point[4] = 1.0;
+    const auto first = index.insert(point);
+    point[4] = 1.0000000000000007;
+    CHECK(index.insert(point).first == first.first);
+    point[4] = 1.5;  // not rounding: refused, named
+    CHECK_THROWS_WITH(index.insert(point), Contains("belief entry 4 is 1.5") && Contains("up to 1e-9 of rounding"));
+    point[4] = 1.0 + 1e-6;
+    CHECK_THROWS_WITH(index.find(point), Contains("belief entry 4 is 1.0000009999999999"));
 }

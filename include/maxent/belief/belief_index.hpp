@@ -45,8 +45,11 @@
 // budget is a budget_error naming it, never an out-of-memory kill. The check counts the
 // buffers' steady-state capacity; while one buffer is reallocated its old copy is alive
 // too (transiently up to the size of the largest buffer more).
-// Ids are std::uint32_t (up to 2^32 - 2 beliefs). Entries must be finite and in [0, 1];
-// beliefs are not required to sum to 1.
+// Ids are std::uint32_t (up to 2^32 - 2 beliefs). Entries must be finite and in [0, 1]
+// up to rounding: at most 1 + rounding_slack (1e-9), since a belief computed as a sum of
+// normalised weights may exceed 1 by a few ε per term (a particle filter's histogram with
+// every particle in one bin: 1000 × 0.001 = 1.0000000000000007); beliefs are not required
+// to sum to 1. The keys' rounding bounds below allow for the slack.
 #pragma once
 
 #include <algorithm>
@@ -67,6 +70,10 @@ namespace maxent {
 
 /// The default "same belief" tolerance (L∞), see the header comment.
 inline constexpr double default_belief_tolerance = 1e-9;
+
+/// How far above 1 a belief entry may be from rounding (see the header comment; key_of's
+/// message says "1e-9").
+inline constexpr double belief_rounding_slack = 1e-9;
 
 /// Unbounded byte budget.
 inline constexpr std::size_t unlimited_bytes = std::numeric_limits<std::size_t>::max();
@@ -93,8 +100,10 @@ public:
         }
         const double eps = std::numeric_limits<double>::epsilon();
         // Half-windows: |p̂(b) - p̂(b')| < half_[0] and |m(b) - m(b')| < half_[1] when
-        // ||b - b'||_∞ < tol (p̂ rounds: 2 (S + 1) ε Σ w; the maximum m is exact).
-        half_[0] = (tolerance + 2.0 * (static_cast<double>(num_states) + 1.0) * eps) * total;
+        // ||b - b'||_∞ < tol (p̂ rounds: 2 (S + 1) ε Σ w · max entry, the entries at most
+        // 1 + slack; the maximum m is exact).
+        half_[0] = (tolerance + 2.0 * (static_cast<double>(num_states) + 1.0) * eps * (1.0 + belief_rounding_slack)) *
+                   total;
         half_[1] = tolerance;
         for (int j = 0; j < 2; ++j) {
             // δ: slack for the rounding of the quotients (<= 1 / (2 tol)) when bucketing.
@@ -121,7 +130,7 @@ public:
     void set_max_bytes(std::size_t max_bytes) noexcept { max_bytes_ = max_bytes; }
 
     /// The id of the earliest inserted belief within the tolerance of b (L∞), or npos.
-    /// Throws config_error if b has the wrong size or an entry outside [0, 1].
+    /// Throws config_error if b has the wrong size or an entry outside [0, 1 + slack].
     [[nodiscard]] id_type find(const Eigen::Ref<const Eigen::VectorXd>& b) const {
         const Key key = key_of(b, "find");
         return find_with_key(b, key);
@@ -213,9 +222,9 @@ private:
         double p = 0.0, m = 0.0;
         for (Eigen::Index s = 0; s < b.size(); ++s) {
             const double x = b[s];
-            if (!(x >= 0.0 && x <= 1.0))
+            if (!(x >= 0.0 && x <= 1.0 + belief_rounding_slack))
                 throw config_error(detail::message("BeliefIndex::", where, ": belief entry ", s, " is ", x,
-                                                   ", not a probability in [0, 1]"));
+                                                   ", not a probability in [0, 1] (up to 1e-9 of rounding)"));
             p += weights_[static_cast<std::size_t>(s)] * x;
             m = std::max(m, x);
         }
