@@ -19,13 +19,6 @@ const Filter& exact_filter(const py::object& u, const std::shared_ptr<PyModel>& 
                                        std::string(py::repr(u))));
 }
 
-Noisy any_filter(const py::object& u, const std::shared_ptr<PyModel>& world) {
-    if (u.is_none()) return Noisy(Filter(*world->model), 0.0);
-    if (py::isinstance<PyFilter>(u)) return Noisy(u.cast<PyFilter&>().filter, 0.0);
-    if (py::isinstance<PyNoisy>(u)) return u.cast<PyNoisy&>().make();
-    throw config_error(detail::message("expected a BayesFilter or a NoisyBelief, got ", std::string(py::repr(u))));
-}
-
 py::dict interval(const MeanInterval& x) {
     py::dict d;
     d["mean"] = x.mean;
@@ -150,7 +143,7 @@ void bind_analysis(py::module_& m) {
         "evaluate",
         [](std::shared_ptr<PyModel> world, const py::object& updater, const PyPolicy& policy, std::size_t episodes,
            std::uint64_t seed, std::size_t threads, const std::string& counting) {
-            const Noisy u = any_filter(updater, world);
+            const Noisy u = finite_updater(updater, world, "evaluate");
             const StateCounting c = to_counting(counting);
             Evaluation e;
             {
@@ -168,7 +161,7 @@ void bind_analysis(py::module_& m) {
         "evaluate_uniform",
         [](std::shared_ptr<PyModel> world, const py::object& updater, std::size_t episodes, std::uint64_t seed,
            std::size_t threads, const std::string& counting) {
-            const Noisy u = any_filter(updater, world);
+            const Noisy u = finite_updater(updater, world, "evaluate_uniform");
             const StateCounting c = to_counting(counting);
             Evaluation e;
             {

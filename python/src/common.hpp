@@ -13,6 +13,7 @@
 // world written in Python is called with the GIL taken (py::gil_scoped_acquire).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -214,6 +215,21 @@ py::object train_generative(const py::object& world, const py::object& updater, 
                             const TrainOptions& options);
 /// The Python object of a finished run.
 py::object to_python(PyTrainResult r);
+/// The seeds of a train call: options.seeds, or the one config.seed.
+std::vector<std::uint64_t> seeds_of(const TrainOptions& options);
+/// What a train call returns: one TrainResult, or a list of them when seeds were given.
+py::object results(std::vector<PyTrainResult> runs, const TrainOptions& options);
+/// The updater of a finite world: None (the world's exact filter), a BayesFilter (σ = 0) or a
+/// NoisyBelief, as the trainers' NoisyBelief; otherwise config_error, `who` first.
+Noisy finite_updater(const py::object& u, const std::shared_ptr<PyModel>& world, const char* who);
+
+/// A numpy copy of a vector.
+template <class T>
+py::array_t<T> to_array(const std::vector<T>& v) {
+    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
+    std::copy(v.begin(), v.end(), a.mutable_data());
+    return a;
+}
 
 /// Registers the Python classes of the translation units.
 void bind_errors(py::module_& m);

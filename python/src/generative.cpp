@@ -168,13 +168,6 @@ ParticleFilterOptions pf_options(std::size_t particles, double threshold, const 
     return o;
 }
 
-template <class T>
-py::array_t<T> to_array(const std::vector<T>& v) {
-    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
-    std::copy(v.begin(), v.end(), a.mutable_data());
-    return a;
-}
-
 }  // namespace
 
 py::object train_generative(const py::object& world, const py::object& updater, const PyPolicy& policy,
@@ -195,7 +188,7 @@ py::object train_generative(const py::object& world, const py::object& updater, 
             "step; use ObservationPolicy, BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy"));
     }
     const auto pf = updater.cast<std::shared_ptr<PyParticleFilter>>();
-    const std::vector<std::uint64_t> seeds = options.seeds ? *options.seeds : std::vector<std::uint64_t>{options.config.seed};
+    const std::vector<std::uint64_t> seeds = seeds_of(options);
     std::vector<PyTrainResult> out(seeds.size());
     // Run i with a trainer of world W and updater U for the policy's class (class B is refused above).
     auto run = [&](std::size_t i, const auto& world_ref, const auto& filter, auto&& callback) {
@@ -243,10 +236,7 @@ py::object train_generative(const py::object& world, const py::object& updater, 
             if (poll.interrupted) throw py::error_already_set();
         }
     }
-    if (!options.seeds) return to_python(std::move(out.front()));
-    py::list l;
-    for (auto& r : out) l.append(to_python(std::move(r)));
-    return l;
+    return results(std::move(out), options);
 }
 
 void bind_generative(py::module_& m) {

@@ -159,6 +159,26 @@ StepBox to_step(const py::handle& x, std::optional<double> alpha) {
     throw config_error(detail::message("not a step rule: ", std::string(py::repr(x))));
 }
 
+Noisy finite_updater(const py::object& u, const std::shared_ptr<PyModel>& world, const char* who) {
+    if (u.is_none()) return Noisy(Filter(*world->model), 0.0);
+    if (py::isinstance<PyFilter>(u)) return Noisy(u.cast<PyFilter&>().filter, 0.0);
+    if (py::isinstance<PyNoisy>(u)) return u.cast<PyNoisy&>().make();
+    throw config_error(detail::message(who, ": the updater of a finite world must be a BayesFilter or a NoisyBelief "
+                                       "(or None: the world's exact filter), got ",
+                                       std::string(py::repr(u))));
+}
+
+std::vector<std::uint64_t> seeds_of(const TrainOptions& o) {
+    return o.seeds ? *o.seeds : std::vector<std::uint64_t>{o.config.seed};
+}
+
+py::object results(std::vector<PyTrainResult> runs, const TrainOptions& o) {
+    if (!o.seeds) return to_python(std::move(runs.front()));
+    py::list out;
+    for (auto& r : runs) out.append(to_python(std::move(r)));
+    return out;
+}
+
 StateCounting to_counting(const std::string& s) {
     if (s == "paper") return StateCounting::paper;
     if (s == "authors") return StateCounting::authors;

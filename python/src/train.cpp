@@ -119,30 +119,11 @@ py::dict fit_dict(const FitRecord& f) {
     return d;
 }
 
-Noisy updater_of(const py::object& u, const std::shared_ptr<PyModel>& world) {
-    if (u.is_none()) return Noisy(Filter(*world->model), 0.0);
-    if (py::isinstance<PyFilter>(u)) return Noisy(u.cast<std::shared_ptr<PyFilter>>()->filter, 0.0);
-    if (py::isinstance<PyNoisy>(u)) return u.cast<std::shared_ptr<PyNoisy>>()->make();
-    throw config_error(detail::message("train: the updater of a finite world must be a BayesFilter or a NoisyBelief "
-                                       "(or None: the world's exact filter), got ",
-                                       std::string(py::repr(u))));
-}
-
-std::vector<std::uint64_t> seeds_of(const TrainOptions& o) {
-    return o.seeds ? *o.seeds : std::vector<std::uint64_t>{o.config.seed};
-}
-
-py::object results(std::vector<PyTrainResult> runs, bool many) {
-    if (!many) return to_python(std::move(runs.front()));
-    py::list out;
-    for (auto& r : runs) out.append(to_python(std::move(r)));
-    return out;
-}
-
-template <class T>
-py::array_t<T> to_array(const std::vector<T>& v) {
-    py::array_t<T> a(static_cast<py::ssize_t>(v.size()));
-    std::copy(v.begin(), v.end(), a.mutable_data());
+/// One metric of a run's history as a numpy array.
+py::array_t<double> history_of(const PyTrainResult& r, double IterationMetrics::*field) {
+    py::array_t<double> a(static_cast<py::ssize_t>(r.history.size()));
+    double* out = a.mutable_data();
+    for (const IterationMetrics& h : r.history) *out++ = h.*field;
     return a;
 }
 
@@ -238,26 +219,16 @@ void bind_train(py::module_& m) {
         .def_property_readonly("iterations", [](const PyTrainResult& r) { return r.history.size(); })
         .def_property_readonly("policy", [](const PyTrainResult& r) { return PyPolicy{*r.policy}; },
                                "a copy of the policy with the trained θ")
-        .def_property_readonly("true_entropy", [](const PyTrainResult& r) {
-            std::vector<double> v;
-            for (const auto& h : r.history) v.push_back(h.true_entropy);
-            return to_array(v);
-        }, "per iteration: the batch mean of H(d(τ_S)), what the paper plots")
-        .def_property_readonly("feedback", [](const PyTrainResult& r) {
-            std::vector<double> v;
-            for (const auto& h : r.history) v.push_back(h.feedback);
-            return to_array(v);
-        })
+        .def_property_readonly("true_entropy",
+                               [](const PyTrainResult& r) { return history_of(r, &IterationMetrics::true_entropy); },
+                               "per iteration: the batch mean of H(d(τ_S)), what the paper plots")
+        .def_property_readonly("feedback",
+                               [](const PyTrainResult& r) { return history_of(r, &IterationMetrics::feedback); })
         .def_property_readonly("belief_entropy_sum", [](const PyTrainResult& r) {
-            std::vector<double> v;
-            for (const auto& h : r.history) v.push_back(h.belief_entropy_sum);
-            return to_array(v);
+            return history_of(r, &IterationMetrics::belief_entropy_sum);
         })
-        .def_property_readonly("gradient_norm", [](const PyTrainResult& r) {
-            std::vector<double> v;
-            for (const auto& h : r.history) v.push_back(h.gradient_norm);
-            return to_array(v);
-        })
+        .def_property_readonly("gradient_norm",
+                               [](const PyTrainResult& r) { return history_of(r, &IterationMetrics::gradient_norm); })
         .def("windowed_means", [](const PyTrainResult& r, std::size_t window, const std::string& metric) {
             double IterationMetrics::*field = &IterationMetrics::true_entropy;
             if (metric == "feedback") field = &IterationMetrics::feedback;
@@ -300,7 +271,7 @@ void bind_train(py::module_& m) {
             const std::vector<std::uint64_t> all = seeds_of(o);
             std::vector<FiniteJob> jobs;
             for (const std::uint64_t s : all) {
-                FiniteJob j{w, updater_of(updater, w), policy.p, f, e, r, o.config};
+                FiniteJob j{w, finite_updater(updater, w, "train"), policy.p, f, e, r, o.config};
                 j.config.seed = s;
                 jobs.push_back(std::move(j));
             }
@@ -308,7 +279,7 @@ void bind_train(py::module_& m) {
             std::vector<PyTrainResult> out(jobs.size());
             std::atomic<bool> stop{false};
             run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_finite(jobs[i], stop); }, stop);
-            return results(std::move(out), o.seeds.has_value());
+            return results(std::move(out), o);
         },
         py::arg("world"), py::arg("updater") = py::none(), py::arg("policy"), py::arg("feedback") = "mse",
         py::arg("estimator") = "batch-mean", py::arg("step") = "constant", py::kw_only(),
@@ -365,7 +336,7 @@ void bind_train(py::module_& m) {
             run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_learned(jobs[i], stop, fits[i]); }, stop);
             for (std::size_t i = 0; i < out.size(); ++i)
                 for (const FitRecord& f : fits[i]) out[i].fits.push_back(fit_dict(f));
-            return results(std::move(out), o.seeds.has_value());
+            return results(std::move(out), o);
         },
         py::arg("world"), py::arg("policy"), py::arg("feedback") = "reg-mbe", py::arg("estimator") = "batch-mean",
         py::arg("step") = "constant", py::kw_only(), py::arg("latent_states") = 0, py::arg("warmup") = 500,
