@@ -1,0 +1,406 @@
+// maxent/belief/learned/em.hpp — fitting an IOHMM (iohmm.hpp) to action–observation
+// sequences by expectation–maximisation (Baum–Welch), with random restarts.
+//
+//   * E step: forward–backward per sequence; expected counts of the initial state, of the
+//     transitions per action and of the emissions.
+//   * M step with Dirichlet (add-α) smoothing, α = IohmmOptions::smoothing >= 0: every
+//     distribution is (expected counts + α) / (their total + n α). For α > 0 this is the MAP
+//     estimate under a Dirichlet(α + 1) prior on each row, and EM never decreases the
+//     penalised log-likelihood ℓ(θ) + α Σ log θ (`IohmmFit::penalized_log_likelihood`); for
+//     α = 0 it is maximum likelihood and ℓ itself never decreases. A row whose expected counts
+//     are all zero (only with α = 0) keeps its previous values (ℓ does not depend on it).
+//   * Restarts: restart r draws its start from maxent::stream(seed, r, 0) (random rows, then
+//     emission rows anchored on observed observations: detail::random_model and
+//     detail::anchor_emissions say how; anchoring keeps EM out of poor local optima when the
+//     observations are informative). The restart with the highest final training ℓ is kept
+//     (the lowest index on ties).
+//   * Stopping: after computing ℓ(θ_i), when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance ·
+//     |ℓ(θ_{i-1})|, or when i = max_iterations. The result is θ_i; the history has
+//     iterations + 1 entries (θ_0 is the start). Held-out sequences are only scored, for
+//     every θ_i.
+//   * Threads: blocks of IohmmOptions::block_size sequences, one job each, added in index
+//     order: results identical (==) for any thread count.
+// Errors (naming the value): config_error for L, A, O, restarts or block size 0, a negative or
+// non-finite smoothing or tolerance, an anchor weight outside [0, 1], no training sequences, or
+// a malformed sequence; numeric_error when a training sequence gets probability 0 (α = 0 only).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/learned/iohmm.hpp"
+#include "maxent/belief/learned/sequences.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/parallel.hpp"
+#include "maxent/core/random.hpp"
+
+namespace maxent {
+
+struct IohmmOptions {
+    std::size_t latent_states = 0;     ///< L >= 1
+    std::size_t num_actions = 0;       ///< A >= 1: the world's actions (data outside [0, A) is an error)
+    std::size_t num_observations = 0;  ///< O >= 1: the world's observations
+    EmissionModel emission = EmissionModel::shared;
+    double smoothing = 1e-3;           ///< α >= 0 (finite): added to every expected count
+    std::size_t restarts = 3;          ///< random starts (>= 1); the best final log-likelihood wins
+    double anchor_weight = 0.5;        ///< w in [0, 1]: weight of each latent state's anchor observation in
+                                       ///< its initial emission rows (0 = plain random rows; see anchor_emissions)
+    std::size_t max_iterations = 200;  ///< M steps per restart at most
+    double tolerance = 1e-6;           ///< stop when the relative change of ℓ is at most this
+    std::uint64_t seed = 0;            ///< restart r starts from maxent::stream(seed, r, 0)
+    std::size_t threads = 1;           ///< worker threads (0 = all hardware threads); results do not depend on it
+    std::size_t block_size = 32;       ///< sequences per block of work (the results depend on it, not on threads)
+};
+
+struct IohmmFit {
+    IohmmModel model;                            ///< θ_n of the chosen restart
+    std::vector<double> log_likelihood;          ///< ℓ(θ_0) .. ℓ(θ_n) on the training sequences (chosen restart)
+    std::vector<double> penalized_log_likelihood;  ///< ℓ(θ_i) + α Σ log θ_i (= ℓ for α = 0): never decreases
+    std::vector<double> heldout_log_likelihood;  ///< ℓ of the held-out sequences under θ_0 .. θ_n (empty if none)
+    std::vector<double> restart_log_likelihood;  ///< final training ℓ of every restart
+    std::vector<std::size_t> restart_iterations; ///< M steps run by every restart
+    std::size_t restart = 0;                     ///< the restart chosen
+    std::size_t iterations = 0;                  ///< n: the M steps run by the chosen restart
+    bool converged = false;                      ///< stopped by the tolerance rather than max_iterations
+
+    [[nodiscard]] double final_log_likelihood() const { return log_likelihood.back(); }
+};
+
+namespace detail {
+
+/// Expected counts of one block of sequences (before the transitions are multiplied by P̂).
+struct IohmmCounts {
+    Eigen::VectorXd initial;                // Σ γ_1
+    std::vector<Eigen::MatrixXd> outer;     // per action: Σ_k α̂_k w_kᵀ; times P̂_a entrywise = expected transitions
+    std::vector<Eigen::MatrixXd> emission;  // per emission slot: L x O expected emissions (shared: with o_1)
+    Eigen::MatrixXd initial_emission;       // per_action only: L x O expected o_1 emissions
+    double log_likelihood = 0.0;
+
+    IohmmCounts(const IohmmModel& m, bool per_action) {
+        const auto L = m.initial.size();
+        const auto O = eidx(m.num_observations());
+        initial = Eigen::VectorXd::Zero(L);
+        outer.assign(m.transitions.size(), Eigen::MatrixXd::Zero(L, L));
+        emission.assign(m.emissions.size(), Eigen::MatrixXd::Zero(L, O));
+        if (per_action) initial_emission = Eigen::MatrixXd::Zero(L, O);
+    }
+    void add(const IohmmCounts& o) {
+        initial += o.initial;
+        for (std::size_t a = 0; a < outer.size(); ++a) outer[a] += o.outer[a];
+        for (std::size_t k = 0; k < emission.size(); ++k) emission[k] += o.emission[k];
+        if (initial_emission.size() > 0) initial_emission += o.initial_emission;
+        log_likelihood += o.log_likelihood;
+    }
+};
+
+/// Where a training sequence became impossible (thrown after the parallel section).
+struct ImpossibleSequence {
+    std::size_t sequence = 0;
+    std::size_t step = 0;
+};
+
+/// The E step on sequences [begin, end): expected counts and log-likelihood. Returns the
+/// first impossible sequence through `bad` (and the counts so far) when one is found.
+inline IohmmCounts expected_counts(const IohmmModel& m, std::span<const ActionObservationSequence> data,
+                                   std::size_t begin, std::size_t end, bool per_action, ImpossibleSequence& bad) {
+    IohmmCounts counts(m, per_action);
+    Eigen::MatrixXd alpha;
+    Eigen::VectorXd c, beta, w, gamma;
+    const auto L = m.initial.size();
+    beta.resize(L);
+    w.resize(L);
+    gamma.resize(L);
+    Eigen::MatrixXd& first_emission = per_action ? counts.initial_emission : counts.emission[0];
+    for (std::size_t n = begin; n < end; ++n) {
+        const ActionObservationSequence& s = data[n];
+        const std::size_t steps = s.observations.size();
+        if (const std::size_t failed = forward(m, s, alpha, c); failed != 0) {
+            bad = {n, failed};
+            return counts;
+        }
+        counts.log_likelihood += sum_log(c, steps);
+        beta.setOnes();
+        for (std::size_t k = steps - 1; k >= 1; --k) {
+            const std::size_t a = s.actions[k - 1];
+            const auto o = eidx(s.observations[k]);
+            const auto col = eidx(k);
+            gamma = alpha.col(col).cwiseProduct(beta);  // P(z_{k+1} | all)
+            counts.emission[per_action ? a : 0].col(o) += gamma;
+            w = m.emission(a).col(o).cwiseProduct(beta) / c[col];
+            counts.outer[a].noalias() += alpha.col(col - 1) * w.transpose();
+            beta.noalias() = m.transitions[a] * w;
+        }
+        gamma = alpha.col(0).cwiseProduct(beta);
+        counts.initial += gamma;
+        first_emission.col(eidx(s.observations[0])) += gamma;
+    }
+    return counts;
+}
+
+/// row <- (counts + α) / total, unless the total is 0 (then the row is kept).
+template <class Row, class Counts>
+void smoothed_row(Row&& row, const Counts& counts, double alpha) {
+    const double total = counts.sum() + alpha * static_cast<double>(counts.size());
+    if (!(total > 0.0)) return;
+    row = ((counts.array() + alpha) / total).matrix();
+}
+
+/// α Σ log θ over every distribution of the model (0 for α = 0).
+inline double log_prior(const IohmmModel& m, double alpha) {
+    if (alpha == 0.0) return 0.0;
+    double sum = m.initial.array().log().sum();
+    for (const auto& P : m.transitions) sum += P.array().log().sum();
+    for (const auto& E : m.emissions) sum += E.array().log().sum();
+    if (m.emission_model == EmissionModel::per_action) sum += m.initial_emission.array().log().sum();
+    return alpha * sum;
+}
+
+/// A random row: every entry an Exp(1) draw -log(1 - u), u = uniform01(g), plus 1e-3, then
+/// normalised (a Dirichlet(1) draw kept away from 0).
+template <class Row, class G>
+void random_row(Row&& row, G& g) {
+    double total = 0.0;
+    for (Eigen::Index j = 0; j < row.size(); ++j) {
+        const double v = -std::log(1.0 - uniform01(g)) + 1e-3;
+        row[j] = v;
+        total += v;
+    }
+    row /= total;
+}
+
+/// A random start: rows drawn by random_row in the order μ̂, P̂_0 .. P̂_{A-1} row by row, Ô (or
+/// Ô_0 .. Ô_{A-1}) row by row, then Ô_1 (per_action only; shared: Ô_1 = Ô).
+template <class G>
+IohmmModel random_model(std::size_t L, std::size_t A, std::size_t O, EmissionModel emission, G& g) {
+    IohmmModel m;
+    m.emission_model = emission;
+    const auto l = eidx(L), o = eidx(O);
+    m.initial.resize(l);
+    random_row(m.initial, g);
+    m.transitions.assign(A, Eigen::MatrixXd(l, l));
+    for (auto& P : m.transitions)
+        for (Eigen::Index z = 0; z < l; ++z) random_row(P.row(z), g);
+    m.emissions.assign(emission == EmissionModel::shared ? 1 : A, Eigen::MatrixXd(l, o));
+    for (auto& E : m.emissions)
+        for (Eigen::Index z = 0; z < l; ++z) random_row(E.row(z), g);
+    if (emission == EmissionModel::shared) {
+        m.initial_emission = m.emissions[0];
+    } else {
+        m.initial_emission.resize(l, o);
+        for (Eigen::Index z = 0; z < l; ++z) random_row(m.initial_emission.row(z), g);
+    }
+    return m;
+}
+
+/// Anchors the emission rows of a random start: latent state z gets an anchor observation,
+/// drawn from the observations seen in `data` with probability proportional to their counts,
+/// without replacement while unused ones remain (then afresh from all of them), and its
+/// emission rows (every slot, and Ô_1) become (1 - w) row + w one-hot(anchor). Drawn with the
+/// generator of random_model, after it. Why: with informative observations, plain random
+/// emissions leave EM in poor local optima (docs/performance.md, "Learned belief models").
+template <class G>
+void anchor_emissions(IohmmModel& m, std::span<const ActionObservationSequence> data, double w, G& g) {
+    if (w == 0.0) return;
+    const std::size_t O = m.num_observations(), L = m.num_latent_states();
+    std::vector<double> counts(O, 0.0);
+    for (const auto& s : data)
+        for (const std::size_t o : s.observations) counts[o] += 1.0;
+    std::vector<double> left = counts;
+    for (std::size_t z = 0; z < L; ++z) {
+        double total = 0.0;
+        for (const double c : left) total += c;
+        if (!(total > 0.0)) {
+            left = counts;
+            for (const double c : left) total += c;
+        }
+        const double u = uniform01(g) * total;
+        double cumulative = 0.0;
+        std::size_t anchor = O;
+        for (std::size_t o = 0; o < O; ++o) {
+            if (left[o] == 0.0) continue;
+            anchor = o;  // the last observation with weight, should rounding leave u beyond the total
+            cumulative += left[o];
+            if (u < cumulative) break;
+        }
+        left[anchor] = 0.0;
+        const auto zi = eidx(z), oi = eidx(anchor);
+        for (auto& E : m.emissions) {
+            E.row(zi) *= 1.0 - w;
+            E(zi, oi) += w;
+        }
+        if (m.emission_model == EmissionModel::per_action) {
+            m.initial_emission.row(zi) *= 1.0 - w;
+            m.initial_emission(zi, oi) += w;
+        }
+    }
+    if (m.emission_model == EmissionModel::shared) m.initial_emission = m.emissions[0];
+}
+
+/// The M step: m <- the add-α smoothed, normalised expected counts (this header's comment).
+inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
+    smoothed_row(m.initial, t.initial, alpha);
+    Eigen::MatrixXd xi;
+    for (std::size_t a = 0; a < m.transitions.size(); ++a) {
+        xi = m.transitions[a].cwiseProduct(t.outer[a]);
+        for (Eigen::Index z = 0; z < xi.rows(); ++z) smoothed_row(m.transitions[a].row(z), xi.row(z), alpha);
+    }
+    for (std::size_t k = 0; k < m.emissions.size(); ++k)
+        for (Eigen::Index z = 0; z < t.emission[k].rows(); ++z)
+            smoothed_row(m.emissions[k].row(z), t.emission[k].row(z), alpha);
+    if (t.initial_emission.size() > 0) {
+        for (Eigen::Index z = 0; z < t.initial_emission.rows(); ++z)
+            smoothed_row(m.initial_emission.row(z), t.initial_emission.row(z), alpha);
+    } else {
+        m.initial_emission = m.emissions[0];
+    }
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/// Checks the options (except the model size) and the sequences; config_error naming the value.
+inline void check_fit_inputs(std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                             std::span<const ActionObservationSequence> heldout, const char* where) {
+    const std::size_t A = options.num_actions, O = options.num_observations;
+    if (A == 0) throw config_error(detail::message(where, ": the number of actions must be at least 1, got 0"));
+    if (O == 0) throw config_error(detail::message(where, ": the number of observations must be at least 1, got 0"));
+    if (!std::isfinite(options.smoothing) || !(options.smoothing >= 0.0))
+        throw config_error(detail::message(where, ": the smoothing α must be finite and >= 0, got ",
+                                           options.smoothing));
+    if (!std::isfinite(options.tolerance) || !(options.tolerance >= 0.0))
+        throw config_error(detail::message(where, ": the tolerance must be finite and >= 0, got ",
+                                           options.tolerance));
+    if (options.block_size == 0) throw config_error(detail::message(where, ": the block size must be at least 1, got 0"));
+    if (train.empty()) throw config_error(detail::message(where, ": no training sequences (the set is empty)"));
+    for (std::size_t n = 0; n < train.size(); ++n)
+        detail::check_sequence(train[n], n, A, O, where, "training sequence");
+    for (std::size_t n = 0; n < heldout.size(); ++n)
+        detail::check_sequence(heldout[n], n, A, O, where, "held-out sequence");
+}
+
+/// EM from the start `m` until the tolerance or options.max_iterations; `r` is the restart's
+/// index, only for messages and IohmmFit::restart.
+inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                       std::span<const ActionObservationSequence> heldout, std::size_t r, const char* where) {
+    const bool per_action = options.emission == EmissionModel::per_action;
+    const double alpha = options.smoothing;
+    const std::size_t block = options.block_size;
+    const std::size_t train_blocks = detail::block_count(train.size(), block);
+    const std::size_t heldout_blocks = detail::block_count(heldout.size(), block);
+    IohmmFit fit;
+    fit.restart = r;
+    for (std::size_t it = 0;; ++it) {
+        // E step over the blocks, added in index order.
+        std::vector<detail::ImpossibleSequence> bad(train_blocks);
+        std::vector<detail::IohmmCounts> parts = run_parallel(train_blocks, options.threads, [&](std::size_t b) {
+            return detail::expected_counts(m, train, b * block, std::min(train.size(), (b + 1) * block), per_action,
+                                           bad[b]);
+        });
+        for (const auto& x : bad)
+            if (x.step != 0) {
+                const auto& s = train[x.sequence];
+                throw numeric_error(detail::message(
+                    where, ": training sequence ", x.sequence,
+                    s.id.empty() ? std::string() : detail::message(" ('", s.id, "')"),
+                    " has probability 0 under the model at step ", x.step, " (restart ", r, ", iteration ", it,
+                    "; with smoothing α = 0 the forward normaliser underflowed or a parameter reached 0; "
+                    "use α > 0)"));
+            }
+        detail::IohmmCounts total = std::move(parts[0]);
+        for (std::size_t b = 1; b < parts.size(); ++b) total.add(parts[b]);
+        const double ll = total.log_likelihood;
+        fit.log_likelihood.push_back(ll);
+        fit.penalized_log_likelihood.push_back(ll + detail::log_prior(m, alpha));
+        if (!heldout.empty()) {
+            const auto lls = run_parallel(heldout_blocks, options.threads, [&](std::size_t b) {
+                return detail::block_log_likelihood(m, heldout, b * block, std::min(heldout.size(), (b + 1) * block));
+            });
+            double h = 0.0;
+            for (const double v : lls) h += v;
+            fit.heldout_log_likelihood.push_back(h);
+        }
+        if (it >= 1) {
+            const double previous = fit.log_likelihood[it - 1];
+            if (std::abs(ll - previous) <= options.tolerance * std::abs(previous)) {
+                fit.converged = true;
+                break;
+            }
+        }
+        if (it == options.max_iterations) break;
+        detail::maximise(total, alpha, m);
+        fit.iterations = it + 1;
+    }
+    fit.model = std::move(m);
+    fit.restart_log_likelihood.push_back(fit.log_likelihood.back());
+    fit.restart_iterations.push_back(fit.iterations);
+    return fit;
+}
+
+}  // namespace detail
+
+/// Fits an IOHMM with L = options.latent_states latent states to the training sequences by
+/// EM with random restarts (as this header's comment says); held-out sequences are only scored.
+[[nodiscard]] inline IohmmFit fit_iohmm(std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                                        std::span<const ActionObservationSequence> heldout = {}) {
+    constexpr const char* where = "fit_iohmm";
+    const std::size_t L = options.latent_states;
+    if (L == 0) throw config_error("fit_iohmm: the number of latent states L must be at least 1, got 0");
+    if (options.restarts == 0) throw config_error("fit_iohmm: the number of restarts must be at least 1, got 0");
+    if (!(options.anchor_weight >= 0.0 && options.anchor_weight <= 1.0))
+        throw config_error(detail::message("fit_iohmm: the anchor weight must be in [0, 1], got ",
+                                           options.anchor_weight));
+    detail::check_fit_inputs(train, options, heldout, where);
+
+    IohmmFit best;
+    bool have_best = false;
+    for (std::size_t r = 0; r < options.restarts; ++r) {
+        DefaultRng g = stream(options.seed, r, 0);
+        IohmmModel m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
+        detail::anchor_emissions(m, train, options.anchor_weight, g);
+        IohmmFit fit = detail::run_em(std::move(m), train, options, heldout, r, where);
+        best.restart_log_likelihood.push_back(fit.log_likelihood.back());
+        best.restart_iterations.push_back(fit.iterations);
+        if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
+            auto restarts = std::move(best.restart_log_likelihood);
+            auto iterations = std::move(best.restart_iterations);
+            best = std::move(fit);
+            best.restart_log_likelihood = std::move(restarts);
+            best.restart_iterations = std::move(iterations);
+            have_best = true;
+        }
+    }
+    return best;
+}
+
+/// Warm-started EM: continues from `start` (one run, no random restart, so latent state z of
+/// the result is still the state z of `start` — what keeps a policy over the latent states
+/// meaningful across refits). Uses options.num_actions, num_observations, smoothing,
+/// max_iterations, tolerance, threads and block_size; latent_states, emission, restarts,
+/// anchor_weight and seed are taken from `start` or unused. The history starts with ℓ(start).
+/// Throws config_error when `start` does not have the options' sizes or is malformed, or for
+/// the inputs fit_iohmm refuses; numeric_error as fit_iohmm (with α = 0 only).
+[[nodiscard]] inline IohmmFit refit_iohmm(const IohmmModel& start, std::span<const ActionObservationSequence> train,
+                                          const IohmmOptions& options,
+                                          std::span<const ActionObservationSequence> heldout = {}) {
+    constexpr const char* where = "refit_iohmm";
+    detail::check_model_shape(start, where);
+    detail::check_fit_inputs(train, options, heldout, where);
+    if (start.num_actions() != options.num_actions || start.num_observations() != options.num_observations)
+        throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",
+                                           start.num_observations(), " observations; the options say ",
+                                           options.num_actions, " and ", options.num_observations));
+    IohmmOptions o = options;
+    o.emission = start.emission_model;
+    return detail::run_em(start, train, o, heldout, 0, where);
+}
+
+}  // namespace maxent
