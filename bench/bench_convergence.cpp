@@ -1,4 +1,4 @@
-// Convergence study (issue 5): how many iterations each gradient estimator and step rule
+// Convergence study: how many iterations each gradient estimator and step rule
 // needs on the 5 x 5 room before the batch-mean true-state entropy first reaches
 // 0.95 log 25, compared with the paper's choice (batch-mean baseline, constant α = 0.3).
 //
@@ -18,7 +18,7 @@
 // H(d(τ_S)) is >= 0.95 log 25 ≈ 3.0583; the trainer's callback stops the run there.
 // Runs that never reach it within K also report their best batch mean and the mean over
 // their last 500 iterations. All (configuration, seed) runs go through run_parallel
-// (optim/parallel.hpp), so the results do not depend on the thread count.
+// (core/parallel.hpp), so the results do not depend on the thread count.
 //
 // Usage: maxent_bench_convergence [--out FILE.json] [--threads N] [--K K] [--seeds N]
 //                                 [--quick]   (quick: K = 1500, 4 seeds)
@@ -42,7 +42,7 @@
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
-#include "maxent/optim/parallel.hpp"
+#include "maxent/core/parallel.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"

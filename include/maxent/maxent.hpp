@@ -37,7 +37,6 @@
 #include "maxent/optim/estimator_quality.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"
-#include "maxent/optim/parallel.hpp"
 #include "maxent/optim/row_sparse_batch.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/step_rules.hpp"

@@ -1,5 +1,5 @@
 // tests/compile_fail/pomdp_missing_horizon.cpp — a model type with every member of
-// maxent::Pomdp except horizon() must be rejected at the entry point by
+// maxent::ExplicitPomdp except horizon() must be rejected at the entry point by
 // `static_assert(maxent::require_pomdp<M>())` with a message naming the missing member.
 // Run by cmake/CompileFailTest.cmake: with -DMAXENT_COMPILE_FAIL_CONTROL the member is
 // present and the file must compile; without it the compilation must fail with:

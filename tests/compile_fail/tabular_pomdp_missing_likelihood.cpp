@@ -1,5 +1,5 @@
-// tests/compile_fail/tabular_pomdp_missing_likelihood.cpp — a model type that is a maxent::Pomdp but
-// lacks likelihood(a, o) must be rejected at an entry point that needs a TabularPomdp by
+// tests/compile_fail/tabular_pomdp_missing_likelihood.cpp — a model type that is a
+// maxent::ExplicitPomdp but lacks likelihood(a, o) must be rejected at an entry point that needs a TabularPomdp by
 // `static_assert(maxent::require_tabular_pomdp<M>())` with a message naming the member.
 // Run by cmake/CompileFailTest.cmake: with -DMAXENT_COMPILE_FAIL_CONTROL the member is
 // present and the file must compile; without it the compilation must fail with:

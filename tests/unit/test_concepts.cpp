@@ -1,7 +1,8 @@
-// Compile-time tests of model/concepts.hpp and belief/concepts.hpp: what satisfies Pomdp,
-// TabularPomdp, LabelledPomdp, GenerativePomdp, Environment and BeliefUpdater and what does not. Every type missing exactly one required member fails
-// its concept, and the named check in maxent::concept_checks for that member is the one
-// that is false (all other checks stay true), so require_*() reports that member only.
+// Compile-time tests of model/concepts.hpp and belief/concepts.hpp: what satisfies
+// ExplicitPomdp, TabularPomdp, LabelledPomdp, GenerativePomdp, Environment and BeliefUpdater
+// and what does not. Every type missing exactly one required member fails its concept, and
+// the named check in maxent::concept_checks for that member is the one that is false (all
+// other checks stay true), so require_*() reports that member only.
 // The types below are declarations only: concepts never call their members.
 #include <catch2/catch.hpp>
 
@@ -22,7 +23,7 @@ namespace concepts_test {
 
 using maxent::SparseDistribution;
 
-// --- building blocks of a Pomdp, one per required expression group ------------------------
+// --- building blocks of an ExplicitPomdp, one per required expression group ------------------------
 struct LabelTypes {
     using state_type = int;
     using action_type = char;
@@ -73,7 +74,7 @@ struct Likelihood {
     SparseDistribution likelihood(std::size_t a, std::size_t o) const;
 };
 
-// A minimal hand-written Pomdp (no likelihood, so not a TabularPomdp) and its tabular form.
+// A minimal hand-written ExplicitPomdp (no likelihood, so not a TabularPomdp) and its tabular form.
 struct MinimalPomdp : LabelTypes, NumStates, OtherSizes, Horizon, LabelMaps, Initial, Transition, Observations {};
 struct MinimalTabular : MinimalPomdp, Likelihood {};
 
@@ -89,7 +90,7 @@ struct NoObservationMap : LabelTypes, NumStates, OtherSizes, Horizon, LabelMapsW
                           Transition, Observations {};
 struct NoInitial : LabelTypes, NumStates, OtherSizes, Horizon, LabelMaps, Transition, Observations {};
 
-// The ten named checks of Pomdp, in the order of `Check` below.
+// The ten named checks of ExplicitPomdp, in the order of `Check` below.
 enum class Check : std::size_t {
     label_types,
     num_states,
@@ -154,12 +155,12 @@ struct NoUpdaterDimension {
 using namespace concepts_test;
 namespace cc = maxent::concept_checks;
 
-TEST_CASE("FinitePomdp satisfies Pomdp and TabularPomdp", "[concepts]") {
+TEST_CASE("FinitePomdp satisfies ExplicitPomdp and TabularPomdp", "[concepts]") {
     using Strings = maxent::FinitePomdp<std::string, std::string, std::string>;
     using Ints = maxent::FinitePomdp<int, int, int>;
-    STATIC_REQUIRE(maxent::Pomdp<Strings>);
+    STATIC_REQUIRE(maxent::ExplicitPomdp<Strings>);
     STATIC_REQUIRE(maxent::TabularPomdp<Strings>);
-    STATIC_REQUIRE(maxent::Pomdp<Ints>);
+    STATIC_REQUIRE(maxent::ExplicitPomdp<Ints>);
     STATIC_REQUIRE(maxent::TabularPomdp<Ints>);
     STATIC_REQUIRE(maxent::LabelledPomdp<Ints>);
     STATIC_REQUIRE(maxent::Environment<Ints>);
@@ -170,13 +171,13 @@ TEST_CASE("FinitePomdp satisfies Pomdp and TabularPomdp", "[concepts]") {
     STATIC_REQUIRE(maxent::require_pomdp<Ints>());
     STATIC_REQUIRE(maxent::require_tabular_pomdp<Ints>());
     // Concepts look at the type only: a pointer or an unrelated type is not a model.
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<Ints*>);
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<int>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<Ints*>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<int>);
     STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<Ints>);
 }
 
-TEST_CASE("a minimal hand-written model is a Pomdp but, without likelihood(), not a TabularPomdp", "[concepts]") {
-    STATIC_REQUIRE(maxent::Pomdp<MinimalPomdp>);
+TEST_CASE("a minimal hand-written model is an ExplicitPomdp but, without likelihood(), not a TabularPomdp", "[concepts]") {
+    STATIC_REQUIRE(maxent::ExplicitPomdp<MinimalPomdp>);
     STATIC_REQUIRE(pomdp_checks<MinimalPomdp> == all_but());
     STATIC_REQUIRE(maxent::require_pomdp<MinimalPomdp>());
     STATIC_REQUIRE_FALSE(cc::has_likelihood<MinimalPomdp>);
@@ -190,20 +191,20 @@ TEST_CASE("a minimal hand-written model is a Pomdp but, without likelihood(), no
 TEST_CASE("no horizon(): only has_horizon is false", "[concepts]") {
     STATIC_REQUIRE_FALSE(cc::has_horizon<NoHorizon>);
     STATIC_REQUIRE(pomdp_checks<NoHorizon> == all_but(Check::horizon));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<NoHorizon>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<NoHorizon>);
     STATIC_REQUIRE_FALSE(maxent::TabularPomdp<NoHorizon>);
 }
 
 TEST_CASE("no num_states(): only has_num_states is false", "[concepts]") {
     STATIC_REQUIRE_FALSE(cc::has_num_states<NoNumStates>);
     STATIC_REQUIRE(pomdp_checks<NoNumStates> == all_but(Check::num_states));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<NoNumStates>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<NoNumStates>);
 }
 
 TEST_CASE("transition() returning a dense vector: only has_transition is false", "[concepts]") {
     STATIC_REQUIRE_FALSE(cc::has_transition<WrongTransition>);
     STATIC_REQUIRE(pomdp_checks<WrongTransition> == all_but(Check::transition));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<WrongTransition>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<WrongTransition>);
 }
 
 TEST_CASE("no state_type typedef: has_label_types is false (and the label maps, stated in it)", "[concepts]") {
@@ -213,14 +214,14 @@ TEST_CASE("no state_type typedef: has_label_types is false (and the label maps, 
     STATIC_REQUIRE_FALSE(cc::has_label_maps<NoStateType>);
     STATIC_REQUIRE(pomdp_checks<NoStateType> == all_but(Check::label_types, Check::label_maps));
     // Labels are an optional refinement (messages only): still an explicit model.
-    STATIC_REQUIRE(maxent::Pomdp<NoStateType>);
+    STATIC_REQUIRE(maxent::ExplicitPomdp<NoStateType>);
     STATIC_REQUIRE_FALSE(maxent::LabelledPomdp<NoStateType>);
 }
 
 TEST_CASE("no label maps: only has_label_maps is false", "[concepts]") {
     STATIC_REQUIRE_FALSE(cc::has_label_maps<NoLabelMaps>);
     STATIC_REQUIRE(pomdp_checks<NoLabelMaps> == all_but(Check::label_maps));
-    STATIC_REQUIRE(maxent::Pomdp<NoLabelMaps>);
+    STATIC_REQUIRE(maxent::ExplicitPomdp<NoLabelMaps>);
     STATIC_REQUIRE_FALSE(maxent::LabelledPomdp<NoLabelMaps>);
     // Missing only the observation map is enough to fail the labelled refinement.
     STATIC_REQUIRE_FALSE(cc::has_label_maps<NoObservationMap>);
@@ -231,7 +232,7 @@ TEST_CASE("no label maps: only has_label_maps is false", "[concepts]") {
 TEST_CASE("no initial_distribution(): only has_initial_distribution is false", "[concepts]") {
     STATIC_REQUIRE_FALSE(cc::has_initial_distribution<NoInitial>);
     STATIC_REQUIRE(pomdp_checks<NoInitial> == all_but(Check::initial_distribution));
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<NoInitial>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<NoInitial>);
 }
 
 TEST_CASE("a minimal archetype with a templated update satisfies BeliefUpdater", "[concepts]") {
@@ -243,7 +244,7 @@ TEST_CASE("a minimal archetype with a templated update satisfies BeliefUpdater",
     // update() is non-const: a const updater is not an updater.
     STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<const ArchetypeUpdater>);
     // An updater is not a model.
-    STATIC_REQUIRE_FALSE(maxent::Pomdp<ArchetypeUpdater>);
+    STATIC_REQUIRE_FALSE(maxent::ExplicitPomdp<ArchetypeUpdater>);
 }
 
 TEST_CASE("updaters missing one member fail BeliefUpdater on that member's check", "[concepts]") {

@@ -14,8 +14,7 @@
 //                     with_state_binning(model, bins, fn).
 //   ExplicitPomdp     finite, enumerated states 0..S-1 with sparse distributions: μ,
 //                     P(· | s, a), Obs(· | s', a), the first observation's law. Sampled by
-//                     categorical draws; true states are counted by index. (`Pomdp` is the
-//                     same concept under its earlier name.)
+//                     categorical draws; true states are counted by index.
 //   TabularPomdp      an ExplicitPomdp that also gives the likelihood columns Obs(o | ·, a)
 //                     the exact Bayes filter multiplies by.
 //   LabelledPomdp     an ExplicitPomdp with label maps both ways (state_label(i) /
@@ -220,10 +219,6 @@ concept ExplicitPomdp = concept_checks::has_num_states<M> && concept_checks::has
                         concept_checks::has_num_observations<M> && concept_checks::has_horizon<M> &&
                         concept_checks::has_initial_distribution<M> && concept_checks::has_transition<M> &&
                         concept_checks::has_observation<M> && concept_checks::has_initial_observation<M>;
-
-/// The explicit model concept under its earlier name.
-template <class M>
-concept Pomdp = ExplicitPomdp<M>;
 
 template <class M>
 concept TabularPomdp = ExplicitPomdp<M> && concept_checks::has_likelihood<M>;

@@ -157,7 +157,7 @@ namespace detail {
 /// The coarse bound, O(S · A) scans: |supp μ| · max |supp initial_observation(s)|
 /// · (A · max |supp P(· | s, a)| · max |supp Obs(· | s', a)|)^K · S^T (the last factor only with
 /// believed states). The fallback of leaf_bound when its recursion would take too long.
-template <Pomdp M>
+template <ExplicitPomdp M>
 [[nodiscard]] std::size_t product_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
     const std::size_t S = model.num_states();
     const std::size_t A = model.num_actions();
@@ -189,7 +189,7 @@ template <Pomdp M>
 /// |supp b_1|; `column` (A · O entries, or empty) the size of the likelihood column
 /// |{s' : Obs(o | s', a) > 0}| of each (a, o), which bounds the support of a Bayes filter's
 /// belief after (a, o); empty means S.
-template <Pomdp M>
+template <ExplicitPomdp M>
 [[nodiscard]] std::size_t leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting,
                                      std::size_t prior_support, const std::vector<std::size_t>& column) {
     const std::size_t S = model.num_states();
@@ -272,7 +272,7 @@ template <Pomdp M>
 }
 
 /// |{s' : Obs(o | s', a) > 0}| for every (a, o), at index a · O + o.
-template <Pomdp M>
+template <ExplicitPomdp M>
 [[nodiscard]] std::vector<std::size_t> likelihood_column_sizes(const M& model) {
     const std::size_t A = model.num_actions();
     const std::size_t O = model.num_observations();
@@ -300,7 +300,7 @@ template <Pomdp M>
 /// models whose counts grow slowly over very long horizons it falls back to the coarser
 ///   |supp μ| · max |supp initial_observation| · (A · max |supp P| · max |supp Obs|)^K · S^T.
 /// Saturates at the largest std::size_t.
-template <Pomdp M>
+template <ExplicitPomdp M>
 [[nodiscard]] std::size_t exact_leaf_bound(const M& model, RolloutNeeds needs, StateCounting counting) {
     static_assert(require_pomdp<M>());
     return detail::leaf_bound(model, needs, counting, model.num_states(), {});
@@ -327,7 +327,7 @@ namespace detail {
 
 /// The leaf bound of the enumeration with this updater (refined for the model's own Bayes
 /// filter), checked against options.max_leaves.
-template <Pomdp M, class U, Feedback F>
+template <ExplicitPomdp M, class U, Feedback F>
 std::size_t checked_leaf_bound(const M& model, const U& updater, const F& feedback, const ExactOptions& options) {
     const RolloutNeeds needs = feedback.needs();
     std::size_t bound = 0;
@@ -354,7 +354,7 @@ std::size_t checked_leaf_bound(const M& model, const U& updater, const F& feedba
 /// trajectory being built and one scratch buffer per depth; nothing is allocated per node
 /// (beyond what the policy's own probabilities/log_gradient allocate). The constructor runs
 /// every check, in the order given in the header, before allocating.
-template <Pomdp M, BeliefUpdater U, Policy P, Feedback F>
+template <ExplicitPomdp M, BeliefUpdater U, Policy P, Feedback F>
 class ExactEnumerator {
 public:
     ExactEnumerator(const M& model, U& updater, const P& policy, const F& feedback, const ExactOptions& options)
@@ -606,7 +606,7 @@ consteval bool require_deterministic_updater() {
 /// config_error when the policy or updater does not fit the model or the feedback is not
 /// finite, zero_likelihood_error when the updater cannot explain a possible observation
 /// (as the Sampler would).
-template <Pomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F>
+template <ExplicitPomdp M, BeliefUpdater U, DifferentiablePolicy P, Feedback F>
 [[nodiscard]] ExactResult exact_objective(const M& model, U updater, const P& policy, const F& feedback,
                                           const ExactOptions& options = {}) {
     static_assert(require_pomdp<M>());
@@ -633,7 +633,7 @@ template <TabularPomdp M, DifferentiablePolicy P, Feedback F>
 
 /// J(θ) only (no log_gradient calls; any Policy), e.g. for finite differences. Same
 /// checks and exceptions as exact_objective.
-template <Pomdp M, BeliefUpdater U, Policy P, Feedback F>
+template <ExplicitPomdp M, BeliefUpdater U, Policy P, Feedback F>
 [[nodiscard]] double exact_objective_value(const M& model, U updater, const P& policy, const F& feedback,
                                            const ExactOptions& options = {}) {
     static_assert(require_pomdp<M>());

@@ -33,7 +33,7 @@
 // and checked against max_buffer_bytes. Row-sparse policies whose parameters may grow
 // (policy/row_score.hpp: class B) are not supported; those with fixed parameters (BA, the
 // mixture, S̃) are sampled with their dense scores. The exact gradient needs a
-// deterministic updater and a Pomdp.
+// deterministic updater and an ExplicitPomdp.
 //
 // Errors (config_error): N = 0, R < 2, ∇J = 0 (relative bias and cosines are undefined
 // there), an estimate whose shape is not θ's; numeric_error for a non-finite estimate; and

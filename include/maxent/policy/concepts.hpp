@@ -63,8 +63,6 @@ struct AgentDimensions {
     /// The length of features(): `features` if set, else `belief`.
     [[nodiscard]] std::size_t feature_dimension() const noexcept { return features != 0 ? features : belief; }
 };
-/// The earlier name of AgentDimensions (whose first field was the model's states).
-using ModelDimensions = AgentDimensions;
 
 // ---------------------------------------------------------------------------------------
 // Policy: an action distribution over the agent's information.
