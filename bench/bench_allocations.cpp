@@ -1,5 +1,5 @@
-// Benchmark: heap allocations per training iteration after warm-up (issue 5: "no heap
-// allocation inside an iteration after the first, counted, not assumed").
+// Benchmark: heap allocations per training iteration after warm-up (the target: no heap
+// allocation inside an iteration after the first, counted, not assumed).
 //
 // This executable counts allocations with the allocation audit's counting allocator
 // (tests/support/counting_allocator.hpp, shared with tests/alloc/test_no_allocation.cpp):

@@ -3,43 +3,21 @@
 //
 // Problems (both with the BA policy at a fixed non-uniform θ of independent standard
 // normals, exact Bayes filter with uniform prior, paper state counting):
-//   room3x3_k1_T4_mse   3 x 3 single room, deterministic, Gaussian observations k = 1
-//                       (observation variance 1, all 9 cells observable from every cell),
-//                       start (0, 0), T = 4 (3 actions); feedback MSE; θ seed 31;
-//                       trajectory seed 1001
-//   tiger_T5_mbe        tiger: 2 states (tiger left/right), 3 actions (listen keeps the
-//                       state; open-left/open-right reset it uniformly), 2 observations
-//                       (listen reports the side with accuracy 0.85; after opening the
-//                       observation is uninformative 0.5/0.5), μ uniform, T = 5 (4 actions);
-//                       feedback Reg-MBE with ρ = 0.3 (one believed state per step drawn
-//                       from the belief, minus ρ Σ_t H(b_t): extra variance the MSE problem
-//                       does not have, and a gradient driven by the regulariser); θ seed 32;
-//                       trajectory seed 2002
-// (With plain MBE the tiger's gradient is almost 0 — beliefs stay near uniform whatever
-// the actions — so every estimator's cosine is noise; Reg-MBE makes listening matter.)
-// ∇J is enumerated exactly once per problem (every trajectory, and for MBE every
-// sequence of believed states).
+//   room3x3_k1_T4_mse   3 x 3 single room, deterministic, Gaussian observations k = 1 (all
+//                       9 cells observable from every cell), start (0, 0), T = 4; feedback
+//                       MSE; θ seed 31; trajectory seed 1001
+//   tiger_T5_mbe        tiger: 2 states, 3 actions (listen keeps the state, opening a door
+//                       resets it uniformly), listening reports the side with accuracy 0.85,
+//                       μ uniform, T = 5; feedback Reg-MBE with ρ = 0.3; θ seed 32;
+//                       trajectory seed 2002. (With plain MBE the tiger's gradient is almost
+//                       0 and every cosine is noise; the regulariser makes listening matter.)
+// ∇J is enumerated exactly once per problem.
 //
 // Each benchmark is one call of maxent::estimator_quality (optim/estimator_quality.hpp): R
 // gradient estimates, each from N fresh trajectories (trajectory n of estimate r draws from
-// stream(trajectory seed, r, n), so every estimator sees the SAME trajectories: common
-// random numbers), compared with ∇J. R = 4000 (400 in quick mode). Counters:
-//   grad_norm          ‖∇J‖ (Frobenius)
-//   bias_norm          ‖mean(ĝ) − ∇J‖
-//   rel_bias           bias_norm / ‖∇J‖
-//   bias_se            sqrt(trace(Cov ĝ) / R): the bias_norm expected from sampling noise
-//                      alone for an unbiased estimator (bias_norm of a few bias_se is "no
-//                      detectable bias")
-//   expected_factor    c with E[ĝ] = c ∇J according to estimators.hpp: (N − 1)/N for the
-//                      batch-mean baseline (0 for N = 1: it returns 0), 1 for the others
-//   bias_vs_expected   ‖mean(ĝ) − c ∇J‖ (should be a few bias_se at most)
-//   variance_trace     trace of the sample covariance of ĝ (divisor R − 1)
-//   cosine             mean over the R estimates of cos(ĝ, ∇J) (0 when ĝ = 0)
-//   cosine_of_mean     cos(mean(ĝ), ∇J)
-//   zero_fraction      fraction of estimates that are exactly 0
-//   estimator_call     seconds per estimator call alone (the console prints it with an SI
-//                      prefix); items_per_second: estimates per second including sampling
-// Estimators: the four trajectory-level ones and PerStepBaseline (per-step information).
+// stream(trajectory seed, r, n): every estimator sees the SAME trajectories), compared with
+// ∇J. R = 4000 (400 in quick mode). Estimators: the four trajectory-level ones and
+// PerStepBaseline (per-step information).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -112,6 +90,13 @@ double expected_factor(std::size_t N) {
         return 1.0;
 }
 
+/// Counters: grad_norm ‖∇J‖ (Frobenius); bias_norm ‖mean(ĝ) − ∇J‖; rel_bias = bias_norm / ‖∇J‖;
+/// bias_se = sqrt(trace(Cov ĝ) / R), the bias_norm sampling noise alone gives an unbiased
+/// estimator (a few bias_se: no detectable bias); expected_factor c with E[ĝ] = c ∇J by
+/// estimators.hpp ((N − 1)/N for the batch-mean baseline, 1 for the others); bias_vs_expected
+/// ‖mean(ĝ) − c ∇J‖ (a few bias_se at most); variance_trace (divisor R − 1); cosine = mean of
+/// cos(ĝ, ∇J) (0 when ĝ = 0); cosine_of_mean = cos(mean(ĝ), ∇J); zero_fraction = estimates
+/// exactly 0; estimator_call = seconds per estimator call alone.
 template <class M, class F, class E>
 void estimator_benchmark(benchmark::State& state, const Problem<M, F>& p, std::size_t N, std::size_t R) {
     maxent::EstimatorQuality q;

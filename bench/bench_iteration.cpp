@@ -1,5 +1,5 @@
 // Benchmark: one full training iteration of Algorithm 1 (maxent/optim/trainer.hpp), the
-// hot path of every experiment, against the targets of issue 5 (at most 25 µs per
+// hot path of every experiment, against the performance targets (at most 25 µs per
 // iteration on the 5 x 5 room, at most 100 ns per environment step).
 //
 // What one benchmark iteration is: `Trainer::iterate()` of the real Trainer, constructed
@@ -20,9 +20,9 @@
 // needs it anyway, so its two variants do the same work).
 //
 // Counters: items_per_second = environment steps per second; iterations_per_s;
-// steps_per_s; time_per_step (CPU seconds per step); steps_per_iteration = N · T (the issue's
-// unit: T counted steps per trajectory); S, T, N; true_entropy_end = mean over the last
-// 100 iterations of the batch-mean true-state entropy (a sanity check that it learns).
+// steps_per_s; time_per_step (CPU seconds per step); steps_per_iteration = N · T (the
+// targets' unit: T counted steps per trajectory); S, T, N; true_entropy_end = mean over the
+// last 100 iterations of the batch-mean true-state entropy (a sanity check that it learns).
 #include <benchmark/benchmark.h>
 
 #include <cstddef>

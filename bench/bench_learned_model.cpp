@@ -1,4 +1,4 @@
-// Benchmark of maxent/belief/learned_model.hpp (issue 15): EM for input–output HMMs.
+// Benchmark of maxent/belief/learned/em.hpp: EM for input–output HMMs.
 //
 // Data: episodes of the paper's environment ii, the 6 x 6 four rooms with Gaussian
 // observations of precision k = 10 (S = O = 36, A = 4, T = 36: 36 observations and 35

@@ -1,5 +1,5 @@
 // bench/bench_particles.cpp — the particle filter (belief/particle_filter.hpp) on the rescue
-// world (model/rescue_world.hpp), issue 16's targets (docs/performance.md):
+// world (model/rescue_world.hpp), against the targets of docs/performance.md:
 //   * BM_ParticleStep/n: one belief update (predict, reweight, resample below n_eff = n/2)
 //     plus φ(b) (bilinear features on 6 x 6 nodes) for n = 10^2 .. 10^5 particles, with the
 //     world's own actions and observations (episodes of T = 100); reported per particle-step

@@ -70,7 +70,7 @@ void enumerate(benchmark::State& state, std::size_t n, std::size_t depth, std::s
     state.counters["complete"] = last.complete ? 1.0 : 0.0;
     state.counters["depth_reached"] = static_cast<double>(last.depth_reached());
     for (std::size_t d = 0; d < last.new_per_depth.size(); ++d) {
-        std::string key(1, 'd');  // not "d" + ...: GCC 12 reports a false -Wrestrict
+        std::string key(1, 'd');  // appended, not "d" + ...: that form draws a false -Wrestrict
         key.append(std::to_string(d));
         state.counters[key] = static_cast<double>(last.new_per_depth[d]);
     }

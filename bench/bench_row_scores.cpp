@@ -1,4 +1,4 @@
-// Benchmark: one training iteration with dense against row-sparse scores (issue 20).
+// Benchmark: one training iteration with dense against row-sparse scores.
 //
 // What one benchmark iteration is: `Trainer::iterate()` of the real Trainer (constructed
 // once per benchmark run, learning across iterations): N = 10 rollouts of T steps on an

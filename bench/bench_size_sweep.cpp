@@ -1,42 +1,25 @@
 // Benchmark: cost of one environment step, of one training iteration and of building the
-// model against the problem size (issue 5: "time per step grows no faster than linearly in
-// S"; issue 20, "A map of a million cells": S = 10^6 built in under 10 s, one iteration
-// (N = 10, T = 1000) under 50 ms, peak memory under 2 GiB, time per step flat in S).
+// model against the problem size S. Targets: time per step no faster-growing than linear in S,
+// and for S = 10^6 a model built in under 10 s, one iteration (N = 10, T = 1000) under 50 ms,
+// peak memory under 2 GiB (docs/performance.md, "Cost against problem size").
 //
 // Problems: single rooms of side 5, 10, 20, 40, 80, 160, 320, 640, 1000 (S = 25 .. 10^6),
 // deterministic, Gaussian observations with precision k = 10 and the default sparse
-// threshold of maxent/model/grid_observations.hpp (entries with weight below 1e-12 of the
-// row's largest dropped, rows renormalised: at most 21 entries per row for k = 10), horizon
-// T = 1000 for every side (fixed, so that only S varies), start (0, 0), BA policy, exact
-// Bayes filter (with its belief support), MSE feedback, paper state counting.
+// threshold of maxent/model/grid_observations.hpp (at most 21 entries per row for k = 10),
+// horizon T = 1000 for every side (only S varies), start (0, 0), BA policy, exact Bayes
+// filter (with its belief support), MSE feedback, paper state counting.
 //
 // Three families:
-//   sweep/iteration/side:W  one Trainer::iterate() (N = 10 rollouts + feedbacks +
-//                           batch-mean estimator + constant step α = 0.3, track_belief_entropy
-//                           off) per benchmark iteration; steps = N · T = 10,000. Everything
-//                           included: the estimator and step are amortised over the N · T steps.
-//   sweep/rollout/side:W    one Sampler::run (one trajectory, T counted steps) with the
-//                           uniform BA policy (θ = 0) per benchmark iteration; steps = T.
-//   sweep/construct/side:W  make_grid_world of the room (transitions, Gaussian observations,
-//                           FinitePomdp's validation, transposes, running sums, label maps)
-//                           per benchmark iteration, the model destroyed after each.
-// Sides from 160 on run a fixed number of iterations (a few minutes for the whole sweep).
-//
-// The score path: while BeliefAveragedPolicy is not a RowSparsePolicy the trainer keeps one
-// dense S x A score matrix per trajectory (N · S · A · 8 bytes, 320 MB at S = 10^6) and
-// zeroes it per trajectory; the counter dense_scores says which path ran. A benchmark whose
-// estimated memory (resident set after building the model + the dense buffers) exceeds
-// MAXENT_BENCH_MAX_MB (default 2048, the issue's limit) is skipped with a message saying so.
-//
-// Counters: the step counters of common.hpp (items_per_second = steps per second,
-// time_per_step), S, T, side; peak_rss_MB = the peak resident set size (VmHWM) during this
-// benchmark (VmHWM is reset through /proc/self/clear_refs when the benchmark starts; the
-// counter peak_reset says whether that worked, otherwise the peak is the process's so
-// far); rss_start_MB is the resident set when the benchmark started, including what earlier
-// benchmarks left to the allocator, so the benchmark's own growth is peak - start;
-// model_MB = bytes of every sparse matrix and running sum the model stores (label maps not
-// included); obs_nnz_per_row. The script fits log(time per step) against log(S) by least
-// squares (scripts/bench.sh), over all sides and from S = 6400 on.
+//   sweep/iteration/side:W  one Trainer::iterate() (N = 10 rollouts + feedbacks + batch-mean
+//                           estimator + constant step α = 0.3); steps = N · T = 10,000.
+//   sweep/rollout/side:W    one Sampler::run (one trajectory, uniform BA policy θ = 0);
+//                           steps = T.
+//   sweep/construct/side:W  make_grid_world of the room (transitions, observations,
+//                           validation, transposes, running sums, label maps).
+// Sides from 160 on run a fixed number of iterations. A benchmark whose estimated memory
+// (resident set after building the model + the trainer's dense score buffers, if it keeps
+// them) exceeds MAXENT_BENCH_MAX_MB (default 2048) is skipped with a message saying so.
+// scripts/bench.sh fits log(time per step) against log(S) by least squares.
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -62,7 +45,8 @@ namespace {
 constexpr std::size_t horizon = 1000;
 constexpr double precision = 10.0;
 constexpr std::size_t batch = 10;
-/// Does the trainer keep row-sparse scores for the BA policy (after issue 20's policy half)?
+/// Does the trainer keep row-sparse scores for the BA policy (else one dense S x A score matrix
+/// per trajectory, N · S · A · 8 bytes: 320 MB at S = 10^6; the counter dense_scores says)?
 constexpr bool row_sparse_scores = maxent::RowSparsePolicy<maxent::BeliefAveragedPolicy>;
 
 /// Bytes of every sparse matrix and running sum the model stores: each matrix, its
@@ -102,6 +86,13 @@ bool skip_if_too_big(benchmark::State& state, std::size_t S, double extra_mb, co
     return true;
 }
 
+/// Counters: the step counters of common.hpp (items_per_second = steps per second,
+/// time_per_step), S, T, side; peak_rss_MB = the peak resident set size (VmHWM) during this
+/// benchmark (reset through /proc/self/clear_refs when it starts; peak_reset says whether that
+/// worked, otherwise the peak is the process's so far); rss_start_MB = the resident set when
+/// the benchmark started (what earlier benchmarks left to the allocator included: its own
+/// growth is peak - start); model_MB = bytes of every sparse matrix and running sum the model
+/// stores (label maps not included); obs_nnz_per_row; dense_scores.
 void size_counters(benchmark::State& state, const maxent::GridPomdp& m, std::size_t side, bool peak_reset,
                    double rss_start, double steps_per_iteration) {
     maxent_bench::set_step_counters(state, steps_per_iteration);

@@ -240,7 +240,7 @@ if it:
             parts[1], b.get("label", "").split(" N=")[0], parts[2], parts[3].split(":")[1], us, ns_step, target,
             "yes" if us <= target else "no (%.1fx)" % (us / target), to_us(b, "real_time"), b.get("true_entropy_end", float("nan"))))
     w("")
-    w("Reference (issue 5): the authors' Python code takes about 13 ms of CPU per iteration on the 5 x 5 room "
+    w("Reference: the authors' Python code takes about 13 ms of CPU per iteration on the 5 x 5 room "
       "(about 50 µs per step).")
     w("")
 
@@ -262,7 +262,7 @@ if al:
 # ---------------------------------------------------------------- size sweep
 sw = rows(load("size_sweep"), "sweep/")
 if sw:
-    w("## Cost against problem size (issue 5: time per step no worse than linear in S; issue 20: S = 10^6 built in "
+    w("## Cost against problem size (targets: time per step no worse than linear in S; S = 10^6 built in "
       "under 10 s, one iteration under 50 ms, peak under 2 GiB, time per step flat from S = 6400 on: slope under 0.1)")
     w("")
     w("Single rooms, deterministic, Gaussian observations k = 10 with the sparse threshold 1e-12 (at most 21 entries "

@@ -595,7 +595,7 @@ TEST_CASE("grid builders reject bad input with messages naming the value", "[gri
 }
 
 // ---------------------------------------------------------------------------------------
-// Construction in O(S · neighbourhood) (issue 20): the same bits as the construction it
+// Construction in O(S · neighbourhood): the same bits as the construction it
 // replaced, kept here as the reference (commit 40b2425's gaussian_observations, verbatim
 // but for its name).
 // ---------------------------------------------------------------------------------------
@@ -709,7 +709,7 @@ void check_model_bits(const GridPomdp& m, const std::vector<SparseMatrix>& P, co
 
 }  // namespace
 
-TEST_CASE("Gaussian observations: the same bits as the reference construction", "[grid][issue20]") {
+TEST_CASE("Gaussian observations: the same bits as the reference construction", "[grid][construction]") {
     struct Case {
         std::size_t w, h;
         double k, threshold;
@@ -744,7 +744,7 @@ TEST_CASE("Gaussian observations: the same bits as the reference construction", 
     }
 }
 
-TEST_CASE("grid worlds: every stored matrix and running sum as built from the references", "[grid][issue20]") {
+TEST_CASE("grid worlds: every stored matrix and running sum as built from the references", "[grid][construction]") {
     GridLayout maze(7, 5);
     maze.add_vertical_wall(1, 0, 2).add_horizontal_wall(2, 3, 6).add_wall({4, 0}, Move::right);
     const std::vector<GridLayout> layouts = {GridLayout::single_room(5, 5), GridLayout::four_rooms(6, 6),
@@ -778,7 +778,7 @@ TEST_CASE("grid worlds: every stored matrix and running sum as built from the re
     }
 }
 
-TEST_CASE("a 200 x 200 room is built in O(S · neighbourhood)", "[grid][issue20]") {
+TEST_CASE("a 200 x 200 room is built in O(S · neighbourhood)", "[grid][construction]") {
     // 40,000 cells, at most 21 observation entries per row for k = 10: the model holds
     // O(S) entries (a dense observation matrix would hold 1.6 billion).
     const GridPomdp m = single_room(200, 200, 0.1, observe::gaussian(10.0));
@@ -791,7 +791,7 @@ TEST_CASE("a 200 x 200 room is built in O(S · neighbourhood)", "[grid][issue20]
     for (std::size_t a = 0; a < 4; ++a) CHECK(m.transition_matrix(a).nonZeros() <= 4 * 40000);
 }
 
-TEST_CASE("action-dependent observations: the uniform first observation, built sparse", "[grid][issue20]") {
+TEST_CASE("action-dependent observations: the uniform first observation, built sparse", "[grid][construction]") {
     // Two states, two actions, three observations, one observation matrix per action: o_1 is
     // uniform over O unless set, with the bits of 1.0 / O (what to_sparse of the dense
     // constant matrix gave).
@@ -818,7 +818,7 @@ TEST_CASE("action-dependent observations: the uniform first observation, built s
     CHECK(same_bits(shared.observation_matrix(0), to_sparse(Z0)));
 }
 
-TEST_CASE("grid construction rejects bad sizes and precisions by name", "[grid][issue20]") {
+TEST_CASE("grid construction rejects bad sizes and precisions by name", "[grid][construction]") {
     std::string msg = error_message([] { (void)gaussian_observations(0, 5, 10.0); });
     CHECK(msg.find("0 x 5") != std::string::npos);
     msg = error_message([] { (void)gaussian_observations(5, 0, 10.0); });

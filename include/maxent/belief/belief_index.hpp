@@ -2,54 +2,27 @@
 // tolerance" lookup, stored compactly (sparse, in one flat arena) under a byte budget.
 //
 // Paper, Appendix "Belief Set Computation" (Algorithm 2): the test b' ∉ B of the reachable
-// belief set, and the belief-state policy class B (one parameter row per belief). Used by
-// belief/reachable_beliefs.hpp and policy/tabular_belief_policy.hpp.
+// belief set, and the belief-state policy class B (one parameter row per belief).
 //
-// "The same belief". Two beliefs b, b' are the same when ||b - b'||_∞ < tolerance. The
-// default tolerance 1e-9 (default_belief_tolerance) sits far above the rounding noise of
-// the Bayes filter (two algebraically equal beliefs reached through different action /
-// observation orders differ by a few ulps, ~1e-16 per update) and far below any difference
-// that matters to a policy (distinct beliefs of the paper's grids differ by >= 1e-6).
-// The relation is NOT transitive: `find` returns the EARLIEST inserted belief within the
-// tolerance (the smallest id), so a chain b1 ~ b2 ~ b3 with b1 !~ b3 may store b1 and b3;
-// a stored belief is the first representative seen, never an average.
+// "The same belief": ||b - b'||_∞ < tolerance, in [1e-14, 1] (default 1e-9: far above the
+// Bayes filter's rounding noise, a few ulps per update, and far below any difference that
+// matters to a policy). The relation is NOT transitive: `find` returns the EARLIEST inserted
+// belief within the tolerance (the smallest id); a stored belief is the first representative
+// seen, never an average.
 //
-// Soundness of the lookup (no false "new belief"). Each belief gets two keys, both
-// Lipschitz in L∞:
-//     p(b) = Σ_s w_s b(s)   (w_s ∈ [1, 2) fixed pseudo-random weights, a hash of s)
-//     m(b) = max_s b(s)
-// If ||b - b'||_∞ < tol then |p(b) - p(b')| < tol Σ_s w_s and |m(b) - m(b')| < tol. With
-// half-windows h_p = (tol + 2 (S + 1) ε) Σ_s w_s (ε = machine epsilon: the rounding of
-// the two computed sums) and h_m = tol (the maximum is exact), the computed keys of two
-// such beliefs differ by less than h_p and h_m. Buckets are the cells of a 2-D grid of
-// widths W = 2 h (1 + δ), δ = 16 ε / tol (+1e-12) covering the rounding of the quotients;
-// `find` probes the cells meeting the windows (key ± h (1 + δ/2)) — at most 2 x 2, since
-// a window is narrower than a cell — skips candidates whose stored keys are not within
-// the half-windows (a necessary condition) and verifies the others EXACTLY in L∞.
-// Why two keys: p alone (distinct weights, so that permuted beliefs differ) cannot tell
-// apart beliefs near a vertex of the simplex whose small entries differ by 1..30 tol
-// (10^6 beliefs of the paper's 4 x 4 grid put up to ~700 in one p-bucket); m = 1 - Σ tails
-// separates them. m alone fails on beliefs uniform over same-size subsets; p separates those.
-// Cost: O(S) for the keys plus at most 4 hash probes and the candidates' checks.
-// The tolerance must be in [1e-14, 1] (smaller ones leave no room for the rounding).
+// Lookup, sound (no false "new belief"): each belief gets two keys, both Lipschitz in L∞,
+// p(b) = Σ_s w_s b(s) (w_s ∈ [1, 2) fixed pseudo-random weights) and m(b) = max_s b(s). Close
+// beliefs have computed keys within the half-windows h_p = (tol + 2 (S + 1) ε) Σ_s w_s and
+// h_m = tol; buckets are the cells of a 2-D grid of widths 2 h (1 + δ), δ = 16 ε / tol, so
+// `find` probes at most 2 x 2 cells, skips candidates whose stored keys are outside the
+// half-windows and verifies the others EXACTLY in L∞. Two keys because p alone cannot tell
+// apart beliefs near a vertex of the simplex whose small entries differ by a few tol, and m
+// alone fails on beliefs uniform over same-size subsets. Cost: O(S) plus at most 4 probes.
 //
-// Storage. Belief i is the sorted list of its entries > 0 (state indices as int32, values
-// as double) in two flat arenas, addressed by offset[i]..offset[i+1]; a bucket is an
-// open-addressing hash slot (bucket key, newest id) and ids of a bucket are chained through
-// links[i] = (p(b_i), m(b_i), next id). Per belief: 12 bytes per positive entry + 32
-// bytes, plus the hash table (<= 2 slots of 24 bytes per belief). `bytes()` is the capacity
-// of every buffer.
-//
-// Budget. Every growth is planned and checked against `max_bytes` BEFORE any buffer grows
-// (capacities grow by doubling, capped by what the budget still allows), so exceeding the
-// budget is a budget_error naming it, never an out-of-memory kill. The check counts the
-// buffers' steady-state capacity; while one buffer is reallocated its old copy is alive
-// too (transiently up to the size of the largest buffer more).
-// Ids are std::uint32_t (up to 2^32 - 2 beliefs). Entries must be finite and in [0, 1]
-// up to rounding: at most 1 + rounding_slack (1e-9), since a belief computed as a sum of
-// normalised weights may exceed 1 by a few ε per term (a particle filter's histogram with
-// every particle in one bin: 1000 × 0.001 = 1.0000000000000007); beliefs are not required
-// to sum to 1. The keys' rounding bounds below allow for the slack.
+// Budget: every growth is checked against `max_bytes` BEFORE any buffer grows, so exceeding it
+// is a budget_error naming it, never an out-of-memory kill. Ids are std::uint32_t. Entries
+// must be finite and in [0, 1 + belief_rounding_slack] (a sum of normalised weights may
+// exceed 1 by a few ε per term); beliefs need not sum to 1.
 #pragma once
 
 #include <algorithm>
@@ -68,16 +41,27 @@
 
 namespace maxent {
 
-/// The default "same belief" tolerance (L∞), see the header comment.
+/// The default "same belief" tolerance (L∞). Two algebraically equal beliefs reached through
+/// different action / observation orders differ by ~1e-16 per update; distinct beliefs of the
+/// paper's grids differ by >= 1e-6.
 inline constexpr double default_belief_tolerance = 1e-9;
 
-/// How far above 1 a belief entry may be from rounding (see the header comment; key_of's
-/// message says "1e-9").
+/// How far above 1 a belief entry may be from rounding: a particle filter's histogram with
+/// every particle in one bin sums 1000 × 0.001 to 1.0000000000000007. The keys' rounding
+/// bounds allow for it (key_of's message says "1e-9").
 inline constexpr double belief_rounding_slack = 1e-9;
 
 /// Unbounded byte budget.
 inline constexpr std::size_t unlimited_bytes = std::numeric_limits<std::size_t>::max();
 
+/// Storage: belief i is the sorted list of its entries > 0 (state indices as int32, values as
+/// double) in two flat arenas, addressed by offset[i]..offset[i+1]; a bucket is an
+/// open-addressing hash slot (bucket key, newest id), and the ids of a bucket are chained
+/// through links[i] = (p(b_i), m(b_i), next id). Per belief: 12 bytes per positive entry + 32
+/// bytes, plus the hash table (<= 2 slots of 24 bytes per belief). `bytes()` is the capacity
+/// of every buffer; capacities grow by doubling, capped by what the budget still allows. The
+/// budget counts the buffers' steady-state capacity; while one buffer is reallocated its old
+/// copy is alive too (transiently up to the size of the largest buffer more).
 class BeliefIndex {
 public:
     using id_type = std::uint32_t;

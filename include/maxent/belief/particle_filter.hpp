@@ -7,40 +7,22 @@
 //   predict    x_i <- sample_next_state(x_i, a, g)          (the model's own sampler)
 //   reweight   w_i <- w_i · observation_likelihood(a, o, x_i), then normalise
 //   resample   when the effective sample size 1 / Σ w_i² falls below threshold · n:
-//              systematic (low-variance) resampling, one uniform draw for all n, then
-//              equal weights. threshold 0 never resamples, 1 resamples at every step.
-// b_1 is a particle approximation of μ, n draws of sample_initial_state drawn ONCE at
-// construction from the caller's generator, so b_1 is the same in every episode, as the
-// exact filter's is (the paper does not condition b_1 on o_1).
+//              systematic resampling (one uniform draw for all n), then equal weights.
+// b_1: n draws of sample_initial_state made ONCE at construction, the same in every episode.
 //
-// What the rest of the library sees (BeliefUpdater, belief/concepts.hpp): the belief vector
-// b is the histogram of the weighted particles over the agent's binning of states
-// (`bins` bins, binning(x) in [0, bins)), b_j = Σ_{i: bin(x_i) = j} w_i. The particle set
-// itself is the updater's state, kept inside it (one filter per Sampler: the Sampler owns
-// its copy); b is its output, update() does not read it. Consequently:
-//   * MBE's believed state s̃_t ~ b_t (drawn by the rollout) is exactly "one particle drawn
-//     by weight, reported by its bin": the same law.
-//   * Reg-MBE's H(b_t) is the entropy of the binned weighted particles: a plug-in estimate
-//     of the binned posterior's entropy. With n_eff (the effective sample size) roughly
-//     independent draws over m occupied bins it is biased low by about (m - 1) / (2 n_eff)
-//     nats (Miller, 1955) on top of the particle approximation's own error.
-//     `ParticleEntropy::miller_madow` adds that term back (its belief_entropy(b), which the
-//     rollout records instead of H(b); core/opt_ins.hpp); `plug_in` (the default) records
-//     H(b) as for any updater. After resampling n_eff = n counts duplicated particles as
-//     distinct, so the correction is a heuristic for weighted particles.
-//   * With a StateFeatureMap (belief/state_features.hpp) the filter is a BeliefFeatures:
-//     φ(b) = Σ_i w_i φ(x_i), what the belief-averaged policy reads.
+// The belief vector the library sees (BeliefUpdater) is the histogram of the weighted
+// particles over the agent's binning, b_j = Σ_{i: bin(x_i) = j} w_i; the particles are the
+// updater's own state (update() does not read b). So MBE's s̃_t ~ b_t is one particle drawn by
+// weight, reported by its bin; Reg-MBE's H(b_t) is a plug-in estimate (ParticleEntropy); with
+// a StateFeatureMap (belief/state_features.hpp), φ(b) = Σ_i w_i φ(x_i).
 //
-// Depletion: when every weight is zero after reweighting (o impossible for every
-// particle, or w_i · likelihood underflowing), the filter re-seeds: n fresh particles from
-// the prior (sample_initial_state), weighed by the likelihood of o. If these weights vanish
-// too, the fresh particles are kept with equal weights (o is ignored). Both are counted
-// (depletions(), uninformed_recoveries()); neither produces NaN.
-//
-// Bad input: 0 particles, 0 bins, a threshold outside [0, 1] (config_error); a likelihood
-// that is NaN, negative or infinite, a bin out of range (model_error naming the value, the
-// action, the observation and the particle). Deterministic for a seed; buffers are sized at
-// construction, so updates allocate nothing (unless the model's state type does).
+// Depletion (every weight zero after reweighting): re-seed n particles from the prior, weighed
+// by the likelihood of o; if these vanish too, keep them with equal weights (o ignored). Both
+// are counted (depletions(), uninformed_recoveries()); neither produces NaN.
+// Errors: config_error for 0 particles, 0 bins or a threshold outside [0, 1]; model_error for a
+// likelihood that is NaN, negative or infinite, or a bin out of range (naming the value, the
+// action, the observation and the particle). Updates allocate nothing (buffers sized at
+// construction) unless the model's state type does.
 #pragma once
 
 #include <algorithm>
@@ -63,7 +45,12 @@
 
 namespace maxent {
 
-/// Which belief entropy a particle filter reports for Reg-MBE (see the header).
+/// Which belief entropy a particle filter reports for Reg-MBE. The plug-in entropy of the
+/// binned weighted particles, with n_eff roughly independent draws over m occupied bins, is
+/// biased low by about (m - 1) / (2 n_eff) nats (Miller, 1955) on top of the particle
+/// approximation's own error; miller_madow adds that term back (through belief_entropy(b),
+/// which the rollout records instead of H(b); core/opt_ins.hpp). After resampling n_eff = n
+/// counts duplicated particles as distinct, so the correction is a heuristic.
 enum class ParticleEntropy {
     plug_in,      ///< H(b): the entropy of the binned weighted particles (biased low)
     miller_madow  ///< H(b) + (m - 1) / (2 n_eff), m the occupied bins, n_eff = 1 / Σ w_i²

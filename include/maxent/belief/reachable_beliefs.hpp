@@ -4,16 +4,14 @@
 // B_0 = {b_0} (the prior) and B_{d+1} = {B^{ao}(b) : b ∈ B_d, a ∈ A, o ∈ O, P(o | b, a) > 0},
 // where B^{ao} is the exact Bayes update (belief/bayes_filter.hpp); the result is the union
 // of B_0 .. B_D with D = max_depth updates. Differences from the printed recursion:
-//   * breadth-first by depth (the printed algorithm is depth-first and does not expand again
-//     a belief it meets first deep in the tree and later closer to the root, so it can miss
-//     beliefs; breadth-first gives every belief its minimal depth, and a belief met again
-//     is never expanded twice: its successors are already within the horizon);
+//   * breadth-first by depth (the printed depth-first recursion does not expand again a
+//     belief met first deep in the tree and later closer to the root, so it can miss beliefs;
+//     breadth-first gives every belief its minimal depth and expands it once);
 //   * pairs (a, o) with zero likelihood P(o | b, a) = 0 are skipped (no belief to update);
 //   * "b' ∉ B" is "no stored belief within the tolerance in L∞" (belief/belief_index.hpp:
 //     sound bucketing plus exact verification, earliest representative wins).
-// Successors are computed by BayesFilter::update itself, so the stored beliefs are
-// bit-identical to the beliefs a rollout with BayesFilter computes along the same (a, o)
-// path from a stored representative.
+// Successors are computed by BayesFilter::update itself: the stored beliefs are bit-identical
+// to a rollout's along the same (a, o) path from a stored representative.
 //
 // Which depth? A policy acting K times sees the beliefs b_1 .. b_K, i.e. depths 0..K-1:
 // max_depth = K - 1 (`policy_belief_depth(counting, T)`: T - 2 with the paper's counting,

@@ -39,7 +39,7 @@ void require_finite(const Eigen::DenseBase<Derived>& m, const Where&... where) {
 }
 
 /// The Frobenius norm: m.norm(), or, only when that overflows (entries beyond about 1e154),
-/// Eigen's scaled stableNorm(), so that results that fit are exact as before and large ones
+/// Eigen's scaled stableNorm(), so that results that fit are m.norm() exactly and large ones
 /// are not reported as inf.
 template <class Derived>
 [[nodiscard]] double norm_without_overflow(const Eigen::MatrixBase<Derived>& m) {

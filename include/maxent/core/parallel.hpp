@@ -2,9 +2,8 @@
 // with results that do not depend on the number of threads.
 //
 // It lives in core/ (it needs only core/error.hpp) so that every layer may use it: the
-// trainer's callers run one job per seed, the learned belief models (belief/learned_model.hpp)
-// one job per fixed-size block of sequences. optim/parallel.hpp includes it, so includes of
-// that older path keep working.
+// trainer's callers run one job per seed, the learned belief models (belief/learned/em.hpp)
+// one job per fixed-size block of sequences.
 //
 // The paper reports every curve as the mean and 95% confidence interval over 16 runs
 // seeded 0..15 (docs/reference.md, "Algorithm 1 as run for the figures").

@@ -6,12 +6,10 @@
 // observation o_{k+1}, the entropy H(b_{k+1}) of the belief and (when a feedback needs it)
 // one believed state s̃_{k+1} ~ b_{k+1}; and the actions a_1..a_K.
 //
-// Two spaces meet here (docs/architecture.md, "the world and the agent"): true states are
-// the WORLD's, recorded as the bin each falls in (the state's index for an explicit model,
-// the user's binning for a simulator; `num_states` bins); believed states and beliefs are the
-// AGENT's, over its belief model's own `belief_dimension` latent states. MSE counts the
-// former, MBE and Reg-MBE the latter, MOE the world's observations. Which steps enter the
-// empirical distributions is the `StateCounting` convention, per quantity (steps are
+// True states are the WORLD's, recorded as bins (`num_states`: an explicit model's indices or
+// a simulator's binning); believed states and beliefs are the AGENT's, over its own
+// `belief_dimension` states (docs/architecture.md, "the world and the agent"). Which steps
+// enter the empirical distributions is the `StateCounting` convention, per quantity (steps
 // 1-based as in the paper; entry k of a per-step vector is step k + 1):
 //
 //   quantity (who reads it)                      paper (T - 1 actions)  authors (T actions)
@@ -20,12 +18,10 @@
 //   believed states s̃_t ~ b_t (MBE, Reg-MBE)     s̃_1 .. s̃_T             s̃_1 .. s̃_T
 //   belief entropies H(b_t) (Reg-MBE, Σ H(b_t))  H(b_1) .. H(b_T)       H(b_1) .. H(b_T)
 //
-// `paper` (the default) is the paper's Section 2.1, everything aligned. `authors` is the
-// authors' published code: the true states reached after each of its T actions, but the
-// observations seen and the beliefs held at acting time, before each action
-// (docs/reference.md, "Counting conventions").
-// Either way exactly T entries of each quantity are counted; `counted(per_step, quantity)`
-// returns them and `counted_begin(quantity)` is the first one's entry.
+// `paper` (the default) is Section 2.1, everything aligned; `authors` is the authors' code:
+// true states reached after each of T actions, observations and beliefs at acting time
+// (docs/reference.md, "Counting conventions"). Either way exactly T entries of each quantity
+// count: `counted(per_step, quantity)` returns them, `counted_begin(quantity)` the first.
 #pragma once
 
 #include <cstddef>

@@ -3,30 +3,22 @@
 //
 // The paper's first setting (Section 4, Assumption 4.1) knows the POMDP M = (S, A, O, P,
 // Obs, T, μ) exactly; its second (Section 5) and its motivating robot only have a world to
-// act in. The ladder, from least to most the optimiser can be told:
-//
-//   GenerativePomdp   a simulator: draws s_1, o_1, s_{t+1} and o_{t+1} with the caller's
-//                     generator. Any copyable state type (a struct of doubles is fine); a
-//                     finite action set {0..A-1}; observations are indices {0..O-1} (a
-//                     continuous sensor is discretised by the simulator). No enumeration of
-//                     states, no probabilities. Counting true states (MSE, the plotted
-//                     true-state entropy) needs a binning: StateBinning, or
-//                     with_state_binning(model, bins, fn).
-//   ExplicitPomdp     finite, enumerated states 0..S-1 with sparse distributions: μ,
-//                     P(· | s, a), Obs(· | s', a), the first observation's law. Sampled by
-//                     categorical draws; true states are counted by index.
-//   TabularPomdp      an ExplicitPomdp that also gives the likelihood columns Obs(o | ·, a)
-//                     the exact Bayes filter multiplies by.
-//   LabelledPomdp     an ExplicitPomdp with label maps both ways (state_label(i) /
-//                     state_index(x), ...); optional, used for messages only.
+// act in. The ladder, from least to most the optimiser can be told (each concept's required
+// expressions are listed at its definition):
+//   GenerativePomdp        a simulator: any copyable state type, actions {0..A-1},
+//                          observations {0..O-1}, draws with the caller's generator; counting
+//                          its true states needs a StateBinning (or with_state_binning).
+//   ObservationLikelihood  a simulator that can also weigh an observation (particle filters).
+//   ExplicitPomdp          finite enumerated states 0..S-1 with sparse distributions.
+//   TabularPomdp           an ExplicitPomdp with the likelihood columns Obs(o | ·, a).
+//   LabelledPomdp          an ExplicitPomdp with label maps both ways (messages only).
 //
 // `Environment<M>` is what the rollout and the trainer accept: an ExplicitPomdp, or a
 // GenerativePomdp with a StateBinning. `draw_initial_state`, `draw_initial_observation`,
 // `draw_next_state`, `draw_observation`, `state_bins` and `state_bin` below are the only way
-// the library samples a world: for explicit models they are the categorical draws the
-// rollout always made (same calls, same order, same bits); for generative ones they call the
-// model's members and check what comes back. A type satisfying both ladders' requirements is
-// sampled as an explicit model.
+// the library samples a world: categorical draws for explicit models, the model's members
+// (their results checked) for generative ones. A type satisfying both ladders' requirements
+// is sampled as an explicit model.
 //
 // Each concept is the conjunction of one named check per required expression; the
 // `require_*` helpers, called in a static_assert at every top-level entry point, turn a

@@ -14,16 +14,13 @@
 //   * side      (environment iv): 2 observations, x < w/2 -> 0, else 1. Deterministic.
 // (Integer division: w/2 and h/2 round down for odd sizes.)
 //
-// Sparse Gaussian rows. On large grids (80 x 80 = 6400 cells) a dense S x S Gaussian would
-// hold 41M entries, almost all negligible. `observe::gaussian(k, threshold)` keeps the
-// entries whose unnormalised weight exp(-k d² / 2) is at least `threshold` times the row's
-// largest weight (which is 1, at o = s), i.e. the cells with d² <= 2 ln(1/threshold) / k,
-// and renormalises the row. Only the cells within that radius are visited. The default
-// threshold 1e-12 changes no probability by more than about 1e-12 relative; threshold 0
-// keeps every entry (weights that underflow to 0 are still left out).
-// Example: k = 10 keeps d² <= 5, i.e. at most 21 entries per row. The matrix is built in
-// O(S · entries per row) time and memory (a 1000 x 1000 room with k = 10: 21 million entries,
-// 250 MB, a fraction of a second; docs/performance.md, "Building large grid worlds").
+// Sparse Gaussian rows: `observe::gaussian(k, threshold)` keeps the entries whose
+// unnormalised weight exp(-k d² / 2) is at least `threshold` times the row's largest (1, at
+// o = s), i.e. the cells with d² <= 2 ln(1/threshold) / k, and renormalises the row; only
+// those cells are visited. The default threshold 1e-12 changes no probability by more than
+// about 1e-12 relative; 0 keeps every entry (weights that underflow to 0 are still left out).
+// k = 10 keeps d² <= 5: at most 21 entries per row. Built in O(S · entries per row) time and
+// memory (docs/performance.md, "Building large grid worlds").
 #pragma once
 
 #include <algorithm>

@@ -1,63 +1,26 @@
 // maxent/model/pomdp_file.hpp — reader of Cassandra's POMDP text format (pomdp-solve, SARSOP, ...).
 //
 // Builds the paper's finite POMDP M = (S, A, O, P, Obs, T, μ) of Section 2.1 as a
-// `FinitePomdp<std::string, std::string, std::string>` from a model file in the standard
-// text format, and keeps what the paper does not use (discount, rewards) beside it.
-//
-// What is read (the whole format):
-//   * preamble, in any order, before the first T:/O:/R: entry:
-//       discount: x          (optional; a number in [0, 1])
-//       values: reward|cost  (optional; default reward; 'rewards' and 'costs' also accepted)
-//       states: N | name...  actions: N | name...  observations: N | name...  (required)
-//     A count N numbers the set; its labels are then "0", "1", ..., "N-1". Names are the
-//     labels, in file order; entries may refer to an element by name or by its 0-based
-//     number. Names must not begin with a digit, a sign or '.', and the keywords uniform,
-//     identity and reset cannot be names.
-//   * start (optional, after states:, before the first entry; default: uniform):
-//       start: p_1 ... p_S | start: uniform | start: <state name or number>
-//       start include: <states...>   (uniform over them)
-//       start exclude: <states...>   (uniform over the others)
-//     It becomes the model's initial distribution μ.
-//   * T: a : s : s' p     T: a : s  followed by S numbers | uniform | reset (row = μ)
-//     T: a  followed by an S x S matrix | identity | uniform
-//   * O: a : s' : o p     O: a : s' followed by O numbers | uniform
-//     O: a  followed by an S x O matrix | uniform            (O(o | s', a))
-//   * R: a : s : s' : o r   R: a : s : s' followed by O numbers
-//     R: a : s  followed by an S x O matrix (rows s', columns o)
-//   Any of a, s, s', o may be '*' (all). Later entries override earlier ones cell by cell
-//   (a row or matrix form replaces the whole row or matrix it names). '#' starts a
-//   comment to the end of the line. Numbers may use exponents (1e-3, 2.5E+1) and a sign.
-//
-// Decisions (documented choices):
-//   * Horizon: the caller's. ReadOptions::horizon = 0 (the default) means T = S, the
-//     number of states, as in the paper's experiments.
-//   * Row tolerance: every transition row, observation row and the start vector must sum
-//     to 1 within ReadOptions::row_tolerance = 1e-3 and is then renormalised exactly.
-//     Why 1e-3: model files print probabilities with 4 to 6 decimals. Rounding each entry
-//     to d decimals moves the row sum by up to n·0.5·10^-d (n entries). The shipped files
-//     (6 decimals) need 1.000001e-6 (1d.noisy's start 0.333333 x 3; all their other rows
-//     sum to 1 within 1e-12), but a 4-decimal row of 3 to 20 entries (0.3333 x 3 sums to
-//     0.9999, so 1e-4 would already reject it) is off by 1e-4 to 1e-3. A real mistake (a
-//     digit typo, a missing entry) moves the sum by 0.01 or more and is still caught;
-//     renormalising changes no probability by more than 0.1 % of its value. A row off by
-//     more is a parse_error naming the action and the state.
-//   * Empty transition rows (no positive entry for some (a, s)): an error by default.
-//     ReadOptions::empty_transition_rows = EmptyRows::self_loop makes such states
-//     absorbing (the shipped mini-hall2 leaves its goal state 12 without T: entries) and
-//     lists every patched row in PomdpFile::absorbing_rows. Empty observation rows are
-//     always an error.
-//   * Observations: one S x O matrix per action, or one shared matrix when all actions'
-//     matrices come out identical (then the first observation o_1 uses it too; otherwise
-//     FinitePomdp's default — uniform o_1 — applies, see finite_pomdp.hpp).
-//   * Rewards are kept as the file states them (costs stay costs; see values_are_costs)
-//     in a RewardTable: R(a, s, s', o), 0 where the file says nothing.
-//   * Limits (never a crash, a hang or an unbounded allocation on any input): at most
-//     ReadOptions::max_labels = 10^6 states, actions or observations; every cell written
-//     into T or O (each expansion of '*', uniform, identity and reset counts one write
-//     per cell) is charged to ReadOptions::max_cell_writes = 2^24 (≈ 16.8 M writes; about
-//     20 bytes each while reading, so the reader's peak memory stays below ~350 MB);
-//     A·S must fit in that budget too. Transitions are stored sparse, so a 1000-state
-//     model with a few successors per row costs a few MB.
+// `FinitePomdp<std::string, std::string, std::string>`, and keeps what the paper does not use
+// (discount, rewards) beside it. The whole format is read:
+//   * preamble, in any order, before the first T:/O:/R: entry: discount: x (optional, in
+//     [0, 1]); values: reward|cost (optional); states: / actions: / observations: N | names
+//     (a count N labels the elements "0".."N-1"; entries name an element or its 0-based
+//     number; names cannot begin with a digit, a sign or '.', nor be uniform/identity/reset).
+//   * start: p_1 ... p_S | uniform | <state>; start include: / exclude: <states...>
+//     (optional, default uniform): the initial distribution μ.
+//   * T: a : s : s' p | T: a : s <S numbers | uniform | reset> | T: a <S x S | identity | uniform>
+//   * O: a : s' : o p | O: a : s' <O numbers | uniform> | O: a <S x O | uniform>   (O(o | s', a))
+//   * R: a : s : s' : o r | R: a : s : s' <O numbers> | R: a : s <S x O matrix>
+//   Any of a, s, s', o may be '*'. Later entries override earlier ones cell by cell; '#'
+//   starts a comment to the end of the line.
+// Choices: horizon T = S unless ReadOptions::horizon says otherwise; every row must sum to 1
+// within ReadOptions::row_tolerance and is then renormalised exactly; a transition row with no
+// positive entry is an error, or an absorbing state with EmptyRows::self_loop (listed in
+// PomdpFile::absorbing_rows); one shared observation matrix when every action's comes out
+// identical (then o_1 uses it too), else one per action; rewards kept as the file states them
+// (RewardTable). Bounded on any input (ReadOptions::max_labels, max_cell_writes): never a
+// crash, a hang or an unbounded allocation.
 // Errors: every problem in the text is a maxent::parse_error whose message starts with
 // "<name>:<line>:<column>: " and says what was expected; bad options are config_error.
 #pragma once
@@ -100,14 +63,20 @@ enum class EmptyRows {
 struct ReadOptions {
     /// Horizon T of the model; 0 means T = number of states.
     std::size_t horizon = 0;
-    /// Largest accepted |row sum - 1| before exact renormalisation (see the header comment).
+    /// Largest accepted |row sum - 1| before exact renormalisation. Why 1e-3: files print
+    /// probabilities with 4 to 6 decimals, and rounding n entries to d decimals moves a sum by
+    /// up to n·0.5·10^-d (a 4-decimal row of 3 to 20 entries: 1e-4 to 1e-3), while a real
+    /// mistake (a digit typo, a missing entry) moves it by 0.01 or more; renormalising
+    /// changes no probability by more than 0.1 % of its value. A row off by more is a
+    /// parse_error naming the action and the state.
     double row_tolerance = 1e-3;
     /// Policy for transition rows with no positive entry.
     EmptyRows empty_transition_rows = EmptyRows::error;
     /// Largest number of states, of actions and of observations.
     std::size_t max_labels = 1'000'000;
     /// Budget on the T and O cells the file writes (expansions of '*', uniform, identity
-    /// and reset count one per cell); also bounds A·S.
+    /// and reset count one per cell); also bounds A·S. 2^24 writes of about 20 bytes each
+    /// while reading keep the reader's peak memory below ~350 MB.
     std::size_t max_cell_writes = std::size_t{1} << 24;
 };
 
@@ -357,7 +326,7 @@ private:
 
     static std::string label_of(const Labels& L, std::size_t i) {
         if (L.names.empty()) return std::to_string(i);
-        std::string out(1, '\'');  // not "'" + ...: GCC 12 reports a false -Wrestrict
+        std::string out(1, '\'');  // appended, not "'" + ...: that form draws a false -Wrestrict
         out.append(L.names[i]);
         out.push_back('\'');
         return out;

@@ -1,61 +1,28 @@
 // maxent/objective/exact.hpp — the exact objective J(θ) and its exact gradient ∇J(θ) of a
 // small POMDP, by enumerating every trajectory.
 //
-// Paper, Eq. 2–4 and Section 5: every objective is J(θ) = E_{τ ~ p_θ}[F(τ)] for a feedback F
-// (MSE H(d(τ_S)), MOE H(d(τ_O)), MBE H(d(τ_S̃)) with s̃_t ~ b_t, Reg-MBE H(d(τ_S̃)) - ρ Σ_t H(b_t));
-// Theorems 4.1 and 5.1 (and the Reg-MBE gradient of Section 5): ∇J(θ) = E[F(τ) Σ_t ∇_θ log π_θ(a_t | i_t)].
-// For a model with a few states, observations and actions and a horizon of 4 or 5, both
-// sums over τ are finite and small, so they are computed EXACTLY here:
+// Paper, Eq. 2–4, Theorems 4.1 and 5.1: J(θ) = E_{τ ~ p_θ}[F(τ)] for a feedback F, and
+// ∇J(θ) = E[F(τ) Σ_t ∇_θ log π_θ(a_t | i_t)]. For a few states, observations and actions and a
+// horizon of 4 or 5 both sums over τ are finite and small, and are computed EXACTLY:
 //     J(θ) = Σ_τ p_θ(τ) F(τ),     ∇J(θ) = Σ_τ p_θ(τ) F(τ) Σ_t ∇_θ log π_θ(a_t | i_t).
-// This is the ground truth the Monte Carlo machinery (optim/rollout.hpp, optim/estimators.hpp)
-// is tested against, and a tool for studying tiny POMDPs (objective landscapes, proxy gaps).
+// The ground truth the Monte Carlo estimators are tested against; a tool for tiny POMDPs.
 //
-// What is enumerated — exactly the process `Sampler` (optim/rollout.hpp) samples:
-//   s_1 ∈ supp μ, o_1 ∈ supp initial_observation(s_1), b_1 = the updater's prior (uniform
-//   for BayesFilter: the paper does not condition b_1 on o_1); then for k = 1..K
-//   (K = T - 1 actions for StateCounting::paper, T for StateCounting::authors):
-//   a_k ∈ supp π(· | o_k, b_k), s_{k+1} ∈ supp P(· | s_k, a_k), o_{k+1} ∈ supp Obs(· | s_{k+1}, a_k),
-//   b_{k+1} = updater(b_k, a_k, o_{k+1}); and, when the feedback needs believed states, every
-//   s̃_t ∈ supp b_t of the T counted steps, with weight Π_t b_t(s̃_t). Zero-probability
-//   branches are pruned. Each leaf becomes a `Trajectory` filled exactly as the Sampler
-//   records it (same fields, same sizes, same counting convention, belief entropies and
-//   belief matrices when the feedback's needs() ask for them), and the feedback is called
-//   on it — so any type satisfying Feedback (objective/feedbacks.hpp) works, not only the
-//   paper's four. As in the Sampler, beliefs are not tracked (the policy sees the prior at
-//   every step) when neither the policy (policy_needs_belief) nor the feedback uses them.
-//
-// Requirements and caveats:
-//   * The policy is used through its MARGINAL action distribution `probabilities(v, out)`
-//     and, for the gradient, `log_gradient(v, a, grad)` (DifferentiablePolicy). A policy
-//     with internal randomness (e.g. acting on a believed state) is thus exact too: the
-//     Sampler's per-draw score has the same expectation.
-//   * The belief updater must be deterministic (is_deterministic_updater below): the exact
-//     BayesFilter, or a user updater declaring `static constexpr bool deterministic = true;`.
-//     NoisyBelief draws Gaussian noise, which cannot be enumerated: it is rejected at
-//     compile time.
-//   * The feedback must be a function of the trajectory: it is given one fixed-seed
-//     generator, so a feedback that draws from it is not computed exactly (the built-in
-//     feedbacks never draw; MBE's believed states are part of the enumeration).
-//   * Believed states are enumerated for the T COUNTED steps only (s̃_1 .. s̃_T under both
-//     conventions); under StateCounting::authors the uncounted last entry s̃_{T+1} of
-//     `Trajectory::believed` holds a placeholder (the first state in the support of
-//     b_{T+1}). Feedbacks must read the believed states through `Trajectory::counted_believed`
-//     (as the built-in ones do).
-//   * Cost: one feedback call per leaf and one log_gradient call per action edge (the
-//     gradient is accumulated bottom-up: each action edge adds ∇ log π(a | i) times the sum
-//     of p F over the leaves below it). Before enumerating, an upper bound on the number of
-//     leaves (exact_leaf_bound) is compared with ExactOptions::max_leaves (default 5·10^7;
-//     a 3-state model enumerates about 3 (MSE) to 12 (MBE) million leaves per second on one
-//     core, so the default is seconds); above it, budget_error is thrown naming both numbers.
-//   * Depth: the enumeration recurses once per step (once more per counted step for believed
-//     states); with GCC 12 the frames take up to about 1.5 KB and 0.5 KB (-O3; about 1 KB and
-//     0.3 KB at -O0 with ASan), so the horizon is limited to ExactOptions::max_horizon
-//     (default 1000: about 2 MB of stack, within the 8 MB of a Linux main or worker thread);
-//     above it budget_error is thrown. Only models with a single branch per step get past
-//     max_leaves at such horizons. The per-depth buffers are checked against
-//     max_buffer_bytes (core/budget.hpp) before they are allocated.
-//   * Order of the checks: dimensions (config_error), then the leaf bound, the horizon and
-//     the buffers (budget_error), then the enumeration.
+// Enumerated: exactly the process `Sampler` samples (s_1, o_1, b_1 = the updater's prior; then
+// a_k, s_{k+1}, o_{k+1}, b_{k+1} over the supports, K = T - 1 or T actions by StateCounting;
+// every believed state s̃_t ∈ supp b_t of the T counted steps when the feedback needs them),
+// zero-probability branches pruned. Each leaf is a `Trajectory` filled as the Sampler records
+// it, so any Feedback works; the authors' uncounted s̃_{T+1} holds a placeholder (feedbacks read
+// `Trajectory::counted_believed`). Requirements:
+//   * the policy is used through its marginal `probabilities` and `log_gradient`, so a policy
+//     with internal randomness (acting on a believed state) is exact too;
+//   * the updater is deterministic (is_deterministic_updater; NoisyBelief is rejected at
+//     compile time); the feedback is a function of the trajectory (it gets one fixed-seed
+//     generator; the built-in ones never draw).
+// Cost: one feedback call per leaf, one log_gradient call per action edge (the gradient is
+// accumulated bottom-up). Checked in this order before enumerating: dimensions (config_error),
+// then exact_leaf_bound against ExactOptions::max_leaves, the horizon against max_horizon (the
+// enumeration recurses once per step) and the per-depth buffers against max_buffer_bytes
+// (core/budget.hpp), each a budget_error naming both numbers.
 #pragma once
 
 #include <algorithm>
@@ -88,11 +55,13 @@ struct ExactOptions {
     /// Which steps are counted and how many actions are taken (core/trajectory.hpp).
     StateCounting counting = StateCounting::paper;
     /// Largest accepted upper bound on the number of enumerated trajectories (leaves);
-    /// exact_objective throws budget_error when exact_leaf_bound exceeds it.
+    /// exact_objective throws budget_error when exact_leaf_bound exceeds it. The default is
+    /// seconds on one core (docs/performance.md).
     std::size_t max_leaves = 50'000'000;
-    /// Largest accepted horizon T (the recursion depth grows with T, about 2 KB of stack per
-    /// step; see the header); exact_objective throws budget_error above it. Raise it only
-    /// with the stack to match.
+    /// Largest accepted horizon T (the recursion depth grows with T, up to about 2 KB of stack
+    /// per step: 1000 steps fit in the 8 MB of a Linux main or worker thread); exact_objective
+    /// throws budget_error above it. Raise it only with the stack to match. Only models with a
+    /// single branch per step get past max_leaves at such horizons.
     std::size_t max_horizon = 1000;
 };
 
@@ -353,7 +322,7 @@ std::size_t checked_leaf_bound(const M& model, const U& updater, const F& feedba
 /// The depth-first enumeration behind exact_objective / exact_objective_value. Holds the
 /// trajectory being built and one scratch buffer per depth; nothing is allocated per node
 /// (beyond what the policy's own probabilities/log_gradient allocate). The constructor runs
-/// every check, in the order given in the header, before allocating.
+/// every check, in the order this header's comment gives, before allocating.
 template <ExplicitPomdp M, BeliefUpdater U, Policy P, Feedback F>
 class ExactEnumerator {
 public:

@@ -5,39 +5,23 @@
 // Given the model, a deterministic belief updater, a differentiable policy at its θ, a
 // feedback and a configuration (batch N, repetitions R, seed, threads), the estimator is
 // called R times, each time on a fresh batch of N trajectories sampled at θ, and the R
-// estimates ĝ_1 .. ĝ_R are compared with ∇J(θ):
-//   bias_norm            ‖mean ĝ − ∇J‖ (Frobenius)
-//   bias_standard_error  sqrt(trace Cov ĝ / R): what bias_norm is from sampling noise alone
-//                        for an unbiased estimator (a few of these = no detectable bias)
-//   relative_bias        bias_norm / ‖∇J‖
-//   covariance_trace     Σ_j Var ĝ_j (divisor R − 1)
-//   mean_cosine          mean over r of cos(ĝ_r, ∇J) (0 for ĝ_r = 0)
-//   cosine_of_mean       cos(mean ĝ, ∇J) (0 for mean ĝ = 0)
-//   zero_fraction        fraction of estimates that are exactly 0
-//   seconds_per_estimate wall time of the estimator call alone; rollout_seconds_per_batch
-//                        the N rollouts and feedbacks (summed over threads)
-// Mean and covariance are accumulated in order of r (Welford), so an estimator that always
-// returns ∇J has bias 0 and covariance 0 exactly.
+// estimates ĝ_1 .. ĝ_R are compared with ∇J(θ) (bias, its standard error, covariance,
+// cosines: EstimatorQuality). Mean and covariance are accumulated in order of r (Welford), so
+// an estimator that always returns ∇J has bias 0 and covariance 0 exactly.
 //
 // Common random numbers: trajectory n of repetition r draws only from stream(seed, r, n),
-// whatever the estimator, as iteration k of the trainer draws from stream(seed, k, n). So
+// whatever the estimator, as iteration k of the trainer draws from stream(seed, k, n); so
 // compare_estimators, which hands every estimator the SAME R batches, gives paired
-// comparisons, and two calls with the same seed see the same batches too. Estimators that
-// opt into per-step information (core/step_scores.hpp) receive the per-step scores and
-// iteration = r; the step buffers are kept only when one of the estimators asks.
+// comparisons. Estimators that opt into per-step information receive the per-step scores and
+// iteration = r. Results other than the times are identical for any number of threads:
+// batches are sampled in parallel in bounded chunks (64 MiB, or one repetition; checked
+// against max_buffer_bytes), then each estimator is called on them in order of r, so it may
+// keep state across calls. Row-sparse policies whose parameters may grow (class B) are not
+// supported; those with fixed parameters are sampled with their dense scores.
 //
-// Results other than the times are a pure function of the inputs, identical for any number
-// of threads: batches are sampled in parallel in chunks (each a pure function of (r, n)),
-// then each estimator is called on them sequentially in order of r, so an estimator may
-// even keep state across calls. The chunk buffers are bounded (64 MiB, or one repetition)
-// and checked against max_buffer_bytes. Row-sparse policies whose parameters may grow
-// (policy/row_score.hpp: class B) are not supported; those with fixed parameters (BA, the
-// mixture, S̃) are sampled with their dense scores. The exact gradient needs a
-// deterministic updater and an ExplicitPomdp.
-//
-// Errors (config_error): N = 0, R < 2, ∇J = 0 (relative bias and cosines are undefined
-// there), an estimate whose shape is not θ's; numeric_error for a non-finite estimate; and
-// whatever exact_objective throws (budget_error above max_leaves).
+// Errors: config_error for N = 0, R < 2, ∇J = 0 (relative bias and cosines are undefined),
+// an estimate whose shape is not θ's; numeric_error for a non-finite estimate; and whatever
+// exact_objective throws (budget_error above max_leaves).
 #pragma once
 
 #include <algorithm>
@@ -101,13 +85,14 @@ struct EstimatorQuality {
     double objective = 0.0;       ///< the exact J(θ)
     double gradient_norm = 0.0;   ///< ‖∇J(θ)‖
     Eigen::MatrixXd mean_estimate;  ///< mean of the R estimates
-    double bias_norm = 0.0;
-    double bias_standard_error = 0.0;
-    double relative_bias = 0.0;
-    double covariance_trace = 0.0;
-    double mean_cosine = 0.0;
-    double cosine_of_mean = 0.0;
-    double zero_fraction = 0.0;
+    double bias_norm = 0.0;            ///< ‖mean ĝ − ∇J‖ (Frobenius)
+    double bias_standard_error = 0.0;  ///< sqrt(trace Cov ĝ / R): bias_norm from sampling noise alone for an
+                                       ///< unbiased estimator (a few of these = no detectable bias)
+    double relative_bias = 0.0;        ///< bias_norm / ‖∇J‖
+    double covariance_trace = 0.0;     ///< Σ_j Var ĝ_j (divisor R − 1)
+    double mean_cosine = 0.0;          ///< mean over r of cos(ĝ_r, ∇J) (0 for ĝ_r = 0)
+    double cosine_of_mean = 0.0;       ///< cos(mean ĝ, ∇J) (0 for mean ĝ = 0)
+    double zero_fraction = 0.0;        ///< fraction of estimates that are exactly 0
     double seconds_per_estimate = 0.0;       ///< wall time of one estimator call (varies between runs)
     double rollout_seconds_per_batch = 0.0;  ///< N rollouts and feedbacks (varies between runs)
 };

@@ -8,49 +8,15 @@
 //   OptimalBaseline      per parameter j, b_{-n,j} = Σ_{m≠n} F_m g_mj² / Σ_{m≠n} g_mj²
 //                        (the variance-minimising baseline of Greensmith et al. 2004,
 //                        estimated from the other trajectories of the batch)
-//   PerStepBaseline      per step t and parameter j (per-step information, see below):
+//   PerStepBaseline      per step t and parameter j (per-step information):
 //                        ĝ = (1/N) Σ_n Σ_t (F_n - b_{-n,t,j}) g_{n,t,j}, b_{-n,t,j} =
-//                        Σ_{m≠n} F_m g_{m,t,j}² / Σ_{m≠n} g_{m,t,j}²
+//                        Σ_{m≠n} F_m g_{m,t,j}² / Σ_{m≠n} g_{m,t,j}²  (derived at the class)
 // Reinforce, LeaveOneOut, Optimal and PerStep are unbiased: E[ĝ] = ∇J. BatchMean shares its
 // baseline with the trajectory it multiplies, so E[ĝ] = (N - 1)/N ∇J (the direction is
 // unbiased; LeaveOneOut = N/(N-1) × BatchMean exactly). With N = 1 the baselined
 // estimators have no other trajectory: LeaveOneOut, Optimal and PerStep use baseline 0
-// (= Reinforce) and BatchMean gives 0.
-//
-// GradientEstimator concept — required expression, for `E e`, spans of N doubles `f` and
-// N score matrices `s` (all of one shape) and a matrix `out`:
-//   e.estimate(f, s, out)     out <- ĝ (resized to the score shape if needed)
-// or, for an estimator that opts into per-step information, instead (or as well):
-//   e.estimate(f, s, steps, out)   with `const StepScores& steps` (core/step_scores.hpp):
-//                                  steps.step(n, t) = ∇_θ log π(a_{t+1} | i_{t+1}) of
-//                                  trajectory n, steps.iteration = the batch's index
-// Callers give the second form to estimators that have it (estimator_uses_steps,
-// core/opt_ins.hpp) and pay for the per-step buffers only then: the trainer on its dense
-// path (row-sparse policies have no per-step scores) and estimator_quality. An estimator
-// with both forms and `bool uses_steps() const` chooses at run time (estimator_wants_steps):
-// a box holding one of several estimators, so that one instantiation serves them all.
-// Satisfied by the five estimators here. Estimators may keep scratch buffers. A NaN or
-// infinite feedback or score entry throws numeric_error naming it.
-// Optional: `static constexpr bool entrywise = true;` declares that the estimate at each
-// parameter depends only on the feedbacks and that parameter's N scores, and is 0 where
-// they are all 0 (true of the four trajectory-level ones). The trainer requires it for
-// row-sparse policies (policy/row_score.hpp), whose scores it passes restricted to the
-// rows they touch.
-//
-// PerStepBaseline, derived. For one parameter j write g_t for step t's score entry, so the
-// trajectory's score is G = Σ_t g_t. Any b_t that does not depend on trajectory n keeps
-// Σ_t (F - b_t) g_t unbiased, since E[g_t | i_t] = 0 (the score of a draw has mean 0 given
-// what the policy saw) and F G = Σ_t F g_t. The second moment of Σ_t (F - b_t) g_t is
-// Σ_t E[(F - b_t)² g_t²] plus the cross-step terms Σ_{t≠u} E[(F - b_t)(F - b_u) g_t g_u];
-// minimising the per-step terms gives
-//     b_t = E[F g_t²] / E[g_t²],
-// the variance-minimising baseline of Greensmith et al. (2004) applied to each step's score
-// on its own (OptimalBaseline is the same with G in place of g_t). Both expectations are
-// estimated from the OTHER trajectories of the batch, b_{-n,t} = Σ_{m≠n} F_m g_{m,t}² /
-// Σ_{m≠n} g_{m,t}², a weighted mean of their feedbacks (so it stays within their range),
-// independent of trajectory n: ĝ stays unbiased. (Including the cross-step terms gives
-// b_t = E[F g_t G] / E[g_t²], whose numerator has no sign; estimated from a batch of 10 it
-// had more variance than REINFORCE on the tests' ring, so it is not used.)
+// (= Reinforce) and BatchMean gives 0. Estimators may keep scratch buffers. A NaN or infinite
+// feedback or score entry throws numeric_error naming it.
 #pragma once
 
 #include <cmath>
@@ -76,6 +42,23 @@ concept has_estimate = requires(E& e, std::span<const double> f, std::span<const
                                 Eigen::MatrixXd& out) { e.estimate(f, s, out); };
 }  // namespace concept_checks
 
+/// GradientEstimator — required expression, for `E e`, spans of N doubles `f` and N score
+/// matrices `s` (all of one shape) and a matrix `out`:
+///   e.estimate(f, s, out)          out <- ĝ (resized to the score shape if needed)
+/// or, for an estimator that opts into per-step information, instead (or as well):
+///   e.estimate(f, s, steps, out)   with `const StepScores& steps` (core/step_scores.hpp):
+///                                  steps.step(n, t) = ∇_θ log π(a_{t+1} | i_{t+1}) of
+///                                  trajectory n, steps.iteration = the batch's index.
+/// Callers give the second form to estimators that have it (estimator_uses_steps,
+/// core/opt_ins.hpp) and pay for the per-step buffers only then: the trainer on its dense
+/// path (row-sparse policies have no per-step scores) and estimator_quality. An estimator
+/// with both forms and `bool uses_steps() const` chooses at run time (estimator_wants_steps):
+/// a box holding one of several estimators, so that one instantiation serves them all.
+/// Optional: `static constexpr bool entrywise = true;` declares that the estimate at each
+/// parameter depends only on the feedbacks and that parameter's N scores, and is 0 where
+/// they are all 0 (true of the four trajectory-level ones). The trainer requires it for
+/// row-sparse policies (policy/row_score.hpp), whose scores it passes restricted to the
+/// rows they touch. Satisfied by the five estimators here.
 template <class E>
 concept GradientEstimator = concept_checks::has_estimate<E> || estimator_uses_steps<E>;
 
@@ -225,8 +208,22 @@ private:
     Eigen::MatrixXd sum_f_sq_;
 };
 
-/// Per-step, per-parameter baseline, leave-one-out (unbiased; derived in the header). Opts into per-step information; not entry-wise in the trainer's sense (it
-/// needs per-step scores, which row-sparse policies do not record).
+/// Per-step, per-parameter baseline, leave-one-out (unbiased). Opts into per-step information;
+/// not entry-wise in the trainer's sense (it needs per-step scores, which row-sparse policies
+/// do not record).
+///
+/// Derivation. For one parameter j write g_t for step t's score entry, so the trajectory's
+/// score is G = Σ_t g_t. Any b_t that does not depend on trajectory n keeps Σ_t (F - b_t) g_t
+/// unbiased, since E[g_t | i_t] = 0 (the score of a draw has mean 0 given what the policy saw)
+/// and F G = Σ_t F g_t. The second moment of Σ_t (F - b_t) g_t is Σ_t E[(F - b_t)² g_t²] plus
+/// the cross-step terms Σ_{t≠u} E[(F - b_t)(F - b_u) g_t g_u]; minimising the per-step terms
+/// gives b_t = E[F g_t²] / E[g_t²], the variance-minimising baseline of Greensmith et al.
+/// (2004) applied to each step's score on its own (OptimalBaseline is the same with G in place
+/// of g_t). Both expectations are estimated from the OTHER trajectories of the batch,
+/// b_{-n,t} = Σ_{m≠n} F_m g_{m,t}² / Σ_{m≠n} g_{m,t}², a weighted mean of their feedbacks (so
+/// it stays within their range), independent of trajectory n: ĝ stays unbiased. (With the
+/// cross-step terms, b_t = E[F g_t G] / E[g_t²], whose numerator has no sign; estimated from
+/// a batch of 10 it had more variance than REINFORCE on the tests' ring, so it is not used.)
 class PerStepBaseline {
 public:
     void estimate(std::span<const double> f, std::span<const Eigen::MatrixXd> s, const StepScores& steps,

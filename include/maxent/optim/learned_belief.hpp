@@ -1,39 +1,28 @@
 // maxent/optim/learned_belief.hpp — exploration without a simulator (paper, Section 5): the
 // agent learns its belief model from its own actions and observations while it trains.
 //
-// The paper's second setting gives the agent no model, only what it does and sees; Section 5
-// assumes an approximate belief oracle and trains with MBE or Reg-MBE, which need beliefs
-// but not true states. LearnedBeliefTrainer builds that oracle from data:
-//   1. Warm-up: `warmup_episodes` episodes with uniformly random actions (episode e draws
-//      from the stream (data seed, 0, e)), plus `heldout_episodes` more (stream (data seed,
-//      1, e)) that are never fitted to, only scored.
-//   2. First fit: fit_iohmm (belief/learned_model.hpp) with the options' restarts and
-//      iteration budget on the warm-up episodes; the model becomes a FinitePomdp over its L
-//      latent states and the agent's BayesFilter on it (prior: uniform, the paper's b_1, or
-//      the learned μ̂ with `learned_prior`).
+// Section 5 trains with MBE or Reg-MBE on an approximate belief oracle; this builds it:
+//   1. Warm-up: `warmup_episodes` episodes of uniformly random actions (episode e from stream
+//      (data seed, 0, e)), plus `heldout_episodes` (stream (data seed, 1, e)) only scored.
+//   2. First fit: fit_iohmm (belief/learned/em.hpp) on the warm-up episodes; the model becomes
+//      a FinitePomdp over its L latent states and the agent's BayesFilter on it (prior:
+//      uniform, the paper's b_1, or the learned μ̂ with `learned_prior`).
 //   3. Training: Algorithm 1 (the library's Trainer, unchanged) with that filter as the
-//      agent's belief model and the real world as the environment. Every trajectory's actions
-//      and observations are kept in a window of the `window` most recent episodes.
-//   4. Every `refit_every` iterations (M): EM warm-started from the current model
-//      (refit_iohmm, `refit_iterations` EM steps at most) on the warm-up episodes plus the
-//      window, then the agent's filter is replaced (Trainer::set_updater). Warm starting keeps
-//      latent state z the same state across refits, so θ (one row per latent state for the
-//      belief-averaged policy) keeps its meaning; θ and the step rule's state are kept. The
-//      warm-up episodes stay in the data because the policy's own episodes concentrate where
-//      it goes: without them, rows of rarely visited latent states would drift back to the
-//      smoothing prior.
-// The agent touches the world only through actions and observations: the true state is read
-// only for the reported metric IterationMetrics::true_entropy (the experiments' measure),
-// never by the filter, the policy, the feedback or the fits.
-//
-// Streams: the trainer's trajectories draw from (seed, k, n) as everywhere; the data seed is
-// derive_seed(seed, 2^64 - 1, 1) and the fits' seed derive_seed(seed, 2^64 - 1, 2), so a run
-// is a pure function of (world, components, config, options, seed), identical for any number
-// of threads (fit_iohmm's results do not depend on its thread count).
-//
-// Cost: a fit costs about (episodes x steps x L²) ns per EM iteration (docs/performance.md).
-// FitRecord reports every fit: the training and held-out log-likelihood per observation and
-// the EM iterations run.
+//      agent's belief model and the real world as the environment; the actions and
+//      observations of the `window` most recent episodes are kept.
+//   4. Every `refit_every` iterations: EM warm-started from the current model (refit_iohmm,
+//      at most `refit_iterations` steps) on the warm-up episodes plus the window, then the
+//      agent's filter is replaced (Trainer::set_updater). Warm starting keeps latent state z
+//      the same state across refits, so θ (one row per latent state) and the step rule's
+//      state keep their meaning. The warm-up episodes stay in the data because the policy's
+//      own episodes concentrate where it goes: without them, rows of rarely visited latent
+//      states would drift back to the smoothing prior.
+// The true state is read only for the reported IterationMetrics::true_entropy, never by the
+// filter, the policy, the feedback or the fits.
+// Streams: trajectories draw from (seed, k, n) as everywhere; the data seed is
+// derive_seed(seed, 2^64 - 1, 1), the fits' derive_seed(seed, 2^64 - 1, 2): a run is a pure
+// function of (world, components, config, options, seed), identical for any thread count.
+// FitRecord reports every fit (log-likelihood per observation, EM iterations run).
 #pragma once
 
 #include <cstddef>

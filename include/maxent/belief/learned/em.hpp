@@ -205,7 +205,7 @@ IohmmModel random_model(std::size_t L, std::size_t A, std::size_t O, EmissionMod
 /// without replacement while unused ones remain (then afresh from all of them), and its
 /// emission rows (every slot, and Ô_1) become (1 - w) row + w one-hot(anchor). Drawn with the
 /// generator of random_model, after it. Why: with informative observations, plain random
-/// emissions leave EM in poor local optima (docs/performance.md, "Learned belief models").
+/// emissions leave EM in poor local optima (docs/performance.md, "Learning the belief model").
 template <class G>
 void anchor_emissions(IohmmModel& m, std::span<const ActionObservationSequence> data, double w, G& g) {
     if (w == 0.0) return;
