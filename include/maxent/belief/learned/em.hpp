@@ -44,6 +44,7 @@
 
 namespace maxent {
 
+/// What fit_iohmm (and, in part, refit_iohmm) is asked to do.
 struct IohmmOptions {
     std::size_t latent_states = 0;     ///< L >= 1
     std::size_t num_actions = 0;       ///< A >= 1: the world's actions (data outside [0, A) is an error)
@@ -60,6 +61,7 @@ struct IohmmOptions {
     std::size_t block_size = 32;       ///< sequences per block of work (the results depend on it, not on threads)
 };
 
+/// The result of fit_iohmm / refit_iohmm: the model and its EM history.
 struct IohmmFit {
     IohmmModel model;                            ///< θ_n of the chosen restart
     std::vector<double> log_likelihood;          ///< ℓ(θ_0) .. ℓ(θ_n) on the training sequences (chosen restart)
