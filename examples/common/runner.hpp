@@ -71,7 +71,7 @@
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/learned_belief.hpp"
-#include "maxent/optim/parallel.hpp"
+#include "maxent/core/parallel.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"

@@ -49,7 +49,7 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/pomdp_file.hpp"
 #include "maxent/objective/feedbacks.hpp"
-#include "maxent/optim/parallel.hpp"
+#include "maxent/core/parallel.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/concepts.hpp"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "maxent/core/error.hpp"
-#include "maxent/optim/parallel.hpp"
+#include "maxent/core/parallel.hpp"
 
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
