@@ -4,7 +4,7 @@
 // Paper, Section 2.1 (belief update) and Section 5 (approximate beliefs): the agent keeps a
 // belief from its actions and observations alone. The updater owns its belief space; the
 // world (model/concepts.hpp) owns the true states. Optional members an updater may declare
-// are listed with their defaults in core/opt_ins.hpp.
+// are listed with their defaults in core/optional_members.hpp.
 #pragma once
 
 #include <concepts>

@@ -25,7 +25,7 @@
 //     independent draws over m occupied bins it is biased low by about (m - 1) / (2 n_eff)
 //     nats (Miller, 1955) on top of the particle approximation's own error.
 //     `ParticleEntropy::miller_madow` adds that term back (its belief_entropy(b), which the
-//     rollout records instead of H(b); core/opt_ins.hpp); `plug_in` (the default) records
+//     rollout records instead of H(b); core/optional_members.hpp); `plug_in` (the default) records
 //     H(b) as for any updater. After resampling n_eff = n counts duplicated particles as
 //     distinct, so the correction is a heuristic for weighted particles.
 //   * With a StateFeatureMap (belief/state_features.hpp) the filter is a BeliefFeatures:
@@ -237,7 +237,7 @@ public:
         for (std::size_t i = 0; i < particles_.size(); ++i) features_.accumulate(particles_[i], weights_[i], phi);
     }
 
-    // --- the belief entropy Reg-MBE records (core/opt_ins.hpp) -----------------------------
+    // --- the belief entropy Reg-MBE records (core/optional_members.hpp) -----------------------------
     /// H(b) (plug_in) or H(b) + (m - 1) / (2 n_eff) (miller_madow); see the header.
     [[nodiscard]] double belief_entropy(const Eigen::VectorXd& b) const {
         const double h = entropy_unchecked(b);

@@ -25,7 +25,7 @@
 // are kept once per updater): same results again (tests/unit/test_support.cpp).
 // Belief updates are skipped entirely when neither the policy (policy_needs_belief) nor the
 // needs ask for beliefs; the policy then sees the prior. An updater with its own
-// belief_entropy(b) (core/opt_ins.hpp; the particle filter's estimators) has that recorded
+// belief_entropy(b) (core/optional_members.hpp; the particle filter's estimators) has that recorded
 // as H(b_t) instead of the entropy of b (on the dense path).
 #pragma once
 
@@ -41,7 +41,7 @@
 
 #include "maxent/belief/concepts.hpp"
 #include "maxent/core/budget.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
@@ -218,7 +218,7 @@ private:
                 if (need.believed_states)
                     traj_.believed.push_back(at_prior ? sample_prior(g) : sample_categorical_on_support(support, b, g));
             } else {
-                if constexpr (updater_has_belief_entropy<U>) {  // the updater's own estimate (opt_ins.hpp)
+                if constexpr (updater_has_belief_entropy<U>) {  // the updater's own estimate (optional_members.hpp)
                     if (need.belief_entropy) traj_.belief_entropy.push_back(checked_belief_entropy(k));
                 } else {
                     if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_unchecked(belief_));

@@ -15,7 +15,7 @@
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/policy/concepts.hpp"
 
 namespace maxent {

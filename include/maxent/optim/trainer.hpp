@@ -31,7 +31,7 @@
 // row where b_1 > 0 then has a gradient (the batch's background row), and the estimate is
 // scattered into a parameter-shaped gradient and stepped densely: O(θ) once per iteration,
 // never per trajectory. The policy may also compute what depends only on θ and b_1 once per
-// batch (`batch_base`, core/opt_ins.hpp: BA's first-step logits θᵀb_1, the same bits), so
+// batch (`batch_base`, core/optional_members.hpp: BA's first-step logits θᵀb_1, the same bits), so
 // with the rollout's prior start (optim/rollout.hpp) nothing of size S is read or written
 // per trajectory. Otherwise the gradient's norm is summed in the association of the dense
 // one (detail::EigenOrderSum) and only the touched rows are stepped. On the row path
@@ -43,7 +43,7 @@
 // step_scores.hpp) get each trajectory's K step scores and the iteration index k; the
 // trainer then keeps N · K step matrices (checked against the budget) and records them
 // through optim/step_recording.hpp. Other estimators pay nothing for it. An estimator that
-// chooses at run time (uses_steps(), core/opt_ins.hpp) is asked once, at construction; when
+// chooses at run time (uses_steps(), core/optional_members.hpp) is asked once, at construction; when
 // it declines it is treated as one without per-step information (the same bits).
 //
 // Bad values stop a run instead of propagating: each iteration checks that the feedbacks, the
@@ -142,7 +142,7 @@ class Trainer {
     static_assert(require_gradient_estimator<E>());
     static_assert(require_step_rule<R>());
     // The estimator may want per-step scores (it has the per-step form); always, unless it
-    // chooses at run time (uses_steps(), core/opt_ins.hpp), which steps_ records.
+    // chooses at run time (uses_steps(), core/optional_members.hpp), which steps_ records.
     static constexpr bool may_step = estimator_uses_steps<E>;
     static constexpr bool always_step = may_step && !estimator_chooses_steps<E>;
     // A row-sparse policy that may grow θ (class B) can only take the row path; one with
@@ -240,7 +240,7 @@ public:
         out.iteration = k;
         {
             // θ stays fixed while the batch is sampled: a policy with batch_base (core/
-            // opt_ins.hpp) may compute what depends only on θ and the base b_1 once per batch
+            // optional_members.hpp) may compute what depends only on θ and the base b_1 once per batch
             // (BA: the first step's logits); the base is withdrawn before the step, also on a throw.
             const BatchBaseScope batch_scope(policy_, base_used_ ? &prior_ : nullptr);
             for (std::size_t n = 0; n < config_.batch; ++n) {

@@ -14,7 +14,7 @@
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent {
@@ -89,7 +89,7 @@ using ModelDimensions = AgentDimensions;
 // of its marginal action distribution (used by the exact objective/gradient and by tests):
 //   p.parameters(), cp.parameters()  -> Eigen::MatrixXd& / const Eigen::MatrixXd&
 //   cp.log_gradient(v, a, grad)      grad += ∇_θ log π(a | v) of the marginal π(· | v)
-// Optional (core/opt_ins.hpp): `static constexpr bool needs_belief = false;` lets the rollout
+// Optional (core/optional_members.hpp): `static constexpr bool needs_belief = false;` lets the rollout
 // skip belief updates when neither the policy nor the feedback uses beliefs (e.g.
 // ObservationPolicy with MSE); by default a policy is assumed to read the belief.
 // ---------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@
 // Satisfied by TabularBeliefPolicy (policy/tabular_belief_policy.hpp), which grows θ and
 // so always takes the row path, and by BeliefAveragedPolicy, BeliefMixturePolicy and
 // BelievedStatePolicy, whose scores live on the belief's support and whose θ never changes
-// shape (`static constexpr bool fixed_parameters = true;`, core/opt_ins.hpp): the trainer
+// shape (`static constexpr bool fixed_parameters = true;`, core/optional_members.hpp): the trainer
 // takes the row path for them when it pays (optim/trainer.hpp, ScorePath), with the dense
 // path's bits. ObservationPolicy keeps the dense path.
 #pragma once

@@ -1,4 +1,4 @@
-// maxent/core/opt_ins.hpp — every OPTIONAL member a component may declare, in one place,
+// maxent/core/optional_members.hpp — every OPTIONAL member a component may declare, in one place,
 // with its default and what the library does with it.
 //
 // The concepts (model/concepts.hpp, belief/concepts.hpp, policy/concepts.hpp,
