@@ -36,7 +36,7 @@ if(MODE STREQUAL "install")
       ${CMAKEDIR}/maxentTargets.cmake
       ${INCLUDEDIR}/maxent/model/concepts.hpp
       ${INCLUDEDIR}/maxent/belief/concepts.hpp
-      ${INCLUDEDIR}/maxent/core/opt_ins.hpp
+      ${INCLUDEDIR}/maxent/core/optional_members.hpp
       ${INCLUDEDIR}/maxent/model/finite_pomdp.hpp)
     if(NOT EXISTS "${PREFIX}/${expected}")
       message(FATAL_ERROR "the install tree lacks ${expected}")

@@ -9,7 +9,7 @@
 //
 // Per-step information (core/step_scores.hpp): only PerStepBaseline wants it. AnyEstimator
 // has both estimate forms and says at run time whether it wants it (uses_steps(),
-// core/opt_ins.hpp), so the trainer records per-step scores only for PerStepBaseline and the
+// core/optional_members.hpp), so the trainer records per-step scores only for PerStepBaseline and the
 // other four keep their cost and their bits. `entrywise` is declared for the four: the
 // trainer takes the row-sparse path only when uses_steps() is false, and refuses a policy
 // that needs that path (class B) with PerStepBaseline (config_error).

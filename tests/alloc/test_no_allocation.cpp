@@ -147,3 +147,21 @@ TEMPLATE_TEST_CASE("no allocation with a particle filter on the rescue world (fe
     CHECK(a.operator_new == 0);
     CHECK(a.eigen_malloc == 0);
 }
+
+TEST_CASE("no allocation through the noisy oracle's fast paths at sigma = 0", "[alloc]") {
+    // NoisyBelief at σ = 0 forwards the support path and the prior start of the exact filter
+    // (16 x 16 room, k = 10: support tracking pays).
+    const GridPomdp m = make_grid_world({.layout = GridLayout::single_room(16, 16),
+                                         .slip = 0.0,
+                                         .observation = observe::gaussian(10.0),
+                                         .horizon = 60});
+    TrainerConfig cfg;
+    cfg.iterations = 100;
+    Trainer trainer(m, make_noisy_belief(BayesFilter(m), 0.0), BeliefAveragedPolicy(m.num_states(), m.num_actions()),
+                    MBE{}, BatchMeanBaseline{}, ConstantStep(0.3), cfg);
+    REQUIRE(Sampler<GridPomdp, NoisyBelief<BayesFilter<GridPomdp>>>::starts_from_prior);
+    REQUIRE(trainer.updater().support_tracking_pays());
+    const Audit a = audit(trainer);
+    CHECK(a.operator_new == 0);
+    CHECK(a.eigen_malloc == 0);
+}

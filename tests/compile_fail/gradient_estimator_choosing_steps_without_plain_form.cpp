@@ -1,5 +1,5 @@
 // tests/compile_fail/gradient_estimator_choosing_steps_without_plain_form.cpp — an estimator
-// that chooses per-step information at run time (`bool uses_steps() const`, core/opt_ins.hpp)
+// that chooses per-step information at run time (`bool uses_steps() const`, core/optional_members.hpp)
 // must also have the form without steps, which the trainer calls when it declines; one with
 // the per-step form only must be rejected by maxent::train through
 // `static_assert(maxent::require_gradient_estimator<E>())` with a message naming both forms.

@@ -16,6 +16,7 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/concepts.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/entropy.hpp"
@@ -25,10 +26,13 @@
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/step_recording.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 #include "maxent/policy/belief_mixture.hpp"
 #include "maxent/policy/believed_state_policy.hpp"
+#include "maxent/policy/observation_policy.hpp"
+#include "maxent/policy/row_score.hpp"
 #include "forward_only.hpp"
 #include "random_pomdp.hpp"
 
@@ -79,7 +83,7 @@ private:
 
 /// The same updater with the support path but without the prior start (prior(),
 /// prior_support(), update_from_prior): the rollout then copies the prior into its belief
-/// at every episode and takes update_on_support from it, as before the prior start existed.
+/// at every episode and takes update_on_support from it.
 template <class U>
 class WithoutPriorStart {
 public:
@@ -424,7 +428,7 @@ TEST_CASE("BayesFilter::update_from_prior gives initial + update_on_support bit 
 
 TEST_CASE("episodes started from the filter's prior are the episodes that copy it", "[support][optim]") {
     // Every need (entropies, believed states, the belief record) and a non-zero θ; the
-    // reference hides the prior start, so its episodes copy the prior in (the previous code).
+    // reference hides the prior start, so its episodes copy the prior in.
     const maxent::GridPomdp m = square_room(12, 10.0, 30);
     maxent::RolloutOptions options;
     options.needs = {.belief_entropy = true, .believed_states = true, .beliefs = true};
@@ -452,5 +456,157 @@ TEST_CASE("episodes started from the filter's prior are the episodes that copy i
         REQUIRE(x.belief_entropy == y.belief_entropy);
         REQUIRE((x.beliefs.array() == y.beliefs.array()).all());
         REQUIRE((score_t.array() == score_r.array()).all());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decorators keep the speed hooks: NoisyBelief (an updater decorator) and the trainer's
+// policy views (RowScoringView, StepRecordingView) forward every optional member that only
+// makes things faster, and the fast paths behind them give the undecorated dense bits.
+// ---------------------------------------------------------------------------------------
+namespace {
+using Filter = maxent::BayesFilter<maxent::GridPomdp>;
+using Noisy = maxent::NoisyBelief<Filter>;
+}  // namespace
+
+TEST_CASE("every decorator forwards the whole bundle of speed hooks", "[support][decorators]") {
+    STATIC_REQUIRE(maxent::updater_speed_hooks<Filter>.support_tracking);
+    STATIC_REQUIRE(maxent::updater_speed_hooks<Filter>.says_whether_tracking_pays);
+    STATIC_REQUIRE(maxent::updater_speed_hooks<Filter>.prior_start);
+    STATIC_REQUIRE(maxent::keeps_updater_speed_hooks<Noisy, Filter>);
+    STATIC_REQUIRE(maxent::Sampler<maxent::GridPomdp, Noisy>::starts_from_prior);
+    // The check can fail: an updater without the prior start does not keep the filter's hooks.
+    STATIC_REQUIRE_FALSE(maxent::keeps_updater_speed_hooks<WithoutPriorStart<Filter>, Filter>);
+    STATIC_REQUIRE_FALSE(maxent::Sampler<maxent::GridPomdp, WithoutPriorStart<Filter>>::starts_from_prior);
+
+    using BA = maxent::BeliefAveragedPolicy;
+    using O = maxent::ObservationPolicy;
+    STATIC_REQUIRE(maxent::keeps_policy_speed_hooks<maxent::RowScoringView<BA>, BA>);
+    STATIC_REQUIRE(maxent::keeps_policy_speed_hooks<maxent::StepRecordingView<BA>, BA>);
+    STATIC_REQUIRE(maxent::keeps_policy_speed_hooks<maxent::StepRecordingView<O>, O>);
+    STATIC_REQUIRE_FALSE(maxent::policy_needs_belief<maxent::StepRecordingView<O>>);
+    STATIC_REQUIRE_FALSE(maxent::keeps_policy_speed_hooks<maxent::StepRecordingView<BA>, O>);
+}
+
+TEST_CASE("NoisyBelief at sigma = 0 takes the prior start with the dense filter's bits", "[support][decorators]") {
+    // Three samplers on one room: the noisy oracle at σ = 0 (support path, prior start through
+    // the decorator), the bare filter (the same fast paths), and the filter with the support
+    // path hidden (the dense reference loop).
+    const maxent::GridPomdp m = square_room(12, 10.0, 30);
+    maxent::RolloutOptions options;
+    options.needs = {.belief_entropy = true, .believed_states = true, .beliefs = true};
+    maxent::Sampler noisy(m, maxent::make_noisy_belief(maxent::BayesFilter(m), 0.0), options);
+    maxent::Sampler bare(m, maxent::BayesFilter(m), options);
+    maxent::Sampler dense(m, WithoutSupport(maxent::BayesFilter(m)), options);
+    REQUIRE(noisy.tracks_support());
+    REQUIRE_FALSE(dense.tracks_support());
+    maxent::BeliefAveragedPolicy policy(m.num_states(), m.num_actions());
+    for (Eigen::Index i = 0; i < policy.parameters().size(); ++i)
+        policy.parameters().data()[i] = std::cos(0.29 * static_cast<double>(i));
+    const Eigen::MatrixXd zero = Eigen::MatrixXd::Zero(policy.parameters().rows(), policy.parameters().cols());
+    Eigen::MatrixXd sn = zero, sb = zero, sd = zero;
+    std::size_t updates = 0;
+    for (std::uint64_t e = 0; e < 30; ++e) {
+        maxent::DefaultRng gn = maxent::stream(5, e, 0), gb = maxent::stream(5, e, 0), gd = maxent::stream(5, e, 0);
+        const maxent::Trajectory& x = noisy.run(policy, gn, sn);
+        const maxent::Trajectory& y = bare.run(policy, gb, sb);
+        const maxent::Trajectory& z = dense.run(policy, gd, sd);
+        updates += x.actions.size();
+        for (const maxent::Trajectory* other : {&y, &z}) {
+            REQUIRE(x.states == other->states);
+            REQUIRE(x.actions == other->actions);
+            REQUIRE(x.believed == other->believed);
+            REQUIRE(x.belief_entropy == other->belief_entropy);
+            REQUIRE((x.beliefs.array() == other->beliefs.array()).all());
+        }
+        REQUIRE((sn.array() == sb.array()).all());
+        REQUIRE((sn.array() == sd.array()).all());
+    }
+    CHECK(noisy.updater().stats().updates == updates);  // every update, the first included, counted
+}
+
+TEST_CASE("NoisyBelief::update_from_prior is initial + update_on_support at any sigma", "[support][decorators]") {
+    const maxent::GridPomdp m = square_room(8, 10.0, 20);
+    for (const double sigma : {0.0, 0.03}) {
+        Noisy tested = maxent::make_noisy_belief(maxent::BayesFilter(m), sigma);
+        Noisy reference = tested;
+        Eigen::VectorXd bt, br;
+        std::vector<sparse_index> st, sr;
+        tested.initial(bt, st);
+        maxent::DefaultRng gt(11), gr(11), world(12);
+        for (int episode = 0; episode < 10; ++episode) {
+            std::size_t s = maxent::sample_categorical(m.initial_distribution(), world);
+            for (int t = 0; t < 5; ++t) {
+                const std::size_t a = maxent::uniform_index(world, m.num_actions());
+                s = maxent::sample_categorical(m.transition(s, a), world);
+                const std::size_t o = maxent::sample_categorical(m.observation(a, s), world);
+                if (t == 0) {
+                    tested.update_from_prior(bt, st, a, o, gt);
+                    reference.initial(br, sr);
+                    reference.update_on_support(br, sr, a, o, gr);
+                } else {
+                    tested.update_on_support(bt, st, a, o, gt);
+                    reference.update_on_support(br, sr, a, o, gr);
+                }
+                REQUIRE((bt.array() == br.array()).all());
+                REQUIRE(st == sr);
+            }
+        }
+        CHECK(tested.stats().updates == reference.stats().updates);
+        CHECK(tested.stats().clipped_entries == reference.stats().clipped_entries);
+        if (sigma > 0.0) CHECK(tested.stats().clipped_entries > 0);  // the noise was applied
+    }
+}
+
+TEST_CASE("training through the decorators keeps the dense path's bits", "[support][decorators][optim]") {
+    // The noisy oracle at σ = 0 on the row-sparse path (RowScoringView, the batch base, the
+    // prior start through NoisyBelief) against the bare filter on the dense reference loop;
+    // and the per-step path (StepRecordingView) against the same estimator's totals.
+    const maxent::GridPomdp m = square_room(16, 10.0, 12);
+    maxent::TrainerConfig config;
+    config.iterations = 8;
+    config.batch = 2;  // 8 N K <= 256 rows: the automatic choice is the row path
+    config.seed = 23;
+    maxent::Trainer rows(m, maxent::make_noisy_belief(maxent::BayesFilter(m), 0.0),
+                         maxent::BeliefAveragedPolicy(m.num_states(), m.num_actions()), maxent::MBE{},
+                         maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config);
+    REQUIRE(rows.uses_row_scores());
+    config.scores = maxent::ScorePath::dense;
+    maxent::Trainer dense(m, WithoutSupport(maxent::BayesFilter(m)),
+                          maxent::BeliefAveragedPolicy(m.num_states(), m.num_actions()), maxent::MBE{},
+                          maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), config);
+    REQUIRE_FALSE(dense.uses_row_scores());
+    const maxent::TrainResult x = rows.run();
+    const maxent::TrainResult y = dense.run();
+    REQUIRE(x.history.size() == y.history.size());
+    for (std::size_t k = 0; k < x.history.size(); ++k) {
+        REQUIRE(x.history[k].true_entropy == y.history[k].true_entropy);
+        REQUIRE(x.history[k].feedback == y.history[k].feedback);
+        REQUIRE(x.history[k].belief_entropy_sum == y.history[k].belief_entropy_sum);
+        REQUIRE(x.history[k].gradient_norm == y.history[k].gradient_norm);
+    }
+    REQUIRE((x.parameters.array() == y.parameters.array()).all());
+    CHECK(x.parameters.cwiseAbs().maxCoeff() > 0.0);
+
+    // StepRecordingView: the same draws and the same total score as the policy itself, each
+    // step's term kept apart.
+    maxent::Sampler sampler(m, maxent::BayesFilter(m));
+    REQUIRE(sampler.tracks_support());
+    maxent::BeliefAveragedPolicy policy(m.num_states(), m.num_actions());
+    policy.parameters() = x.parameters;
+    const std::size_t K = maxent::Trajectory::actions_for(maxent::StateCounting::paper, m.horizon());
+    std::vector<Eigen::MatrixXd> steps(K);
+    Eigen::MatrixXd direct = Eigen::MatrixXd::Zero(policy.parameters().rows(), policy.parameters().cols());
+    Eigen::MatrixXd recorded = direct;
+    for (std::uint64_t e = 0; e < 5; ++e) {
+        maxent::DefaultRng g1 = maxent::stream(2, e, 0), g2 = maxent::stream(2, e, 0);
+        const std::vector<std::size_t> a1 = sampler.run(policy, g1, direct).actions;
+        maxent::StepRecordingView<maxent::BeliefAveragedPolicy> view(policy, steps);
+        const std::vector<std::size_t> a2 = sampler.run(view, g2, recorded).actions;
+        REQUIRE(a1 == a2);
+        REQUIRE((direct.array() == recorded.array()).all());
+        Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(direct.rows(), direct.cols());
+        for (const Eigen::MatrixXd& step : steps) sum += step;
+        REQUIRE((sum.array() == recorded.array()).all());
     }
 }

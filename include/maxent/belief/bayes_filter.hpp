@@ -27,7 +27,7 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/concepts.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"

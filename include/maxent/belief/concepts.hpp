@@ -4,11 +4,12 @@
 // Paper, Section 2.1 (belief update) and Section 5 (approximate beliefs): the agent keeps a
 // belief from its actions and observations alone. The updater owns its belief space; the
 // world (model/concepts.hpp) owns the true states. Optional members an updater may declare
-// are listed with their defaults in core/opt_ins.hpp.
+// are listed with their defaults in core/optional_members.hpp.
 #pragma once
 
 #include <concepts>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include <Eigen/Core>
@@ -86,6 +87,55 @@ concept SupportTrackingUpdater =
         cu.initial(b, support);
         u.update_on_support(b, support, a, o, g);
     };
+
+// ---------------------------------------------------------------------------------------
+// PriorStartUpdater (optional refinement of SupportTrackingUpdater): an episode may start
+// from the updater's own prior without copying it into the episode's belief. Required
+// expressions, in addition:
+//   cu.prior()                               -> const Eigen::VectorXd&: b_1 (what initial writes)
+//   cu.prior_support()                       -> std::span<const sparse_index>: its support
+//   u.update_from_prior(b, support, a, o, g) exactly `initial(b, support);
+//                                            update_on_support(b, support, a, o, g);`, to the
+//                                            last bit, for a b that is zero outside `support`
+// Satisfied by maxent::BayesFilter<M> and by NoisyBelief over it.
+// ---------------------------------------------------------------------------------------
+template <class U>
+concept PriorStartUpdater =
+    SupportTrackingUpdater<U> && requires(U& u, const U& cu, Eigen::VectorXd& b, std::vector<sparse_index>& support,
+                                          std::size_t a, std::size_t o, DefaultRng& g) {
+        { cu.prior() } -> std::same_as<const Eigen::VectorXd&>;
+        { cu.prior_support() } -> std::convertible_to<std::span<const sparse_index>>;
+        u.update_from_prior(b, support, a, o, g);
+    };
+
+// ---------------------------------------------------------------------------------------
+// The updater's SPEED HOOKS, as one bundle: the optional members that change how fast a
+// rollout runs, never what it computes (support tracking, support_tracking_pays, the prior
+// start). A decorator of an updater (NoisyBelief) must offer every hook its inner updater
+// offers, with the inner updater's bits wherever it is the inner updater;
+// `keeps_updater_speed_hooks<Decorator, Inner>` checks that each one travels, and every
+// decorator static_asserts it, so adding a hook here makes a decorator that drops it fail
+// to compile.
+// ---------------------------------------------------------------------------------------
+struct UpdaterSpeedHooks {
+    bool support_tracking = false;  ///< SupportTrackingUpdater
+    bool says_whether_tracking_pays = false;  ///< `bool support_tracking_pays() const`
+    bool prior_start = false;       ///< PriorStartUpdater
+};
+
+template <class U>
+inline constexpr UpdaterSpeedHooks updater_speed_hooks{
+    SupportTrackingUpdater<U>,
+    requires(const U& u) { { u.support_tracking_pays() } -> std::convertible_to<bool>; },
+    PriorStartUpdater<U>,
+};
+
+/// Whether updater D offers every speed hook updater U offers.
+template <class D, class U>
+inline constexpr bool keeps_updater_speed_hooks =
+    (!updater_speed_hooks<U>.support_tracking || updater_speed_hooks<D>.support_tracking) &&
+    (!updater_speed_hooks<U>.says_whether_tracking_pays || updater_speed_hooks<D>.says_whether_tracking_pays) &&
+    (!updater_speed_hooks<U>.prior_start || updater_speed_hooks<D>.prior_start);
 
 
 // ---------------------------------------------------------------------------------------

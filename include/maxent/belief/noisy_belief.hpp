@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstddef>
 #include <random>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -27,7 +28,7 @@
 #include "maxent/belief/concepts.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/error.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent {
@@ -69,9 +70,10 @@ struct NoisyBeliefStats {
 ///
 /// `step` is forwarded to the inner updater when it accepts one (it only labels errors).
 /// No allocation per call (scratch vectors sized at construction); one oracle per thread.
-/// Satisfies BeliefUpdater; over an inner SupportTrackingUpdater (BayesFilter) it is one too,
-/// and says the support path pays only at σ = 0, where it is the inner updater bit for bit
-/// (so the programs' σ = 0 curves keep the exact filter's fast path on large grids).
+/// Satisfies BeliefUpdater; it forwards every speed hook of the inner updater
+/// (UpdaterSpeedHooks, belief/concepts.hpp: support tracking, the prior start), and says the
+/// support path pays only at σ = 0, where it is the inner updater bit for bit (so the
+/// programs' σ = 0 curves keep the exact filter's fast paths on large grids).
 ///
 /// Over an updater that keeps its own state and does not read b (ParticleFilter: b is the
 /// histogram of its particles, belief/particle_filter.hpp) the noise reaches only the output:
@@ -92,7 +94,10 @@ public:
         : inner_(std::move(inner)),
           sigma_(checked_sigma(sigma)),
           noisy_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.dimension()))),
-          relocalised_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.dimension()))) {}
+          relocalised_(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(inner_.dimension()))) {
+        static_assert(keeps_updater_speed_hooks<NoisyBelief, U>,
+                      "NoisyBelief must forward every speed hook of its inner updater (belief/concepts.hpp)");
+    }
 
     [[nodiscard]] std::size_t dimension() const { return inner_.dimension(); }
 
@@ -120,6 +125,35 @@ public:
         update(b, a, o, g);
         support.resize(static_cast<std::size_t>(b.size()));
         for (std::size_t s = 0; s < support.size(); ++s) support[s] = static_cast<sparse_index>(s);
+    }
+
+    /// The inner updater's prior and its support (inner PriorStartUpdater only): the prior
+    /// start of a rollout (optim/rollout.hpp) reads them instead of copying initial(b).
+    [[nodiscard]] const Eigen::VectorXd& prior() const noexcept
+        requires PriorStartUpdater<U>
+    {
+        return inner_.prior();
+    }
+    [[nodiscard]] std::span<const sparse_index> prior_support() const noexcept
+        requires PriorStartUpdater<U>
+    {
+        return inner_.prior_support();
+    }
+
+    /// `initial(b, support); update_on_support(b, support, a, o, g);` (PriorStartUpdater):
+    /// at σ = 0 the inner updater's update_from_prior (the same bits without writing the
+    /// prior into b); at σ > 0 literally those two calls.
+    template <std::uniform_random_bit_generator G>
+        requires PriorStartUpdater<U>
+    void update_from_prior(Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a, std::size_t o,
+                           G& g) {
+        if (sigma_ == 0.0) {
+            inner_.update_from_prior(b, support, a, o, g);
+            ++stats_.updates;
+            return;
+        }
+        initial(b, support);
+        update_on_support(b, support, a, o, g);
     }
 
     /// Whether the rollout should keep the support: only at σ = 0 (noise fills every entry),
@@ -197,11 +231,9 @@ private:
     NoisyBeliefStats stats_;
 };
 
-/// `auto u = make_noisy_belief(BayesFilter(model), sigma);` — the same as
-/// `NoisyBelief u{BayesFilter(model), sigma};`. Both sidestep a GCC parse failure (GCC bug
-/// 89062) of the parenthesised `NoisyBelief u(BayesFilter(model), sigma);`, where a class
-/// template argument deduced inside a direct-initialiser is rejected ("class template
-/// placeholder not permitted in this context"); Clang accepts that spelling.
+/// `auto u = make_noisy_belief(BayesFilter(model), sigma);`, the same as
+/// `NoisyBelief u{BayesFilter(model), sigma};` (with braces: the parenthesised spelling with
+/// a deduced class template does not compile with GCC).
 template <class U>
 [[nodiscard]] NoisyBelief<std::remove_cvref_t<U>> make_noisy_belief(U&& inner, double sigma) {
     return NoisyBelief<std::remove_cvref_t<U>>(std::forward<U>(inner), sigma);

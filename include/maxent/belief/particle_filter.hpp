@@ -49,7 +49,7 @@ namespace maxent {
 /// binned weighted particles, with n_eff roughly independent draws over m occupied bins, is
 /// biased low by about (m - 1) / (2 n_eff) nats (Miller, 1955) on top of the particle
 /// approximation's own error; miller_madow adds that term back (through belief_entropy(b),
-/// which the rollout records instead of H(b); core/opt_ins.hpp). After resampling n_eff = n
+/// which the rollout records instead of H(b); core/optional_members.hpp). After resampling n_eff = n
 /// counts duplicated particles as distinct, so the correction is a heuristic.
 enum class ParticleEntropy {
     plug_in,      ///< H(b): the entropy of the binned weighted particles (biased low)
@@ -224,7 +224,7 @@ public:
         for (std::size_t i = 0; i < particles_.size(); ++i) features_.accumulate(particles_[i], weights_[i], phi);
     }
 
-    // --- the belief entropy Reg-MBE records (core/opt_ins.hpp) -----------------------------
+    // --- the belief entropy Reg-MBE records (core/optional_members.hpp) -----------------------------
     /// H(b) (plug_in) or H(b) + (m - 1) / (2 n_eff) (miller_madow); see the header.
     [[nodiscard]] double belief_entropy(const Eigen::VectorXd& b) const {
         const double h = entropy_unchecked(b);

@@ -1,5 +1,5 @@
 // maxent/core/step_scores.hpp — per-step information handed to gradient estimators that
-// opt in to it (core/opt_ins.hpp: estimator_uses_steps; optim/estimators.hpp).
+// opt in to it (core/optional_members.hpp: estimator_uses_steps; optim/estimators.hpp).
 //
 // A trajectory's score is g_n = Σ_t ∇_θ log π(a_t | i_t). Estimators that only need g_n see
 // the N totals; an estimator declaring `estimate(f, s, steps, out)` also receives each

@@ -1,8 +1,7 @@
 // maxent/core/support.hpp — working on the support of a sparse dense-stored vector.
 //
 // Beliefs are stored as dense Eigen vectors (one entry per state), but in the paper's grid
-// worlds most entries are exactly zero after a few steps (on the 5 x 5 room with k = 10, 3
-// of 25 on average). The rollout can carry the support — the ascending list of the states
+// worlds most entries are exactly zero after a few steps. The rollout can carry the support — the ascending list of the states
 // that may be non-zero — next to the belief (policy/concepts.hpp, AgentView::support), and
 // the functions here let the hot path work on that list while returning what the dense
 // code returns, to the last bit:
@@ -53,10 +52,9 @@ inline constexpr bool support_dot_matches_eigen = detail::eigen_double_packet <=
 
 /// Whether code that has both a dense O(n) path and an O(|support|) path should take the
 /// latter: the dense loops run in packets and predictable branches over all n entries, the
-/// support loops entry by entry with data-dependent trip counts, so on the paper's small
-/// grids (n = 25, 36) the dense loops are as fast whenever the support is more than an eighth
-/// of n (measured with bench/, see docs/performance.md), while at n = 6400 the support is
-/// what makes a step cost microseconds instead of tens. Both paths give the same bits.
+/// support loops entry by entry with data-dependent trip counts, so the dense loops are as
+/// fast whenever the support is more than an eighth of n (docs/performance.md), while on
+/// large maps the support is what makes a step cheap. Both paths give the same bits.
 [[nodiscard]] constexpr bool support_pays(std::size_t support_size, std::size_t n) noexcept {
     return 8 * support_size <= n;
 }

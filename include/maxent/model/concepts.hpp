@@ -199,7 +199,7 @@ concept ObservationLikelihood = GenerativePomdp<M> && concept_checks::has_observ
 // TabularPomdp, in addition:
 //   m.likelihood(a, o)         -> SparseDistribution over s' (not normalised): the non-zero
 //                                 entries of the column Obs(o | ·, a)
-// (optional, see core/opt_ins.hpp: m.transition_matrix_transposed(a)).
+// (optional, see core/optional_members.hpp: m.transition_matrix_transposed(a)).
 //
 // LabelledPomdp, in addition: typename M::state_type, action_type, observation_type (the
 // user's labels) and m.state_label(i), m.action_label(i), m.observation_label(i) -> const

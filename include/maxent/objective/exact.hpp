@@ -42,7 +42,7 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/objective/feedbacks.hpp"

@@ -139,7 +139,7 @@ private:
 
 /// Reg-MBE feedback: H(d(τ_S̃)) - ρ Σ_t H(b_t) (paper, Section 5; ρ ≈ 0.02 in the figures).
 /// H(b_t) is what the rollout recorded: the entropy of b_t, or the updater's own estimate
-/// when it has belief_entropy(b) (core/opt_ins.hpp; a particle filter's binned-particle
+/// when it has belief_entropy(b) (core/optional_members.hpp; a particle filter's binned-particle
 /// entropy with or without its bias correction, belief/particle_filter.hpp).
 class RegularizedBelievedEntropy {
 public:

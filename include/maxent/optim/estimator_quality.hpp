@@ -43,7 +43,7 @@
 #include "maxent/core/budget.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/finite.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/step_scores.hpp"

@@ -31,7 +31,7 @@
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/finite.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/core/step_scores.hpp"
 
 namespace maxent {
@@ -50,7 +50,7 @@ concept has_estimate = requires(E& e, std::span<const double> f, std::span<const
 ///                                  steps.step(n, t) = ∇_θ log π(a_{t+1} | i_{t+1}) of
 ///                                  trajectory n, steps.iteration = the batch's index.
 /// Callers give the second form to estimators that have it (estimator_uses_steps,
-/// core/opt_ins.hpp) and pay for the per-step buffers only then: the trainer on its dense
+/// core/optional_members.hpp) and pay for the per-step buffers only then: the trainer on its dense
 /// path (row-sparse policies have no per-step scores) and estimator_quality. An estimator
 /// with both forms and `bool uses_steps() const` chooses at run time (estimator_wants_steps):
 /// a box holding one of several estimators, so that one instantiation serves them all.

@@ -1,32 +1,23 @@
 // maxent/optim/rollout.hpp — one episode of interaction under a policy (Algorithm 1, line 3).
 //
-// Paper, Section 2.1 "In a POMDP, the interaction process goes as follows": s_1 ~ μ,
-// o_1 ~ Obs(· | s_1), b_1 = the updater's prior (uniform by default: the paper does not
-// condition b_1 on o_1); then for each step: act a_t ~ π(· | o_t, b_t) (accumulating the
-// score ∇_θ log π), transition s_{t+1} ~ P(· | s_t, a_t), observe o_{t+1} ~ Obs(· | s_{t+1}, a_t),
-// update the belief b_{t+1} = updater(b_t, a_t, o_{t+1}). The number of actions follows the
-// StateCounting convention (core/trajectory.hpp): T - 1 (paper) or T (authors).
+// Paper, Section 2.1: s_1 ~ μ, o_1 ~ Obs(· | s_1), b_1 = the updater's prior (uniform by
+// default: the paper does not condition b_1 on o_1); then for each step: act
+// a_t ~ π(· | o_t, b_t) (accumulating the score ∇_θ log π), transition s_{t+1} ~ P(· | s_t, a_t),
+// observe o_{t+1} ~ Obs(· | s_{t+1}, a_t), update b_{t+1} = updater(b_t, a_t, o_{t+1}). The
+// number of actions follows StateCounting (core/trajectory.hpp): T - 1 (paper) or T.
 //
-// The world and the agent are separate: the world is any Environment (model/concepts.hpp),
-// sampled only through draw_initial_state, draw_initial_observation, draw_next_state and
-// draw_observation, and its true states are recorded as bins (state_bin); the agent's belief
-// model sees only actions and observations and keeps beliefs over its own dimension()
-// latent states, which need not be the world's. With BeliefFeatures the policy reads φ(b_t)
-// (AgentView::features()).
+// The world is any Environment (model/concepts.hpp), sampled only through its draw_*
+// functions, its true states recorded as bins (state_bin); the agent's belief model sees only
+// actions and observations and keeps beliefs over its own dimension() latent states. With
+// BeliefFeatures the policy reads φ(b_t) (AgentView::features()). Belief updates are skipped
+// when neither the policy (policy_needs_belief) nor the needs read beliefs.
 //
-// `Sampler` owns every buffer an episode needs and reuses it: after the first episode, a
-// rollout allocates nothing. With a SupportTrackingUpdater that says it pays (BayesFilter on
-// models with short likelihood columns) it also keeps the belief's support and passes it to
-// the policy (AgentView::support): same results, O(|support|) instead of O(S) per step.
-// When that updater can also start from its prior (prior(), prior_support(),
-// update_from_prior: BayesFilter), an episode that updates beliefs shows the policy the
-// updater's own prior at the first step and computes b_2 from it directly, so nothing of
-// size S is copied per episode either (H(b_1) and the running sums for drawing s̃_1 ~ b_1
-// are kept once per updater): same results again (tests/unit/test_support.cpp).
-// Belief updates are skipped entirely when neither the policy (policy_needs_belief) nor the
-// needs ask for beliefs; the policy then sees the prior. An updater with its own
-// belief_entropy(b) (core/opt_ins.hpp; the particle filter's estimators) has that recorded
-// as H(b_t) instead of the entropy of b (on the dense path).
+// `Sampler` owns every buffer an episode needs: after the first episode a rollout allocates
+// nothing. Sampler::run_dense is the reference loop. Sampler::run_on_support is the same
+// loop for a SupportTrackingUpdater that says it pays (belief/concepts.hpp): it keeps the
+// belief's support and starts from the updater's prior without copying it
+// (PriorStartUpdater), O(|support|) per step instead of O(S), with the same draws and bits
+// (tests/unit/test_support.cpp).
 #pragma once
 
 #include <algorithm>
@@ -41,7 +32,7 @@
 
 #include "maxent/belief/concepts.hpp"
 #include "maxent/core/budget.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
@@ -142,123 +133,57 @@ public:
 
     /// Runs one episode; `score` (shape of the policy's parameters) is set to
     /// Σ_t ∇_θ log π(a_t | i_t). Returns the recorded trajectory (valid until the next run).
+    /// The loop is run_dense, or run_on_support when the updater tracks the support and
+    /// says it pays: the same draws and the same bits.
     template <class P, std::uniform_random_bit_generator G>
     const Trajectory& run(P& policy, G& g, Eigen::MatrixXd& score) {
         static_assert(require_policy<P>());
         if constexpr (can_track_support) {
-            if (track_) return run_tracked(policy, g, score);
+            if (track_) return run_on_support(policy, g, score);
         }
-        return run_episode<false>(policy, g, score);
+        return run_dense(policy, g, score);
     }
+
+    /// Whether tracked episodes start from the updater's own prior (PriorStartUpdater and a
+    /// policy reading the belief itself; see run_on_support).
+    static constexpr bool starts_from_prior = PriorStartUpdater<U> && !BeliefFeatures<U>;
 
 private:
-    /// The tracked episode, out of line: inlined into run() it made GCC stop inlining the
-    /// policy and the filter into the untracked loop (about 4% more instructions on the
-    /// 5 x 5 room).
-    template <class P, class G>
-    [[gnu::noinline]] const Trajectory& run_tracked(P& policy, G& g, Eigen::MatrixXd& score) {
-        return run_episode<true>(policy, g, score);
-    }
+    static constexpr bool can_track_support = SupportTrackingUpdater<U>;
+    static constexpr bool has_features = BeliefFeatures<U>;
 
-    /// One episode; with Track, the belief's support is kept (support_) and shown to the
-    /// policy. Two instantiations rather than run-time tests inside one loop, so that the
-    /// loop without support is the same code as before support tracking existed.
-    template <bool Track, class P, class G>
-    const Trajectory& run_episode(P& policy, G& g, Eigen::MatrixXd& score) {
+    /// The reference loop (Section 2.1): record s_k, o_k and what the needs ask of b_k; act
+    /// a_k ~ π(· | o_k, b_k); draw s_{k+1}, o_{k+1}; update b_{k+1}.
+    template <class P, class G>
+    const Trajectory& run_dense(P& policy, G& g, Eigen::MatrixXd& score) {
         const M& m = *model_;
         const RolloutNeeds& need = options_.needs;
-        const bool track_belief =
-            policy_needs_belief<P> || need.belief_entropy || need.believed_states || need.beliefs;
+        const bool update_beliefs = updates_beliefs<P>();
         const std::size_t K = Trajectory::actions_for(options_.counting, m.horizon());
-
-        traj_.states.clear();
-        traj_.observations.clear();
-        traj_.actions.clear();
-        traj_.belief_entropy.clear();
-        traj_.believed.clear();
-        score.setZero();
-
-        // With an updater that can start from its prior (prior_start), a tracked episode
-        // whose beliefs are updated shows the policy the updater's own prior at the first
-        // step and computes b_2 from it (update_from_prior), instead of copying the S-long
-        // prior and its support into belief_ / support_: belief_ then only needs to be zero
-        // outside support_ (the previous episode's posterior), which update_from_prior clears.
-        [[maybe_unused]] bool from_prior = false;
-        if constexpr (Track) {
-            if constexpr (prior_start) from_prior = track_belief;
-            if (from_prior) {
-                if (!clean_) {  // belief_ may be non-zero outside support_: start afresh, once
-                    belief_.setZero();
-                    support_.clear();
-                    clean_ = true;
-                }
-            } else {
-                updater_.initial(belief_, support_);
-                clean_ = true;
-            }
-        } else {
-            updater_.initial(belief_);
-            clean_ = false;
-        }
+        start_episode(score);
+        updater_.initial(belief_);
+        belief_zero_outside_support_ = false;
         if constexpr (has_features) updater_.features(belief_, features_);
         world_state_t<M> s = draw_initial_state(m, g);
         std::size_t o = draw_initial_observation(m, s, g);
         for (std::size_t k = 0;; ++k) {
             traj_.states.push_back(state_bin(m, s));
             traj_.observations.push_back(o);
-            // The belief b_k and its support: the updater's prior at the first step of an
-            // episode started from it, belief_ / support_ otherwise.
-            const bool at_prior = from_prior && k == 0;
-            const Eigen::VectorXd& b = at_prior ? prior_of(updater_) : belief_;
-            if constexpr (Track) {
-                const std::span<const sparse_index> support =
-                    at_prior ? prior_support_of(updater_) : std::span<const sparse_index>(support_);
-                if (need.belief_entropy)
-                    traj_.belief_entropy.push_back(at_prior ? prior_entropy() : entropy_on_support(support, b));
-                if (need.believed_states)
-                    traj_.believed.push_back(at_prior ? sample_prior(g) : sample_categorical_on_support(support, b, g));
-            } else {
-                if constexpr (updater_has_belief_entropy<U>) {  // the updater's own estimate (opt_ins.hpp)
-                    if (need.belief_entropy) traj_.belief_entropy.push_back(checked_belief_entropy(k));
-                } else {
-                    if (need.belief_entropy) traj_.belief_entropy.push_back(entropy_unchecked(belief_));
-                }
-                if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
-            }
-            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
+            if (need.belief_entropy) traj_.belief_entropy.push_back(belief_entropy(k));
+            if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
+            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
             if (k == K) break;
 
-            std::size_t a;
-            if constexpr (Track) {
-                const std::span<const sparse_index> support =
-                    at_prior ? prior_support_of(updater_) : std::span<const sparse_index>(support_);
-                const AgentView view{k, o, b, support, true, feature_pointer()};
-                a = policy.sample(view, g, score);
-            } else {
-                const AgentView view{k, o, belief_, {}, false, feature_pointer()};
-                a = policy.sample(view, g, score);
-            }
+            const AgentView view{k, o, belief_, {}, false, feature_pointer()};
+            const std::size_t a = policy.sample(view, g, score);
             traj_.actions.push_back(a);
             s = draw_next_state(m, s, a, g);
             o = draw_observation(m, a, s, g);
-            if (track_belief) {
+            if (update_beliefs) {
                 try {
-                    if constexpr (Track) {
-                        if constexpr (prior_start) {
-                            if (at_prior)
-                                updater_.update_from_prior(belief_, support_, a, o, g);
-                            else
-                                updater_.update_on_support(belief_, support_, a, o, g);
-                        } else {
-                            updater_.update_on_support(belief_, support_, a, o, g);
-                        }
-                    } else
-                        updater_.update(belief_, a, o, g);
+                    updater_.update(belief_, a, o, g);
                 } catch (const zero_likelihood_error& e) {
-                    throw zero_likelihood_error(a, o, k + 1,
-                                                detail::message(e.what(), " [rollout: update after step ", k + 1,
-                                                                ExplicitPomdp<M> ? ", true state index " : ", true state bin ",
-                                                                state_bin(m, s), "]"));
+                    rethrow_located(e, a, o, k, s);
                 }
                 if constexpr (has_features) updater_.features(belief_, features_);
             }
@@ -266,31 +191,122 @@ private:
         return traj_;
     }
 
-    // With a SupportTrackingUpdater whose support_tracking_pays() (if it has one) is true, the
-    // belief's support is kept next to it (support_) and the policy sees it; the results are
-    // those of the dense updates, to the last bit.
-    static constexpr bool can_track_support = SupportTrackingUpdater<U>;
-    static constexpr bool has_features = BeliefFeatures<U>;
-    // Tracked episodes start from the updater's prior without copying it (see run_episode)
-    // when the updater offers prior(), prior_support() and update_from_prior (BayesFilter)
-    // and the policy reads the belief itself.
-    static constexpr bool prior_start =
-        can_track_support && !has_features &&
-        requires(U& u, const U& cu, Eigen::VectorXd& b, std::vector<sparse_index>& support, std::size_t a,
-                 std::size_t o, DefaultRng& g) {
-            { cu.prior() } -> std::same_as<const Eigen::VectorXd&>;
-            { cu.prior_support() } -> std::convertible_to<std::span<const sparse_index>>;
-            u.update_from_prior(b, support, a, o, g);
-        };
-    /// The updater's prior (prior_start; belief_ otherwise, never asked for then).
+    /// run_dense keeping the belief's support (support_) next to it and showing it to the
+    /// policy (AgentView::support): O(|support|) per step instead of O(S), the same bits
+    /// (SupportTrackingUpdater's contract). With starts_from_prior, an episode that updates
+    /// beliefs shows the policy the updater's own prior at the first step and computes b_2
+    /// from it (update_from_prior), so nothing of size S is copied per episode: belief_ then
+    /// only has to be zero outside support_ (the previous posterior), which update_from_prior
+    /// clears. Out of line, so that run_dense stays small enough to be inlined into run().
+    template <class P, class G>
+    [[gnu::noinline]] const Trajectory& run_on_support(P& policy, G& g, Eigen::MatrixXd& score) {
+        const M& m = *model_;
+        const RolloutNeeds& need = options_.needs;
+        const bool update_beliefs = updates_beliefs<P>();
+        const std::size_t K = Trajectory::actions_for(options_.counting, m.horizon());
+        start_episode(score);
+        const bool from_prior = starts_from_prior && update_beliefs;
+        if (!from_prior) {
+            updater_.initial(belief_, support_);
+        } else if (!belief_zero_outside_support_) {  // start afresh, once
+            belief_.setZero();
+            support_.clear();
+        }
+        belief_zero_outside_support_ = true;
+        if constexpr (has_features) updater_.features(belief_, features_);
+        world_state_t<M> s = draw_initial_state(m, g);
+        std::size_t o = draw_initial_observation(m, s, g);
+        for (std::size_t k = 0;; ++k) {
+            traj_.states.push_back(state_bin(m, s));
+            traj_.observations.push_back(o);
+            // b_k and its support: the updater's prior at the first step of an episode
+            // started from it, belief_ and support_ otherwise.
+            const bool at_prior = from_prior && k == 0;
+            const Eigen::VectorXd& b = at_prior ? prior_of(updater_) : belief_;
+            const std::span<const sparse_index> support =
+                at_prior ? prior_support_of(updater_) : std::span<const sparse_index>(support_);
+            if (need.belief_entropy)
+                traj_.belief_entropy.push_back(at_prior ? prior_entropy() : entropy_on_support(support, b));
+            if (need.believed_states)
+                traj_.believed.push_back(at_prior ? sample_prior(g) : sample_categorical_on_support(support, b, g));
+            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
+            if (k == K) break;
+
+            const AgentView view{k, o, b, support, true, feature_pointer()};
+            const std::size_t a = policy.sample(view, g, score);
+            traj_.actions.push_back(a);
+            s = draw_next_state(m, s, a, g);
+            o = draw_observation(m, a, s, g);
+            if (update_beliefs) {
+                try {
+                    if constexpr (starts_from_prior) {
+                        if (at_prior)
+                            updater_.update_from_prior(belief_, support_, a, o, g);
+                        else
+                            updater_.update_on_support(belief_, support_, a, o, g);
+                    } else {
+                        updater_.update_on_support(belief_, support_, a, o, g);
+                    }
+                } catch (const zero_likelihood_error& e) {
+                    rethrow_located(e, a, o, k, s);
+                }
+                if constexpr (has_features) updater_.features(belief_, features_);
+            }
+        }
+        return traj_;
+    }
+
+    /// Whether beliefs are updated at all: not when neither the policy nor the needs read
+    /// them (the policy then sees the prior).
+    template <class P>
+    [[nodiscard]] bool updates_beliefs() const noexcept {
+        const RolloutNeeds& need = options_.needs;
+        return policy_needs_belief<P> || need.belief_entropy || need.believed_states || need.beliefs;
+    }
+
+    /// Clears the trajectory record and the score.
+    void start_episode(Eigen::MatrixXd& score) {
+        traj_.states.clear();
+        traj_.observations.clear();
+        traj_.actions.clear();
+        traj_.belief_entropy.clear();
+        traj_.believed.clear();
+        score.setZero();
+    }
+
+    /// The updater's zero_likelihood_error, with the rollout's step and true state added.
+    [[noreturn]] void rethrow_located(const zero_likelihood_error& e, std::size_t a, std::size_t o, std::size_t k,
+                                      const world_state_t<M>& s) const {
+        throw zero_likelihood_error(a, o, k + 1,
+                                    detail::message(e.what(), " [rollout: update after step ", k + 1,
+                                                    ExplicitPomdp<M> ? ", true state index " : ", true state bin ",
+                                                    state_bin(*model_, s), "]"));
+    }
+
+    /// H(b_k) of belief_ as recorded: the updater's own belief_entropy when it has one
+    /// (core/optional_members.hpp), checked finite (numeric_error naming the step), else
+    /// the entropy of b.
+    [[nodiscard]] double belief_entropy(std::size_t k) const {
+        if constexpr (updater_has_belief_entropy<U>) {
+            const double h = updater_.belief_entropy(belief_);
+            if (!std::isfinite(h))
+                throw numeric_error(detail::message("Sampler: the belief updater's belief_entropy at step ", k + 1,
+                                                    " is ", h));
+            return h;
+        } else {
+            return entropy_unchecked(belief_);
+        }
+    }
+
+    /// The updater's prior (starts_from_prior; belief_ otherwise, never asked for then).
     [[nodiscard]] const Eigen::VectorXd& prior_of(const U& u) const noexcept {
-        if constexpr (prior_start)
+        if constexpr (starts_from_prior)
             return u.prior();
         else
             return belief_;
     }
     [[nodiscard]] static std::span<const sparse_index> prior_support_of(const U& u) noexcept {
-        if constexpr (prior_start)
+        if constexpr (starts_from_prior)
             return u.prior_support();
         else
             return {};
@@ -334,15 +350,6 @@ private:
                                            " is positive"));
     }
 
-    /// The updater's belief_entropy(b_{k+1}), checked finite (numeric_error naming the step).
-    [[nodiscard]] double checked_belief_entropy(std::size_t k) const {
-        const double h = updater_.belief_entropy(belief_);
-        if (!std::isfinite(h))
-            throw numeric_error(detail::message("Sampler: the belief updater's belief_entropy at step ", k + 1, " is ",
-                                                h));
-        return h;
-    }
-
     /// φ(b) for the view: nullptr (the belief itself) unless the updater has features.
     [[nodiscard]] const Eigen::VectorXd* feature_pointer() const noexcept {
         if constexpr (has_features)
@@ -359,7 +366,7 @@ private:
     Eigen::VectorXd features_;           // φ(b) (BeliefFeatures only)
     std::vector<sparse_index> support_;  // the belief's support (track_ only; capacity S)
     bool track_ = false;                 // can_track_support and the updater says it pays
-    bool clean_ = false;                 // belief_ is zero outside support_ (prior_start episodes)
+    bool belief_zero_outside_support_ = false;  // what update_from_prior needs of belief_
     bool prior_entropy_known_ = false;   // prior_entropy_ is that of the current updater's prior
     double prior_entropy_ = 0.0;
     bool prior_sums_known_ = false;      // prior_sums_ are the running sums of the current prior

@@ -75,18 +75,18 @@ public:
         const std::size_t cols = scores[0].cols();
         for (const Eigen::Index r : union_) index_[static_cast<std::size_t>(r)] = no_entry;  // the last batch's
         union_.clear();
-        bool led = false;
+        bool any_lead = false;
         for (std::size_t n = 0; n < scores.size(); ++n) {
             const RowScore& s = scores[n];
             if (s.cols() != cols)
                 throw config_error(detail::message("RowSparseBatch::gather: score ", n, " has ", s.cols(),
                                                    " columns, the first ", cols));
-            if (s.led()) {
+            if (s.has_lead()) {
                 if (s.base() != base_ || base_ == nullptr)
                     throw config_error(detail::message("RowSparseBatch::gather: score ", n,
                                                        " has a lead term on a base other than the batch's "
                                                        "(RowSparseBatch::set_base)"));
-                led = true;
+                any_lead = true;
             }
             for (const Eigen::Index r : s.rows()) {
                 const auto ri = static_cast<std::size_t>(r);
@@ -112,7 +112,7 @@ public:
         }
         // The background row: the base's non-zero rows outside the union, when a score has a lead.
         background_ = false;
-        if (led) {
+        if (any_lead) {
             std::size_t inside = 0;
             for (const Eigen::Index r : union_)
                 if (r < base_->size() && (*base_)[r] != 0.0) ++inside;
@@ -129,7 +129,7 @@ public:
         for (std::size_t n = 0; n < scores.size(); ++n) {
             Eigen::MatrixXd& m = compact_[n];
             const RowScore& s = scores[n];
-            if (s.led()) {
+            if (s.has_lead()) {
                 m.bottomRows(static_cast<Eigen::Index>(height_ - used)).setZero();
                 for (std::size_t i = 0; i < union_.size(); ++i)
                     for (std::size_t c = 0; c < cols; ++c)

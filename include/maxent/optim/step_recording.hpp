@@ -11,28 +11,25 @@
 #include <cstddef>
 #include <random>
 #include <span>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "maxent/core/error.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
+#include "maxent/core/step_scores.hpp"
 #include "maxent/policy/concepts.hpp"
 
 namespace maxent {
 
 template <class P>
-class StepRecordingView {
-    static_assert(require_policy<P>());
-
+class StepRecordingView : public PolicyView<P> {
 public:
-    static constexpr bool needs_belief = policy_needs_belief<P>;
-
     /// `steps` holds one matrix per action of the episode, each of the score's shape.
-    StepRecordingView(P& policy, std::span<Eigen::MatrixXd> steps) : policy_(&policy), steps_(steps) {}
+    StepRecordingView(P& policy, std::span<Eigen::MatrixXd> steps) : PolicyView<P>(policy), steps_(steps) {
+        static_assert(keeps_policy_speed_hooks<StepRecordingView, P>);
+    }
 
-    [[nodiscard]] std::size_t num_actions() const { return policy_->num_actions(); }
-    void probabilities(const AgentView& v, Eigen::VectorXd& out) const { policy_->probabilities(v, out); }
-    void check_dimensions(const AgentDimensions& d) const { policy_->check_dimensions(d); }
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         if (v.step >= steps_.size())
@@ -40,14 +37,33 @@ public:
                                                " step scores"));
         Eigen::MatrixXd& step = steps_[v.step];
         step.setZero(score.rows(), score.cols());
-        const std::size_t a = policy_->sample(v, g, step);
+        const std::size_t a = this->policy().sample(v, g, step);
         score += step;
         return a;
     }
 
 private:
-    P* policy_;
     std::span<Eigen::MatrixXd> steps_;
+};
+
+/// The trainer's per-step path: N · K step matrices of θ's shape for a batch of N
+/// trajectories of K actions, view(policy, n) records trajectory n's into its K, and
+/// scores(k) hands them to the estimator as batch k.
+class StepScoreRecorder {
+public:
+    StepScoreRecorder() = default;
+    StepScoreRecorder(std::size_t batch, std::size_t steps, const Eigen::MatrixXd& theta)
+        : steps_(steps), scores_(batch * steps, Eigen::MatrixXd::Zero(theta.rows(), theta.cols())) {}
+
+    template <class P>
+    [[nodiscard]] StepRecordingView<P> view(P& policy, std::size_t n) {
+        return StepRecordingView<P>(policy, std::span<Eigen::MatrixXd>(scores_).subspan(n * steps_, steps_));
+    }
+    [[nodiscard]] StepScores scores(std::size_t k) const noexcept { return StepScores{k, steps_, scores_}; }
+
+private:
+    std::size_t steps_ = 0;
+    std::vector<Eigen::MatrixXd> scores_;  // trajectory-major
 };
 
 }  // namespace maxent

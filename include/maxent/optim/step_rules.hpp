@@ -37,7 +37,7 @@
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/finite.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 
 namespace maxent {
 

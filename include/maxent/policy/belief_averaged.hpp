@@ -11,11 +11,10 @@
 // and π(· | b) = softmax(θᵀ φ(b)), the same code. The support path applies only when the
 // features are the belief.
 //
-// Row-sparse scores (RowSparsePolicy, policy/row_score.hpp): sample_rows records the score
-// on the rows where b (or φ(b)) is non-zero, with the dense score's bits; the first step on
-// a spread prior b_1 is recorded as the lead term b_1 ⊗ (e_a - π) when the score has a base.
-// The trainer takes that path when the rollout tracks the belief's support (optim/
-// trainer.hpp, ScorePath), so a trajectory costs O(rows touched · A), not O(S · A).
+// The class reads top to bottom as the math above (probabilities, sample, log_gradient);
+// its fast paths follow in their own section, each with the reference's bits: the belief's
+// support, row-sparse scores (sample_rows: the rows where b is non-zero, a first step on a
+// spread b_1 as the lead term b_1 ⊗ (e_a - π)) and the batch base (θᵀ b_1 once per batch).
 #pragma once
 
 #include <cstddef>
@@ -87,6 +86,55 @@ public:
         return a;
     }
 
+    void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
+        check_belief(v);
+        if (a >= num_actions())
+            throw config_error(detail::message("BeliefAveragedPolicy::log_gradient: action ", a, " is outside [0, ",
+                                               num_actions(), ")"));
+        Eigen::VectorXd p;
+        probabilities(v, p);
+        check_score_shape(grad);
+        for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
+            const double bs = v.features()[s];
+            if (bs == 0.0) continue;
+            grad.row(s) -= bs * p.transpose();
+            grad(s, static_cast<Eigen::Index>(a)) += bs;
+        }
+    }
+
+private:
+    void check_belief(const AgentView& v) const {
+        if (v.features().size() != theta_.rows())
+            throw config_error(detail::message("BeliefAveragedPolicy: ",
+                                               v.features_are_belief() ? "belief has " : "belief features have ",
+                                               v.features().size(), " entries, parameters have ", theta_.rows(),
+                                               " rows"));
+    }
+    void check_score_shape(const Eigen::MatrixXd& score) const {
+        if (score.rows() != theta_.rows() || score.cols() != theta_.cols())
+            throw config_error(detail::message("score buffer is ", score.rows(), " x ", score.cols(), ", expected ",
+                                               theta_.rows(), " x ", theta_.cols()));
+    }
+    /// logits_ <- θᵀ b, one contiguous dot product per action (θ is column-major), which
+    /// for the small A of the paper is faster than a general matrix-vector product.
+    void compute_logits(const Eigen::VectorXd& b) {
+        for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits_[a] = theta_.col(a).dot(b);
+    }
+    /// score += b (e_a - π)ᵀ, one contiguous axpy per action column (the shape is checked by the caller).
+    void add_score(const Eigen::VectorXd& b, std::size_t a, Eigen::MatrixXd& score) const {
+        const auto ai = static_cast<Eigen::Index>(a);
+        for (Eigen::Index c = 0; c < theta_.cols(); ++c) {
+            const double coefficient = (c == ai ? 1.0 : 0.0) - probs_[c];
+            score.col(c) += coefficient * b;
+        }
+    }
+
+    // -----------------------------------------------------------------------------------
+    // Fast paths, the same bits as the reference above: the belief's support (AgentView::
+    // support, optim/rollout.hpp), row-sparse scores (RowSparsePolicy, policy/row_score.hpp)
+    // and the batch base (optim/row_sparse_path.hpp).
+    // -----------------------------------------------------------------------------------
+public:
     /// As sample, with the score added to a RowScore (RowSparsePolicy): the rows where the
     /// belief (or φ(b)) is non-zero, each entry with the product and sum of the dense score.
     /// On a score with a base (RowScore::set_base), the first step's b_1 (e_a - π)ᵀ is
@@ -142,7 +190,7 @@ public:
         return a;
     }
 
-    /// Declares the base b_1 of a batch of row scores (optim/trainer.hpp), or with nullptr
+    /// Declares the base b_1 of a batch of row scores (optim/row_sparse_path.hpp), or with nullptr
     /// ends the batch. Between the two calls θ must not change and every episode whose
     /// RowScore has this base starts from it (RowScore::set_base): sample_rows then computes
     /// the first step's logits θᵀ b_1 once (an O(S A) pass over θ) and reuses them — the same
@@ -152,25 +200,9 @@ public:
         base_logits_known_ = false;
     }
 
-    void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
-        check_belief(v);
-        if (a >= num_actions())
-            throw config_error(detail::message("BeliefAveragedPolicy::log_gradient: action ", a, " is outside [0, ",
-                                               num_actions(), ")"));
-        Eigen::VectorXd p;
-        probabilities(v, p);
-        check_score_shape(grad);
-        for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
-            const double bs = v.features()[s];
-            if (bs == 0.0) continue;
-            grad.row(s) -= bs * p.transpose();
-            grad(s, static_cast<Eigen::Index>(a)) += bs;
-        }
-    }
-
 private:
-    /// sample() on a small support (kept out of line so that the dense path stays small
-    /// enough for the compiler to inline into the rollout, as before it existed).
+    /// sample() on a small support (out of line, so that the dense sample() stays small
+    /// enough to be inlined into the rollout).
     template <std::uniform_random_bit_generator G>
     [[gnu::noinline]] std::size_t sample_on_support(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         compute_logits(v.belief, v.support);
@@ -180,23 +212,6 @@ private:
         return a;
     }
 
-    void check_belief(const AgentView& v) const {
-        if (v.features().size() != theta_.rows())
-            throw config_error(detail::message("BeliefAveragedPolicy: ",
-                                               v.features_are_belief() ? "belief has " : "belief features have ",
-                                               v.features().size(), " entries, parameters have ", theta_.rows(),
-                                               " rows"));
-    }
-    void check_score_shape(const Eigen::MatrixXd& score) const {
-        if (score.rows() != theta_.rows() || score.cols() != theta_.cols())
-            throw config_error(detail::message("score buffer is ", score.rows(), " x ", score.cols(), ", expected ",
-                                               theta_.rows(), " x ", theta_.cols()));
-    }
-    /// logits_ <- θᵀ b, one contiguous dot product per action (θ is column-major), which
-    /// for the small A of the paper is faster than a general matrix-vector product.
-    void compute_logits(const Eigen::VectorXd& b) {
-        for (Eigen::Index a = 0; a < theta_.cols(); ++a) logits_[a] = theta_.col(a).dot(b);
-    }
     /// Whether working on a support of this size beats the dense loops (same results
     /// either way): the dense ones run in packets over all S entries, the support ones
     /// entry by entry, so the support must be small against S.
@@ -236,14 +251,6 @@ private:
                 for (std::size_t c = 0; c < cols; ++c) out[c * S + s] += coefficient[c] * bs;
             }
         });
-    }
-    /// score += b (e_a - π)ᵀ, one contiguous axpy per action column (the shape is checked by the caller).
-    void add_score(const Eigen::VectorXd& b, std::size_t a, Eigen::MatrixXd& score) const {
-        const auto ai = static_cast<Eigen::Index>(a);
-        for (Eigen::Index c = 0; c < theta_.cols(); ++c) {
-            const double coefficient = (c == ai ? 1.0 : 0.0) - probs_[c];
-            score.col(c) += coefficient * b;
-        }
     }
 
     Eigen::MatrixXd theta_;

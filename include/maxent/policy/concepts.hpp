@@ -14,7 +14,7 @@
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
-#include "maxent/core/opt_ins.hpp"
+#include "maxent/core/optional_members.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent {
@@ -87,7 +87,7 @@ struct AgentDimensions {
 // of its marginal action distribution (used by the exact objective/gradient and by tests):
 //   p.parameters(), cp.parameters()  -> Eigen::MatrixXd& / const Eigen::MatrixXd&
 //   cp.log_gradient(v, a, grad)      grad += ∇_θ log π(a | v) of the marginal π(· | v)
-// Optional (core/opt_ins.hpp): `static constexpr bool needs_belief = false;` lets the rollout
+// Optional (core/optional_members.hpp): `static constexpr bool needs_belief = false;` lets the rollout
 // skip belief updates when neither the policy nor the feedback uses beliefs (e.g.
 // ObservationPolicy with MSE); by default a policy is assumed to read the belief.
 // ---------------------------------------------------------------------------------------
@@ -147,5 +147,33 @@ consteval bool require_differentiable_policy() {
     return true;
 }
 
+// ---------------------------------------------------------------------------------------
+// The policy's SPEED HOOKS as the rollout reads them, one bundle: `needs_belief` (skip
+// belief updates nobody reads). A view that changes only where the score goes (the trainer's
+// RowScoringView and StepRecordingView) derives from PolicyView, which forwards the whole
+// bundle and everything but sample(); `keeps_policy_speed_hooks<View, P>` checks it, and
+// every view static_asserts it.
+// ---------------------------------------------------------------------------------------
+template <class V, class P>
+inline constexpr bool keeps_policy_speed_hooks = policy_needs_belief<V> == policy_needs_belief<P>;
+
+/// The base of a policy view: forwards num_actions, probabilities, check_dimensions and the
+/// speed hooks to the policy; the view adds sample().
+template <class P>
+class PolicyView {
+    static_assert(require_policy<P>());
+
+public:
+    static constexpr bool needs_belief = policy_needs_belief<P>;
+
+    explicit PolicyView(P& policy) noexcept : policy_(&policy) {}
+    [[nodiscard]] std::size_t num_actions() const { return policy_->num_actions(); }
+    void probabilities(const AgentView& v, Eigen::VectorXd& out) const { policy_->probabilities(v, out); }
+    void check_dimensions(const AgentDimensions& d) const { policy_->check_dimensions(d); }
+    [[nodiscard]] P& policy() const noexcept { return *policy_; }
+
+private:
+    P* policy_;
+};
 
 }  // namespace maxent

@@ -1,15 +1,10 @@
 // maxent/policy/row_score.hpp — row-sparse scores: the optional extension of
 // DifferentiablePolicy for policies with a tall parameter table of which one trajectory
-// touches only a few rows (the belief-state class B: one row per belief, paper Appendix D
-// and Algorithm 2; the belief policies over a large map, whose score lives on the belief's
-// support), so that training costs O(rows touched), not O(rows) per trajectory.
-//
-// Algorithm 1 (line 5) needs each trajectory's score g_n = Σ_t ∇_θ log π(a_t | i_t). A
-// tabular policy over beliefs has θ with one row per distinct belief (10^5 .. 10^6 rows),
-// but a trajectory touches at most K of them. A dense score per trajectory would make
-// every iteration O(N · rows · A) (zeroing, combining, stepping). A `RowScore` holds only
-// the touched rows; the trainer (optim/trainer.hpp, with optim/row_sparse_batch.hpp)
-// combines the N row scores on the union of their rows.
+// touches only a few rows (the belief-state class B, paper Appendix D; the belief policies
+// over a large map, whose score lives on the belief's support), so that training costs
+// O(rows touched), not O(rows), per trajectory. A `RowScore` holds one trajectory's score
+// g_n = Σ_t ∇_θ log π(a_t | i_t) on the rows it touched; the trainer's row path
+// (optim/row_sparse_path.hpp) combines the N row scores of a batch.
 //
 // RowSparsePolicy concept — a DifferentiablePolicy with, for `P p`, `const AgentView v`,
 // a generator `g` (archetype DefaultRng) and `RowScore rs`:
@@ -18,14 +13,10 @@
 //                            to rs (rs.cols() == parameters().cols()) instead of to a
 //                            dense matrix.
 // and the growth rule: parameters() may GROW during sample / sample_rows (rows appended,
-// new rows zero; columns fixed), rows are never removed or reordered. Callers holding
-// parameter-shaped state must pad it with zeros (the trainer, Adam and the estimators do).
-// Satisfied by TabularBeliefPolicy (policy/tabular_belief_policy.hpp), which grows θ and
-// so always takes the row path, and by BeliefAveragedPolicy, BeliefMixturePolicy and
-// BelievedStatePolicy, whose scores live on the belief's support and whose θ never changes
-// shape (`static constexpr bool fixed_parameters = true;`, core/opt_ins.hpp): the trainer
-// takes the row path for them when it pays (optim/trainer.hpp, ScorePath), with the dense
-// path's bits. ObservationPolicy keeps the dense path.
+// new rows zero; columns fixed), rows are never removed or reordered; callers holding
+// parameter-shaped state pad it with zeros. Satisfied by TabularBeliefPolicy (which grows
+// θ), and by BeliefAveragedPolicy, BeliefMixturePolicy and BelievedStatePolicy, whose θ
+// never changes shape (`fixed_parameters`, core/optional_members.hpp).
 #pragma once
 
 #include <algorithm>
@@ -73,11 +64,11 @@ public:
         rows_.clear();
         values_.clear();
         lead_.clear();
-        led_ = false;
+        has_lead_ = false;
     }
     [[nodiscard]] std::size_t cols() const noexcept { return cols_; }
     [[nodiscard]] std::size_t size() const noexcept { return rows_.size(); }
-    [[nodiscard]] bool empty() const noexcept { return rows_.empty() && !led_; }
+    [[nodiscard]] bool empty() const noexcept { return rows_.empty() && !has_lead_; }
     [[nodiscard]] std::span<const Eigen::Index> rows() const noexcept { return rows_; }
     [[nodiscard]] std::span<const double> row(std::size_t i) const noexcept {
         return std::span<const double>(values_).subspan(i * cols_, cols_);
@@ -87,27 +78,27 @@ public:
     void set_base(const Eigen::VectorXd* base) noexcept { base_ = base; }
     [[nodiscard]] const Eigen::VectorXd* base() const noexcept { return base_; }
     /// Whether lead() may be called now: a base is set and nothing has been recorded yet.
-    [[nodiscard]] bool can_lead() const noexcept { return base_ != nullptr && rows_.empty() && !led_; }
+    [[nodiscard]] bool can_lead() const noexcept { return base_ != nullptr && rows_.empty() && !has_lead_; }
     /// Records the first term of the score as base ⊗ coefficients (cols() coefficients).
     void lead(std::span<const double> coefficients) {
         if (base_ == nullptr) throw config_error("RowScore::lead: no base is set (set_base)");
         if (!can_lead())
             throw config_error(detail::message("RowScore::lead: the score already holds ", rows_.size(),
-                                               " rows", led_ ? " and a lead term" : "",
+                                               " rows", has_lead_ ? " and a lead term" : "",
                                                " (the lead term must be the first)"));
         if (coefficients.size() != cols_)
             throw config_error(detail::message("RowScore::lead: ", coefficients.size(), " coefficients for ", cols_,
                                                " columns"));
         lead_.assign(coefficients.begin(), coefficients.end());
-        led_ = true;
+        has_lead_ = true;
     }
     /// Whether the score has a lead term, and its coefficients.
-    [[nodiscard]] bool led() const noexcept { return led_; }
+    [[nodiscard]] bool has_lead() const noexcept { return has_lead_; }
     [[nodiscard]] std::span<const double> lead_coefficients() const noexcept { return lead_; }
     /// The score's entry (r, c) at a row r it never touched: 0.0 + c_c * base[r] with a
     /// lead term, else 0.
     [[nodiscard]] double untouched_value(Eigen::Index r, std::size_t c) const noexcept {
-        return led_ ? 0.0 + lead_[c] * (*base_)[r] : 0.0;
+        return has_lead_ ? 0.0 + lead_[c] * (*base_)[r] : 0.0;
     }
 
     /// The values of parameter row r, appended on first touch as untouched_value(r, ·).
@@ -115,13 +106,13 @@ public:
         if (r < 0) throw config_error(detail::message("RowScore::touch: row ", r, " is negative"));
         std::size_t i = find(r);
         if (i == no_slot) {
-            if (led_ && r >= base_->size())
+            if (has_lead_ && r >= base_->size())
                 throw config_error(detail::message("RowScore::touch: row ", r, " is outside the base's ",
                                                    base_->size(), " entries"));
             i = rows_.size();
             rows_.push_back(r);
             values_.resize(values_.size() + cols_, 0.0);
-            if (led_)
+            if (has_lead_)
                 for (std::size_t c = 0; c < cols_; ++c) values_[i * cols_ + c] = untouched_value(r, c);
             if (!slot_.empty() || rows_.size() > linear_limit) remember(i);
         }
@@ -138,7 +129,7 @@ public:
             if (rows_[i] >= dense.rows())
                 throw config_error(detail::message("RowScore::add_to: row ", rows_[i], " is outside the matrix's ",
                                                    dense.rows(), " rows"));
-        if (led_) {
+        if (has_lead_) {
             if (base_->size() != dense.rows())
                 throw config_error(detail::message("RowScore::add_to: the base has ", base_->size(),
                                                    " entries, the matrix ", dense.rows(), " rows"));
@@ -191,7 +182,7 @@ private:
     std::vector<slot_type> slot_;  // row -> index in rows_ (no_entry), once more than linear_limit rows
     const Eigen::VectorXd* base_ = nullptr;
     std::vector<double> lead_;
-    bool led_ = false;
+    bool has_lead_ = false;
 };
 
 namespace concept_checks {
@@ -213,29 +204,24 @@ consteval bool require_row_sparse_policy() {
     return true;
 }
 
-/// A Policy that forwards to a RowSparsePolicy and routes the score of `sample` into a
-/// RowScore (reset on construction); the dense score matrix the Sampler passes is left
-/// untouched (give it a 0 x 0 matrix). Lets the Sampler run a row-sparse policy unchanged.
+/// A view of a RowSparsePolicy whose sample() routes the score into a RowScore (reset on
+/// construction); the dense score matrix the Sampler passes is left untouched (give it a
+/// 0 x 0 matrix). Lets the Sampler run a row-sparse policy unchanged.
 template <class P>
-class RowScoringView {
+class RowScoringView : public PolicyView<P> {
     static_assert(require_row_sparse_policy<P>());
 
 public:
-    static constexpr bool needs_belief = policy_needs_belief<P>;
-
-    RowScoringView(P& policy, RowScore& score) : policy_(&policy), score_(&score) {
+    RowScoringView(P& policy, RowScore& score) : PolicyView<P>(policy), score_(&score) {
+        static_assert(keeps_policy_speed_hooks<RowScoringView, P>);
         score.reset(static_cast<std::size_t>(policy.parameters().cols()));
     }
-    [[nodiscard]] std::size_t num_actions() const { return policy_->num_actions(); }
-    void probabilities(const AgentView& v, Eigen::VectorXd& out) const { policy_->probabilities(v, out); }
-    void check_dimensions(const AgentDimensions& d) const { policy_->check_dimensions(d); }
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& /*dense score: unused*/) {
-        return policy_->sample_rows(v, g, *score_);
+        return this->policy().sample_rows(v, g, *score_);
     }
 
 private:
-    P* policy_;
     RowScore* score_;
 };
 

@@ -1,10 +1,25 @@
-// maxent/core/opt_ins.hpp — every OPTIONAL member a component may declare, in one place,
-// with its default and what the library does with it.
+// maxent/core/optional_members.hpp — every OPTIONAL member a component may declare, in one
+// place, with its default and what the library does with it.
 //
 // The concepts (model/concepts.hpp, belief/concepts.hpp, policy/concepts.hpp,
 // objective/feedbacks.hpp, optim/estimators.hpp, optim/step_rules.hpp) list what a component
 // must have. What it may have in addition is read through the traits below and nowhere
-// else, so that a component's author finds the whole menu here:
+// else, so that a component's author finds the whole menu here (the table after
+// `#pragma once`). Members that only make things faster are forwarded by decorators as one
+// bundle: UpdaterSpeedHooks (belief/concepts.hpp) and PolicyView (policy/concepts.hpp).
+// The traits need only the standard library and Eigen, so every layer may use them.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include <Eigen/Core>
+
+#include "maxent/core/step_scores.hpp"
+
+// The menu:
 //
 //   who          optional member                          default   effect
 //   ------------ ---------------------------------------- --------- ------------------------------
@@ -20,7 +35,8 @@
 //                                                                   path; the trainer then picks the
 //                                                                   row path only when it pays (optim/
 //                                                                   trainer.hpp, ScorePath)
-//   policy       batch_base(const Eigen::VectorXd*)       absent    the trainer's row path declares the
+//   policy       batch_base(const Eigen::VectorXd*)       absent    the trainer's row path (optim/row_
+//                                                                   sparse_path.hpp) declares the
 //                                                                   batch's base b_1 before sampling and
 //                                                                   withdraws it (nullptr) before the
 //                                                                   step; θ is fixed in between, so the
@@ -54,9 +70,10 @@
 //   updater      initial(b, support) and                  absent    SupportTrackingUpdater: O(|support|)
 //                update_on_support(b, support, a, o, g)             steps (belief/concepts.hpp)
 //   updater      bool support_tracking_pays() const       true      false: keep to update() for now
-//   updater      prior(), prior_support() and             absent    tracked episodes start from the
-//                update_from_prior(b, support, a, o, g)             updater's prior without copying it
-//                                                                   (optim/rollout.hpp; BayesFilter)
+//   updater      prior(), prior_support() and             absent    PriorStartUpdater: tracked episodes
+//                update_from_prior(b, support, a, o, g)             start from the updater's prior
+//                                                                   without copying it (optim/
+//                                                                   rollout.hpp; BayesFilter)
 //   updater      update(b, a, o, g, step)                 absent    the step number, for messages
 //   updater      feature_dimension(), features(b, φ)      absent    BeliefFeatures: the policy reads
 //                                                                   φ(b) instead of b
@@ -71,18 +88,6 @@
 //                with describe(i)
 //   component    static constexpr std::string_view name() absent    the name the programs and the
 //                                                                   output files use for it
-//
-// The traits need only the standard library and Eigen, so every layer may use them.
-#pragma once
-
-#include <concepts>
-#include <cstddef>
-#include <span>
-#include <string_view>
-
-#include <Eigen/Core>
-
-#include "maxent/core/step_scores.hpp"
 
 namespace maxent {
 
