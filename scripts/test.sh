@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# scripts/test.sh — builds and runs the whole test suite twice:
-#   1. Release (at -O2, not CMake's -O3: ~10% less compile time, the same arithmetic since
-#      neither allows fast-math or FMA contraction), with the Python module and its tests,
-#      in build-release/; the benchmarks are compiled at -O0 there
-#      (MAXENT_BENCHMARKS_COMPILE_CHECK: proof that they compile, at half the cost;
-#      scripts/bench.sh builds them optimised to measure)
-#   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/, with line-table
-#      debug information only (-g1: stack traces keep file and line, the build is ~20% cheaper)
-#      and without the compile-fail tests (they check static_asserts, which the Release run
-#      already did; the sanitizers add nothing to them), nor three statistics-at-scale tests
-#      (see ctest_exclude below)
-# Installs the dependencies first if any is missing (scripts/install-deps.sh). Build
-# directories are reused between runs. Exits non-zero if anything fails, and ends with
-# one line summing both runs:  tests: <passed> passed, <failed> failed
+# scripts/test.sh — builds and runs the whole test suite in two configurations, side by side:
+#   1. Release (at -O2, not CMake's -O3: less compile time, the same arithmetic since neither
+#      allows fast-math or FMA contraction), with the examples, the Python module and its
+#      tests, in build-release/; the benchmarks are compiled at -O0 there
+#      (MAXENT_BENCHMARKS_COMPILE_CHECK: proof that they compile; scripts/bench.sh builds
+#      them optimised to measure)
+#   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/: the library's
+#      tests (not the examples and their runtime's tests, the benchmarks or Python), with
+#      line-table debug information only (-g1: stack traces keep file and line), without the
+#      compile-fail and package tests (static_asserts and install rules do not depend on
+#      sanitizers; the Release run has them) nor three statistics-at-scale tests (see
+#      asan_exclude below)
+# The two runs go at once, each with as many jobs as cores, so neither's serial stretches
+# (configure, links, its last long compile, its slowest tests) leave a core idle; each output
+# line is prefixed with its run's name. Installs the dependencies first if any is missing
+# (scripts/install-deps.sh). Build directories are reused between runs. Exits non-zero if
+# anything fails, and ends with one line summing both runs:
+#   tests: <passed> passed, <failed> failed
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,14 +34,12 @@ fi
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=0:print_stacktrace=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
-total_passed=0
-total_failed=0
-status=0
-
-# run_suite <name> <build dir> <cmake arguments...>
+# run_suite <name> <build dir> <ctest exclusion regex or ""> <cmake arguments...>
+# Configures, builds and tests one configuration; writes "<passed> <failed>" to
+# <build dir>/suite-result (a build that fails counts as one failure).
 run_suite() {
-    local name="$1" dir="$2"
-    shift 2
+    local name="$1" dir="$2" exclude="$3"
+    shift 3
     local start=$SECONDS
     echo "=== ${name}: configure and build in ${dir}/"
 
@@ -46,53 +48,67 @@ run_suite() {
         ! grep -qx "CMAKE_GENERATOR:INTERNAL=${generator}" "${dir}/CMakeCache.txt"; then
         rm -rf "${dir}"
     fi
+    mkdir -p "${dir}"
+    echo "0 1" >"${dir}/suite-result"  # what counts if this function stops before the end
     if ! cmake -S . -B "${dir}" -G "${generator}" "$@" ||
         ! cmake --build "${dir}" -j "${jobs}"; then
         echo "=== ${name}: BUILD FAILED ($((SECONDS - start)) s)"
-        total_failed=$((total_failed + 1))
-        status=1
         return
     fi
 
     echo "=== ${name}: ctest"
     local log="${dir}/ctest-output.log" rc=0
-    ctest --test-dir "${dir}" --output-on-failure -j "${jobs}" --timeout 300 ${ctest_exclude:+-E "${ctest_exclude}"} 2>&1 | tee "${log}" || rc=$?
+    ctest --test-dir "${dir}" --output-on-failure -j "${jobs}" --timeout 300 ${exclude:+-E "${exclude}"} 2>&1 | tee "${log}" || rc=$?
 
     local summary passed failed
     summary="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "${log}" | tail -n 1 || true)"
     if [[ -z "${summary}" ]]; then
         echo "=== ${name}: no ctest summary (no tests found, or ctest crashed)"
-        total_failed=$((total_failed + 1))
-        status=1
         return
     fi
     failed="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"${summary}")"
     passed="$(( $(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"${summary}") - failed ))"
-    total_passed=$((total_passed + passed))
-    total_failed=$((total_failed + failed))
-    if [[ ${rc} -ne 0 || ${failed} -ne 0 ]]; then
-        status=1
+    if [[ ${rc} -ne 0 && ${failed} -eq 0 ]]; then
+        failed=1  # ctest failed without saying which test (e.g. a test not found)
     fi
+    echo "${passed} ${failed}" >"${dir}/suite-result"
     echo "=== ${name}: ${passed} passed, ${failed} failed ($((SECONDS - start)) s)"
 }
 
-ctest_exclude=""
-run_suite "Release" build-release \
-    -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
-    -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=ON \
-    -DMAXENT_BENCHMARKS_COMPILE_CHECK=ON -DMAXENT_BUILD_PYTHON=ON
-
-# No Python here: the sanitizer runtimes must be loaded first, which an interpreter does not do.
 # The sanitizer run leaves out three tests that are statistics at scale (70 to 90 s of CPU
-# there together, a minute of the suite's wall time): the Release run keeps them, and under
-# the sanitizers the same code runs in the smaller tests of the same files (EM's monotone
-# log-likelihood and the learned filter; the leaf bound's corridor and long horizons).
-ctest_exclude='^(a known 4-state ring is recovered|EM results are identical for 1, 2 and 3 threads|leaf bound: an upper bound on the leaves)'
-run_suite "Debug + ASan/UBSan" build-asan \
-    -DCMAKE_BUILD_TYPE=Debug \
-    "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMAXENT_COMPILE_FAIL_TESTS=OFF \
-    -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=OFF -DMAXENT_BUILD_BENCHMARKS=OFF
+# there together): the Release run keeps them, and under the sanitizers the same code runs in
+# the smaller tests of the same files (EM's monotone log-likelihood and the learned filter; the
+# leaf bound's corridor and long horizons).
+asan_exclude='^(a known 4-state ring is recovered|EM results are identical for 1, 2 and 3 threads|leaf bound: an upper bound on the leaves)'
 
+# Each run in the background, its output prefixed line by line; `wait` for both.
+(
+    run_suite "Release" build-release "" \
+        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
+        -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=ON \
+        -DMAXENT_BENCHMARKS_COMPILE_CHECK=ON -DMAXENT_BUILD_PYTHON=ON
+) 2>&1 | sed -u 's/^/[release] /' &
+release_pid=$!
+# No Python here: the sanitizer runtimes must be loaded first, which an interpreter does not do.
+(
+    run_suite "Debug + ASan/UBSan" build-asan "${asan_exclude}" \
+        -DCMAKE_BUILD_TYPE=Debug \
+        "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+        -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMAXENT_COMPILE_FAIL_TESTS=OFF -DMAXENT_PACKAGE_TESTS=OFF \
+        -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=OFF -DMAXENT_BUILD_BENCHMARKS=OFF \
+        -DMAXENT_BUILD_PYTHON=OFF
+) 2>&1 | sed -u 's/^/[asan] /' &
+asan_pid=$!
+wait "${release_pid}" "${asan_pid}" || true
+
+total_passed=0
+total_failed=0
+for dir in build-release build-asan; do
+    read -r passed failed <"${dir}/suite-result" || { passed=0; failed=1; }
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+done
 echo "tests: ${total_passed} passed, ${total_failed} failed"
-exit "${status}"
+if [[ ${total_failed} -ne 0 ]]; then
+    exit 1
+fi

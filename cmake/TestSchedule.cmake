@@ -1,0 +1,23 @@
+# cmake/TestSchedule.cmake — read by CTest (a TEST_INCLUDE_FILES of tests/) once every test is
+# defined: the longest tests get a COST, their wall time in seconds in scripts/test.sh's runs
+# on 2 cores, so that `ctest -j` starts them first and a run does not end on one of them with
+# the other cores idle. A build directory that has run its tests schedules by its own
+# measurements (Testing/Temporary/CTestCostData.txt) instead. Names absent from a
+# configuration (an option off, a test excluded) are ignored.
+
+function(maxent_test_cost cost)
+  set_tests_properties(${ARGN} PROPERTIES COST ${cost})
+endfunction()
+
+# The Python module's tests: one pytest process (bit-identity runs of maxent-paper included).
+maxent_test_cost(120 python.pytest)
+# The programs end to end (examples/CMakeLists.txt).
+maxent_test_cost(40 shards.merge)
+maxent_test_cost(12 explore.smoke shards.slurm)
+maxent_test_cost(6 paper.nosim paper.runner.smoke)
+# The longest unit test cases (Catch2, one CTest test each).
+maxent_test_cost(20
+  "a known 4-state ring is recovered: 4-step observation distributions within a stated TV"
+  "EM results are identical for 1, 2 and 3 threads"
+  "leaf bound: an upper bound on the leaves, exact where every branch is taken"
+  "a scaled-down fig2a end to end: files, columns, bounds, thread independence")
