@@ -38,6 +38,7 @@
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/row_sparse_batch.hpp"
+#include "maxent/optim/row_sparse_path.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"

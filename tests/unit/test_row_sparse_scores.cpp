@@ -1,4 +1,4 @@
-// Tests of row-sparse scores for the policies with fixed parameters (issue 20): the
+// Tests of row-sparse scores for the policies with fixed parameters: the
 // belief-averaged policy (logit form), the mixture and the believed-state policy S̃ record
 // their scores on the rows they touch (RowSparsePolicy), and the trainer takes that path
 // when it pays. Every comparison is `==` on θ and on the metrics after several iterations,

@@ -1,5 +1,5 @@
 // Tests of policy/tabular_belief_policy.hpp (class B), policy/row_score.hpp and the
-// trainer's row-sparse path (optim/row_sparse_batch.hpp, apply_step_rows).
+// trainer's row-sparse path (optim/row_sparse_path.hpp, apply_step_rows).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -43,7 +43,7 @@ using Catch::Matchers::Contains;
 
 static_assert(DifferentiablePolicy<TabularBeliefPolicy>);
 static_assert(RowSparsePolicy<TabularBeliefPolicy>);
-static_assert(!RowSparsePolicy<ObservationPolicy>);  // BA, the mixture and S̃ are row-sparse too (issue 20)
+static_assert(!RowSparsePolicy<ObservationPolicy>);  // BA, the mixture and S̃ are row-sparse too
 static_assert(Policy<RowScoringView<TabularBeliefPolicy>>);
 static_assert(estimator_is_entrywise<BatchMeanBaseline> && estimator_is_entrywise<OptimalBaseline>);
 
