@@ -1,6 +1,6 @@
-// examples/common/components.hpp — the gradient estimator and the step rule chosen at run
-// time, by name: one type each that satisfies the library's concept and holds any of the
-// library's own (optim/estimators.hpp, optim/step_rules.hpp).
+// examples/common/components.hpp — the feedback, the gradient estimator and the step rule
+// chosen at run time, by name: one type each that satisfies the library's concept and holds
+// any of the library's own (objective/feedbacks.hpp, optim/estimators.hpp, optim/step_rules.hpp).
 //
 // The programs (runner.hpp) and the Python module (python/src) instantiate one trainer per
 // policy class with these types, so that adding an estimator or a step rule costs no new
@@ -26,12 +26,39 @@
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/step_scores.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"
 
 #include "experiments.hpp"
 
 namespace maxent::programs {
+
+/// A Feedback holding one of the paper's four feedbacks.
+class AnyFeedback {
+public:
+    AnyFeedback(Objective o, double rho) {
+        switch (o) {
+            case Objective::mse: f_.emplace<MSE>(); break;
+            case Objective::moe: f_.emplace<MOE>(); break;
+            case Objective::mbe: f_.emplace<MBE>(); break;
+            case Objective::reg_mbe: f_.emplace<RegMBE>(rho); break;
+        }
+    }
+    template <class G>
+    double operator()(const Trajectory& t, G& g) const {
+        return std::visit([&](const auto& f) { return static_cast<double>(f(t, g)); }, f_);
+    }
+    [[nodiscard]] RolloutNeeds needs() const {
+        return std::visit([](const auto& f) { return f.needs(); }, f_);
+    }
+
+private:
+    std::variant<MSE, MOE, MBE, RegMBE> f_;
+};
+
+static_assert(require_feedback<AnyFeedback>());
 
 /// A GradientEstimator holding one of the five estimators.
 class AnyEstimator {

@@ -316,7 +316,7 @@ void bind_train(py::module_& m) {
             ls.em_iterations = em_iterations;
             ls.smoothing = smoothing;
             ls.learned_prior = learned_prior;
-            const LearnedBeliefOptions lo = programs::detail::learned_options(ls, world->model->num_states());
+            const LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
             // The policy against the agent the trainer will build (L latent states, the world's actions and
             // observations): the library's message, before the warm-up episodes and the first fit.
             const Model& model = *world->model;
@@ -489,12 +489,12 @@ void bind_train(py::module_& m) {
             std::vector<std::pair<bool, std::size_t>> where;  // per job: learned?, index
             for (const Curve& c : curves)
                 for (const std::uint64_t seed : s.seeds) {
-                    TrainerConfig config = programs::detail::trainer_config(s, seed);
+                    TrainerConfig config = programs::trainer_config(s, seed);
                     if (c.learned) {  // as run_curve_seed: rows over the L latent states (O for the O class)
                         if (c.policy == PolicyClass::belief_state)
                             throw config_error(maxent::detail::message("run_experiment: learned-belief curve '",
                                                                        c.label, "': ", learned_class_b));
-                        LearnedBeliefOptions lo = programs::detail::learned_options(s.learning, model.num_states());
+                        LearnedBeliefOptions lo = programs::learned_options(s.learning, model.num_states());
                         PolicyVariant p = policy_of(c.policy, lo.fit.latent_states, model);
                         learned_jobs.push_back({world, std::move(p), feedback_of(c.objective), estimator_box, step_box,
                                                 config, std::move(lo)});

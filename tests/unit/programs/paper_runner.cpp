@@ -25,9 +25,10 @@
 #include "../../examples/common/cli.hpp"
 #include "../../examples/common/experiments.hpp"
 #include "../../examples/common/output.hpp"
+#include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
 #include "../../examples/common/signals.hpp"
-#include "../../examples/common/stats.hpp"
+#include "maxent/core/statistics.hpp"
 
 namespace mp = maxent::programs;
 
@@ -89,29 +90,29 @@ mp::Settings tiny_settings() {
 }  // namespace
 
 TEST_CASE("Student t quantiles match published values", "[paper]") {
-    CHECK(mp::student_t_quantile(0.975, 1) == Approx(12.7062047).epsilon(1e-8));
-    CHECK(mp::student_t_quantile(0.975, 15) == Approx(2.131449546).epsilon(1e-9));
-    CHECK(mp::student_t_quantile(0.975, 30) == Approx(2.042272456).epsilon(1e-9));
+    CHECK(maxent::student_t_quantile(0.975, 1) == Approx(12.7062047).epsilon(1e-8));
+    CHECK(maxent::student_t_quantile(0.975, 15) == Approx(2.131449546).epsilon(1e-9));
+    CHECK(maxent::student_t_quantile(0.975, 30) == Approx(2.042272456).epsilon(1e-9));
     // df = 1 is the Cauchy distribution: t_p = tan(π (p - 1/2)) exactly.
-    CHECK(mp::student_t_quantile(0.975, 1) == Approx(std::tan(std::numbers::pi * 0.475)).epsilon(1e-13));
+    CHECK(maxent::student_t_quantile(0.975, 1) == Approx(std::tan(std::numbers::pi * 0.475)).epsilon(1e-13));
     // df = 2 has the closed form t_p = (2p - 1) / sqrt(2 p (1 - p)).
     for (const double p : {0.6, 0.9, 0.975, 0.999}) {
         const double exact = (2 * p - 1) / std::sqrt(2 * p * (1 - p));
-        CHECK(mp::student_t_quantile(p, 2) == Approx(exact).epsilon(1e-12));
+        CHECK(maxent::student_t_quantile(p, 2) == Approx(exact).epsilon(1e-12));
     }
     // Symmetry and the median.
-    CHECK(mp::student_t_quantile(0.025, 15) == Approx(-2.131449546).epsilon(1e-9));
-    CHECK(mp::student_t_quantile(0.5, 7) == 0.0);
+    CHECK(maxent::student_t_quantile(0.025, 15) == Approx(-2.131449546).epsilon(1e-9));
+    CHECK(maxent::student_t_quantile(0.5, 7) == 0.0);
     // Large df approaches the normal quantile 1.959963985.
-    CHECK(mp::student_t_quantile(0.975, 1e6) == Approx(1.959963985).epsilon(1e-5));
-    CHECK_THROWS_AS(mp::student_t_quantile(1.0, 3), maxent::config_error);
-    CHECK_THROWS_AS(mp::student_t_quantile(0.9, 0), maxent::config_error);
+    CHECK(maxent::student_t_quantile(0.975, 1e6) == Approx(1.959963985).epsilon(1e-5));
+    CHECK_THROWS_AS(maxent::student_t_quantile(1.0, 3), maxent::config_error);
+    CHECK_THROWS_AS(maxent::student_t_quantile(0.9, 0), maxent::config_error);
 }
 
-TEST_CASE("mean_confidence_interval matches a hand computation", "[paper]") {
+TEST_CASE("two_pass_mean_interval matches a hand computation", "[paper]") {
     // {1, 2, 4}: mean 7/3, s² = (16/9 + 1/9 + 25/9) / 2 = 7/3, t_{0.975,2} = 4.302652729749464.
     const std::vector<double> v{1.0, 2.0, 4.0};
-    const mp::ConfidenceInterval ci = mp::mean_confidence_interval(v);
+    const maxent::MeanInterval ci = maxent::two_pass_mean_interval(v);
     const double half = 4.302652729749464 * std::sqrt(7.0 / 3.0) / std::sqrt(3.0);
     CHECK(ci.n == 3);
     CHECK(ci.mean == Approx(7.0 / 3.0).epsilon(1e-15));
@@ -120,15 +121,15 @@ TEST_CASE("mean_confidence_interval matches a hand computation", "[paper]") {
     CHECK(half == Approx(3.7945).epsilon(1e-4));
     // n = 1: the bounds are the mean (documented choice).
     const std::vector<double> one{2.5};
-    const mp::ConfidenceInterval c1 = mp::mean_confidence_interval(one);
+    const maxent::MeanInterval c1 = maxent::two_pass_mean_interval(one);
     CHECK(c1.low == 2.5);
     CHECK(c1.high == 2.5);
     CHECK(c1.n == 1);
     // Identical values: zero width.
     const std::vector<double> same{3.0, 3.0, 3.0};
-    CHECK(mp::mean_confidence_interval(same).high == 3.0);
-    CHECK_THROWS_AS(mp::mean_confidence_interval(std::vector<double>{}), maxent::config_error);
-    CHECK_THROWS_AS(mp::mean_confidence_interval(std::vector<double>{1.0, std::nan("")}), maxent::config_error);
+    CHECK(maxent::two_pass_mean_interval(same).high == 3.0);
+    CHECK_THROWS_AS(maxent::two_pass_mean_interval(std::vector<double>{}), maxent::config_error);
+    CHECK_THROWS_AS(maxent::two_pass_mean_interval(std::vector<double>{1.0, std::nan("")}), maxent::config_error);
 }
 
 TEST_CASE("summarize: per-iteration bounds across complete seeds only", "[paper]") {
@@ -413,7 +414,7 @@ TEST_CASE("fig2f shares the runs of fig2e and plots the regulariser", "[paper]")
 }
 
 // ---------------------------------------------------------------------------------------
-// Reliability (issue 21): the command line's numbers and seed lists, the output set as a
+// Reliability: the command line's numbers and seed lists, the output set as a
 // whole, the gnuplot script's strings, the stop signals.
 // ---------------------------------------------------------------------------------------
 
@@ -641,7 +642,7 @@ TEST_CASE("without a simulator: the nosim experiments, their curves, flags and c
 }
 
 // ---------------------------------------------------------------------------------------
-// Plots and the uniform baseline (issue 17): --policies / --policy, --smooth, the moving
+// Plots and the uniform baseline: --policies / --policy, --smooth, the moving
 // average, the legend inside the frame, uniform.csv against a random walk written here.
 // ---------------------------------------------------------------------------------------
 
@@ -756,7 +757,7 @@ TEST_CASE("the run-time estimator and step boxes give the held component's bits"
         using Updater = maxent::NoisyBelief<maxent::BayesFilter<maxent::GridPomdp>>;
         maxent::Trainer t(model, Updater(maxent::BayesFilter<maxent::GridPomdp>(model), 0.0),
                           maxent::BeliefAveragedPolicy(model.num_states(), model.num_actions()), maxent::MSE{},
-                          estimator, step, mp::detail::trainer_config(s, 1));
+                          estimator, step, mp::trainer_config(s, 1));
         return t.run();
     };
     auto same = [](const mp::SeedRun& boxed, const maxent::TrainResult& plain) {
