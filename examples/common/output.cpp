@@ -16,16 +16,14 @@
 
 namespace maxent::programs {
 
-std::vector<double> uniform_baseline(const Experiment& e, const Settings& s,
-                                                          std::size_t threads) {
+std::vector<double> uniform_baseline(const Experiment& e, const Settings& s, std::size_t threads) {
     const GridPomdp model = e.env.build();
     return run_parallel(s.seeds.size(), threads, [&](std::size_t i) {
         return uniform_entropy(model, s.counting, s.seeds[i], paper_uniform_episodes);
     });
 }
 
-std::vector<VisitCounts> uniform_visits(const Experiment& e, const Settings& s,
-                                                             std::size_t threads) {
+std::vector<VisitCounts> uniform_visits(const Experiment& e, const Settings& s, std::size_t threads) {
     const GridPomdp model = e.env.build();
     return run_parallel(s.seeds.size(), threads, [&](std::size_t i) {
         return count_visits(model, BayesFilter<GridPomdp>(model), UniformPolicy(model.num_actions()), s.counting,
@@ -50,7 +48,7 @@ std::vector<HeatmapPanel> grid_heatmap_panels(const ExperimentResult& r, std::si
 }
 
 WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, const RunInfo& info,
-                                     const PlotOptions& plot) {
+                              const PlotOptions& plot) {
     WrittenFiles w;
     w.dir = folder.path();
     if (r.complete_runs() == 0) {
@@ -86,8 +84,8 @@ WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, c
     return w;
 }
 
-WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
-                                     const RunInfo& info, const PlotOptions& plot) {
+WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r, const RunInfo& info,
+                              const PlotOptions& plot) {
     if (r.complete_runs() == 0) return {out / safe_folder_name(r.experiment->name, "experiment"), false, {}, false, {}};
     OutputFolder folder = experiment_folder(out, *r.experiment);
     return write_experiment(folder, r, info, plot);

@@ -20,6 +20,7 @@
 #include "maxent/policy/tabular_belief_policy.hpp"
 
 #include "components.hpp"
+#include "policy_classes.hpp"
 #include "run_store.hpp"
 
 namespace maxent::programs {
@@ -71,11 +72,11 @@ void record_iterations(T& trainer, const Settings& s, const std::atomic<bool>* s
 }
 
 template <class P, class M>
-SeedRun train_seed(const M& model, std::size_t policy_rows, const Curve& c, const Settings& s,
+SeedRun train_seed(const M& model, std::size_t rows, const Curve& c, const Settings& s,
                    std::uint64_t seed, const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
     using Updater = NoisyBelief<BayesFilter<M>>;
     Trainer<M, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
-        model, Updater(BayesFilter<M>(model), c.noise), P(policy_rows, model.num_actions()),
+        model, Updater(BayesFilter<M>(model), c.noise), P(rows, model.num_actions()),
         AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator), AnyStep(s.step, s.effective_alpha()),
         trainer_config(s, seed));
     SeedRun run;
@@ -100,7 +101,7 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
                            const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
     const LearnedBeliefOptions o = learned_options(s.learning, model.num_states());
     const std::size_t L = o.fit.latent_states;
-    const std::size_t rows = c.policy == PolicyClass::observation ? model.num_observations() : L;
+    const std::size_t rows = policy_rows(c.policy, model.num_observations(), L);
     SeedRun run;
     run.seed = seed;
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
@@ -127,34 +128,16 @@ template <class M>
 SeedRun curve_seed(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
                    const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
     static_assert(require_tabular_pomdp<M>());
-    if (c.learned) {
-        switch (c.policy) {
-            case PolicyClass::observation:
-                return train_seed_learned<ObservationPolicy>(model, c, s, seed, stop, iterations);
-            case PolicyClass::belief_averaged:
-                return train_seed_learned<BeliefAveragedPolicy>(model, c, s, seed, stop, iterations);
-            case PolicyClass::believed_state:
-                return train_seed_learned<BelievedStatePolicy>(model, c, s, seed, stop, iterations);
-            case PolicyClass::belief_mixture:
-                return train_seed_learned<BeliefMixturePolicy>(model, c, s, seed, stop, iterations);
-            case PolicyClass::belief_state:
-                throw config_error(std::string(learned_class_b_refusal));
-        }
-    }
-    switch (c.policy) {
-        case PolicyClass::observation:
-            return train_seed<ObservationPolicy>(model, model.num_observations(), c, s, seed, stop,
-                                                         iterations);
-        case PolicyClass::belief_averaged:
-            return train_seed<BeliefAveragedPolicy>(model, model.num_states(), c, s, seed, stop, iterations);
-        case PolicyClass::believed_state:
-            return train_seed<BelievedStatePolicy>(model, model.num_states(), c, s, seed, stop, iterations);
-        case PolicyClass::belief_mixture:
-            return train_seed<BeliefMixturePolicy>(model, model.num_states(), c, s, seed, stop, iterations);
-        case PolicyClass::belief_state:
-            return train_seed<TabularBeliefPolicy>(model, model.num_states(), c, s, seed, stop, iterations);
-    }
-    throw config_error("run_curve_seed: unknown policy class");
+    if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
+    return with_policy_class(c.policy, [&]<class P>(std::type_identity<P>) -> SeedRun {
+        if (!c.learned)
+            return train_seed<P>(model, policy_rows(c.policy, model.num_observations(), model.num_states()), c, s, seed,
+                                 stop, iterations);
+        if constexpr (std::is_same_v<P, TabularBeliefPolicy>)
+            return {};  // refused above
+        else
+            return train_seed_learned<P>(model, c, s, seed, stop, iterations);
+    });
 }
 
 }  // namespace
@@ -200,8 +183,7 @@ ExperimentResult run_experiment(const Experiment& e, const Settings& s, std::siz
     // Refused before any run starts (run_curve_seed would throw the same from its job).
     for (const Curve& c : curves) {
         if (c.policy != PolicyClass::belief_state) continue;
-        if (c.learned)
-            throw config_error(cat("curve '", c.label, "': ", learned_class_b_refusal));
+        if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
         if (s.estimator == EstimatorKind::per_step)
             throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
                                    "belief-state class B (row-sparse table) does not record; choose another "

@@ -172,11 +172,6 @@ template <class M, class U, class P>
 /// the world's `num_states`.
 [[nodiscard]] LearnedBeliefOptions learned_options(const LearningSettings& ls, std::size_t num_states);
 
-/// Why a learned-belief curve cannot use the belief-state class B.
-inline constexpr std::string_view learned_class_b_refusal =
-    "learned beliefs: the belief-state class B is not offered with a learned model (its table rows are beliefs, "
-    "which change meaning at every refit)";
-
 /// The model file reader's world (model/pomdp_file.hpp), which maxent-explore trains on.
 using FileModel = FinitePomdp<std::string, std::string, std::string>;
 

@@ -47,6 +47,9 @@ inline void flush_chunk(std::FILE* f, std::string& chunk, bool force = false) {
 }
 }  // namespace detail
 
+/// x as %.17g (reads back as the same double), appended to `out`.
+using detail::append_g17;
+
 /// Writes the rows of every complete run of `r` to `f` (header first).
 inline void write_runs_csv(std::FILE* f, const ExperimentResult& r) {
     std::string chunk;

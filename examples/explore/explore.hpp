@@ -45,6 +45,7 @@
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/core/statistics.hpp"
 #include "maxent/model/pomdp_file.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/core/parallel.hpp"
@@ -56,7 +57,6 @@
 #include "../common/output.hpp"
 #include "../common/run_store.hpp"
 #include "../common/runner.hpp"
-#include "maxent/core/statistics.hpp"
 #include "../common/uniform.hpp"
 #include "cli.hpp"
 

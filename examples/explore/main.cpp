@@ -17,11 +17,11 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/parallel.hpp"
 
+#include "../common/fingerprint.hpp"
+#include "../common/merge.hpp"
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
 #include "../common/run_store.hpp"
-#include "../common/fingerprint.hpp"
-#include "../common/merge.hpp"
 #include "../common/shards.hpp"
 #include "../common/signals.hpp"
 #include "cli.hpp"

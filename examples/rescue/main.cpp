@@ -41,6 +41,7 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/core/statistics.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -54,7 +55,6 @@
 #include "../common/components.hpp"
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
-#include "maxent/core/statistics.hpp"
 
 namespace {
 

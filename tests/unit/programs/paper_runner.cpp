@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <sys/wait.h>
@@ -22,13 +23,19 @@
 
 #include <catch2/catch.hpp>
 
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/noisy_belief.hpp"
+#include "maxent/core/statistics.hpp"
+#include "maxent/policy/policies.hpp"
+
 #include "../../examples/common/cli.hpp"
+#include "../../examples/common/components.hpp"
 #include "../../examples/common/experiments.hpp"
 #include "../../examples/common/output.hpp"
+#include "../../examples/common/policy_classes.hpp"
 #include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
 #include "../../examples/common/signals.hpp"
-#include "maxent/core/statistics.hpp"
 
 namespace mp = maxent::programs;
 
@@ -839,4 +846,56 @@ TEST_CASE("the run-time estimator and step boxes give the held component's bits"
                           Catch::StartsWith("curve 'learned-mbe/B': learned beliefs: the belief-state class B"));
         CHECK(progress.iterations.load() == 0);
     }
+}
+
+TEST_CASE("run-time choices: policy classes, the learned class-B refusal, the feedback box", "[paper][components]") {
+    // One dispatch from PolicyClass to the library's type, and the rows of its parameters.
+    auto type_of = [](mp::PolicyClass c) {
+        return mp::with_policy_class(c, []<class P>(std::type_identity<P>) -> int {
+            if constexpr (std::is_same_v<P, maxent::ObservationPolicy>) return 0;
+            if constexpr (std::is_same_v<P, maxent::BeliefAveragedPolicy>) return 1;
+            if constexpr (std::is_same_v<P, maxent::BelievedStatePolicy>) return 2;
+            if constexpr (std::is_same_v<P, maxent::BeliefMixturePolicy>) return 3;
+            if constexpr (std::is_same_v<P, maxent::TabularBeliefPolicy>) return 4;
+            return -1;
+        });
+    };
+    CHECK(type_of(mp::PolicyClass::observation) == 0);
+    CHECK(type_of(mp::PolicyClass::belief_averaged) == 1);
+    CHECK(type_of(mp::PolicyClass::believed_state) == 2);
+    CHECK(type_of(mp::PolicyClass::belief_mixture) == 3);
+    CHECK(type_of(mp::PolicyClass::belief_state) == 4);
+    CHECK(mp::policy_rows(mp::PolicyClass::observation, 7, 3) == 7);
+    CHECK(mp::policy_rows(mp::PolicyClass::belief_mixture, 7, 3) == 3);
+    // The refusal, thrown from one place, names the caller.
+    CHECK_NOTHROW(mp::refuse_learned_class_b(mp::PolicyClass::belief_averaged, "x"));
+    CHECK_THROWS_WITH(mp::refuse_learned_class_b(mp::PolicyClass::belief_state, "curve 'c'"),
+                      "curve 'c': learned beliefs: the belief-state class B is not offered with a learned model "
+                      "(its table rows are beliefs, which change meaning at every refit)");
+    // The feedback box: the paper's four by objective, PartitionEntropy, a callable.
+    CHECK(mp::AnyFeedback(mp::Objective::reg_mbe, 0.1).name() == "reg-mbe");
+    CHECK(mp::AnyFeedback(maxent::PartitionEntropy({0, 0, 1})).name() == "partition");
+    maxent::RolloutNeeds needs;
+    needs.beliefs = true;
+    const mp::AnyFeedback mine(mp::CallableFeedback{[](const maxent::Trajectory&) { return 1.5; }, needs, "mine"});
+    maxent::DefaultRng g = maxent::stream(0);
+    CHECK(mine(maxent::Trajectory{}, g) == 1.5);
+    CHECK(mine.needs().beliefs);
+    CHECK(mine.name() == "mine");
+    CHECK(mine.is_callable());
+    CHECK_FALSE(mp::AnyFeedback(mp::Objective::mse, 0.0).is_callable());
+}
+
+TEST_CASE("the learned-belief counts: one table for the flags and the Python keys", "[paper][cli]") {
+    const mp::LearningCount* every = mp::learning_flag("--refit-every");
+    REQUIRE(every != nullptr);
+    CHECK(every->least == 0);
+    CHECK(every->field == &mp::LearningSettings::refit_every);
+    REQUIRE(mp::learning_flag("--latent-states") != nullptr);
+    CHECK(mp::learning_flag("--latent-states")->least == 1);
+    CHECK(mp::learning_flag("--heldout") == nullptr);  // a Python key, not a flag
+    CHECK(mp::learning_flag("refit-every") == nullptr);
+    CHECK(mp::parse_command_line({"nosim2b", "--refit-every", "0", "--window", "7"}).settings.learning.refit_every == 0);
+    CHECK(mp::parse_command_line({"nosim2b", "--window", "7"}).settings.learning.window == 7);
+    CHECK_THROWS_AS(mp::parse_command_line({"nosim2b", "--warmup", "0"}), mp::usage_error);
 }

@@ -14,11 +14,11 @@
 #include <catch2/catch.hpp>
 
 #include "../../examples/common/experiments.hpp"
+#include "../../examples/common/json.hpp"
+#include "../../examples/common/merge.hpp"
 #include "../../examples/common/output.hpp"
 #include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
-#include "../../examples/common/json.hpp"
-#include "../../examples/common/merge.hpp"
 #include "../../examples/common/shards.hpp"
 
 namespace mp = maxent::programs;
