@@ -229,6 +229,12 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
 
 }  // namespace detail
 
+// The value parsers the other programs' command lines share (maxent-proxy-gaps, maxent-explore).
+using detail::bad_value;
+using detail::out_directory;
+using detail::positive_count;
+using detail::to_uint;
+
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
 [[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args) {
     Options o;
@@ -339,16 +345,8 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
             s.learned = iequals(v, "none") ? std::vector<Objective>{}
                                            : detail::parse_list<Objective>(flag, v, "mse, moe, mbe, reg-mbe (or none)",
                                                                            parse_objective);
-        } else if (flag == "--latent-states") {
-            s.learning.latent_states = detail::positive_count(flag, value());
-        } else if (flag == "--warmup") {
-            s.learning.warmup = detail::positive_count(flag, value());
-        } else if (flag == "--refit-every") {
-            s.learning.refit_every = detail::count(flag, value());
-        } else if (flag == "--refit-iterations") {
-            s.learning.refit_iterations = detail::positive_count(flag, value());
-        } else if (flag == "--window") {
-            s.learning.window = detail::positive_count(flag, value());
+        } else if (const LearningCount* c = learning_flag(flag); c != nullptr) {
+            s.learning.*c->field = c->least > 0 ? detail::positive_count(flag, value()) : detail::count(flag, value());
         } else if (flag == "--learned-prior") {
             no_value();
             s.learning.learned_prior = true;

@@ -1,6 +1,7 @@
-// examples/common/components.hpp — the gradient estimator and the step rule chosen at run
-// time, by name: one type each that satisfies the library's concept and holds any of the
-// library's own (optim/estimators.hpp, optim/step_rules.hpp).
+// examples/common/components.hpp — the feedback, the gradient estimator and the step rule
+// chosen at run time, by name: one type each that satisfies the library's concept and holds
+// any of the library's own (objective/feedbacks.hpp, optim/estimators.hpp, optim/step_rules.hpp);
+// the feedback box also holds a user's callable (the Python module's feedbacks).
 //
 // The programs (runner.hpp) and the Python module (python/src) instantiate one trainer per
 // policy class with these types, so that adding an estimator or a step rule costs no new
@@ -16,6 +17,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -26,12 +29,83 @@
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/step_scores.hpp"
+#include "maxent/core/trajectory.hpp"
+#include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"
 
 #include "experiments.hpp"
 
 namespace maxent::programs {
+
+/// A feedback given as a callable (a Python function, a lambda): fn(τ) -> F(τ), with what it
+/// reads from the rollout (`needs`) and a name for messages.
+struct CallableFeedback {
+    std::function<double(const Trajectory&)> fn;
+    RolloutNeeds needs{};
+    std::string name = "callable";
+};
+
+/// A Feedback holding one of the paper's four feedbacks, PartitionEntropy, or a callable.
+class AnyFeedback {
+public:
+    using Variant = std::variant<MSE, MOE, MBE, RegMBE, PartitionEntropy, CallableFeedback>;
+
+    AnyFeedback(Objective o, double rho) {
+        switch (o) {
+            case Objective::mse: f_.emplace<MSE>(); break;
+            case Objective::moe: f_.emplace<MOE>(); break;
+            case Objective::mbe: f_.emplace<MBE>(); break;
+            case Objective::reg_mbe: f_.emplace<RegMBE>(rho); break;
+        }
+    }
+    /// Holds `f` (one of the alternatives).
+    template <class F>
+        requires(!std::is_same_v<std::remove_cvref_t<F>, AnyFeedback> && std::is_constructible_v<Variant, F &&>)
+    AnyFeedback(F&& f) : f_(std::forward<F>(f)) {}  // NOLINT: implicit, as the alternatives are feedbacks
+
+    template <class G>
+    double operator()(const Trajectory& t, G& g) const {
+        return std::visit(
+            [&](const auto& f) -> double {
+                if constexpr (std::is_same_v<std::decay_t<decltype(f)>, CallableFeedback>)
+                    return f.fn(t);
+                else
+                    return static_cast<double>(f(t, g));
+            },
+            f_);
+    }
+    [[nodiscard]] RolloutNeeds needs() const {
+        return std::visit(
+            [](const auto& f) -> RolloutNeeds {
+                if constexpr (std::is_same_v<std::decay_t<decltype(f)>, CallableFeedback>)
+                    return f.needs;
+                else
+                    return f.needs();
+            },
+            f_);
+    }
+    /// "mse", "moe", "mbe", "reg-mbe", "partition", or the callable's name.
+    [[nodiscard]] std::string name() const {
+        return std::visit(
+            [](const auto& f) -> std::string {
+                using T = std::decay_t<decltype(f)>;
+                if constexpr (std::is_same_v<T, CallableFeedback>)
+                    return f.name;
+                else if constexpr (std::is_same_v<T, PartitionEntropy>)
+                    return "partition";
+                else
+                    return std::string(T::name());
+            },
+            f_);
+    }
+    [[nodiscard]] bool is_callable() const noexcept { return std::holds_alternative<CallableFeedback>(f_); }
+
+private:
+    Variant f_;
+};
+
+static_assert(require_feedback<AnyFeedback>());
 
 /// A GradientEstimator holding one of the five estimators.
 class AnyEstimator {

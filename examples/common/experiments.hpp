@@ -474,6 +474,38 @@ struct LearningSettings {
     }
 };
 
+/// The learned-belief settings that are counts, by name: the keys of the Python module's
+/// `learning` dict and, where `flag`, maxent-paper's flags ("--" and the name with '-' for
+/// '_'), with the least value each takes. Both read them through this one table.
+struct LearningCount {
+    std::string_view name;
+    std::size_t least;
+    std::size_t LearningSettings::*field;
+    bool flag;
+};
+inline constexpr LearningCount learning_counts[] = {
+    {"latent_states", 1, &LearningSettings::latent_states, true},
+    {"warmup", 1, &LearningSettings::warmup, true},
+    {"heldout", 0, &LearningSettings::heldout, false},
+    {"refit_every", 0, &LearningSettings::refit_every, true},
+    {"refit_iterations", 1, &LearningSettings::refit_iterations, true},
+    {"window", 1, &LearningSettings::window, true},
+    {"restarts", 1, &LearningSettings::restarts, false},
+    {"em_iterations", 1, &LearningSettings::em_iterations, false}};
+
+/// The entry of maxent-paper's flag `flag` ("--refit-every"), or null.
+[[nodiscard]] inline const LearningCount* learning_flag(std::string_view flag) {
+    if (flag.substr(0, 2) != "--") return nullptr;
+    flag.remove_prefix(2);
+    for (const LearningCount& c : learning_counts) {
+        if (!c.flag || c.name.size() != flag.size()) continue;
+        bool same = true;
+        for (std::size_t i = 0; i < flag.size(); ++i) same = same && (c.name[i] == '_' ? '-' : c.name[i]) == flag[i];
+        if (same) return &c;
+    }
+    return nullptr;
+}
+
 /// Everything that is not the experiment itself; the defaults are the paper's settings.
 struct Settings {
     std::vector<std::uint64_t> seeds = [] {

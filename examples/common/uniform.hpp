@@ -11,15 +11,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <random>
-
-#include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/uniform.hpp"
@@ -36,18 +34,11 @@ inline constexpr std::uint64_t uniform_stream_run = 0x756e69666f726dULL;  // "un
 template <class Model>
 [[nodiscard]] double uniform_entropy(const Model& m, StateCounting counting, std::uint64_t seed,
                                      std::size_t episodes) {
-    RolloutOptions options;
-    options.counting = counting;
-    Sampler<Model, BayesFilter<Model>> sampler(m, BayesFilter<Model>(m), options);
-    UniformPolicy policy(m.num_actions());
-    Eigen::MatrixXd score;  // the uniform policy has no parameters: stays 0 x 0
     EmpiricalCounter counter(m.num_states());
-    const std::uint64_t base = derive_seed(seed, uniform_stream_run);
     double sum = 0.0;
-    for (std::size_t n = 0; n < episodes; ++n) {
-        DefaultRng g = stream(base, 0, n);
-        sum += true_state_entropy(sampler.run(policy, g, score), counter);
-    }
+    rollout_fixed_policy(m, BayesFilter<Model>(m), UniformPolicy(m.num_actions()), RolloutOptions{counting, {}},
+                         derive_seed(seed, uniform_stream_run), 0, 0, episodes,
+                         [&](std::size_t, const Trajectory& t, DefaultRng&) { sum += true_state_entropy(t, counter); });
     return sum / static_cast<double>(episodes);
 }
 

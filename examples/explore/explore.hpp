@@ -3,22 +3,20 @@
 // table and the output files.
 //
 // Paper, Algorithm 1 (Section 4) run on a model read by model/pomdp_file.hpp, with the
-// true-state entropy H(d(τ_S)) of Section 2.1 as the measure of exploration (what the
-// paper's figures plot). Training reuses maxent-paper's runner (paper/runner.hpp:
-// run_curve_seed, one job per (curve, seed) through run_parallel, so results do not depend
-// on the thread count) and its files (paper/output.hpp: runs.csv, summary.csv with 95%
-// Student-t bands, curves.gp / curves.png); config.json is this program's own (it describes
-// a model file instead of a grid world).
+// true-state entropy H(d(τ_S)) of Section 2.1 as the measure of exploration. Training is the
+// programs' runtime (common/runner.hpp run_curve_seed, one job per (curve, seed) through
+// run_parallel, so results do not depend on the thread count), and so are the files
+// (common/output.hpp: runs.csv, summary.csv with 95% Student-t bands, curves.gp/png);
+// config.json is this program's own (it describes a model file, not a grid world).
 //
 // The two numbers compared, per seed, then as mean and 95% Student-t interval over the seeds
-// (paper/stats.hpp, n - 1 degrees of freedom; one seed: the interval is the mean):
+// (core/statistics.hpp two_pass_mean_interval; one seed: the interval is the mean):
 //   learned  the mean of the batch means of the last final_window(K) = max(1, ceil(K / 10))
 //            iterations (each batch mean is over N episodes);
 //   uniform  the mean of H(d(τ_S)) over M episodes of the uniformly random policy
-//            π(a | i) = 1 / A (what every softmax class is at θ = 0), M = final_window(K) · N
-//            by default (common/uniform.hpp: its streams are disjoint from the training's;
-//            it does not depend on the objective or the policy class, so it is computed once
-//            per seed).
+//            π(a | i) = 1 / A, M = final_window(K) · N by default (common/uniform.hpp: its
+//            streams are disjoint from the training's; computed once per seed).
+// The best achievable values (objective/state_observed.hpp) put both in perspective.
 #pragma once
 
 #include <algorithm>
@@ -47,16 +45,18 @@
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/core/statistics.hpp"
 #include "maxent/model/pomdp_file.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/optim/rollout.hpp"
+#include "maxent/objective/state_observed.hpp"
 #include "maxent/policy/concepts.hpp"
 
 #include "../common/experiments.hpp"
 #include "../common/output.hpp"
+#include "../common/run_store.hpp"
 #include "../common/runner.hpp"
-#include "../common/stats.hpp"
 #include "../common/uniform.hpp"
 #include "cli.hpp"
 
@@ -152,76 +152,8 @@ using programs::uniform_entropy;
 // The best achievable value
 // ---------------------------------------------------------------------------------------
 
-/// The largest entropy of T counted states over S: the counts as even as they can be (T / S
-/// each, the remainder one more), log T when T <= S and log S when S divides T. No policy
-/// of any kind can do better, whatever the dynamics.
-[[nodiscard]] inline double even_split_bound(std::size_t states, std::size_t counted) {
-    if (states == 0 || counted == 0) return 0.0;
-    const std::size_t q = counted / states, r = counted % states;
-    const auto T = static_cast<double>(counted);
-    auto term = [&](std::size_t c) { return c == 0 ? 0.0 : static_cast<double>(c) * std::log(static_cast<double>(c)); };
-    return std::log(T) - (static_cast<double>(r) * term(q + 1) + static_cast<double>(states - r) * term(q)) / T;
-}
-
-/// The largest expected true-state entropy of any policy that SEES the true state (and
-/// remembers the counts): an upper bound on every POMDP policy, which sees less, and exact
-/// for the model's dynamics (unlike even_split_bound). Dynamic programming over (state,
-/// counts so far): V(s, c) = max_a Σ_s' P(s' | s, a) V(s', c + e_s'), and H(c / T) once T
-/// states are counted; under the paper's counting s_1 is counted (T - 1 actions), under
-/// the authors' it is not (T actions). Empty when the reachable (state, counts) pairs would
-/// exceed `max_nodes`, or S or T is above 255 (a key holds one byte per state).
-[[nodiscard]] inline std::optional<double> state_observed_optimum(const Model& m, StateCounting counting,
-                                                                   std::size_t max_nodes = 500'000) {
-    const std::size_t S = m.num_states(), A = m.num_actions(), T = m.horizon();
-    if (T == 0 || T > 255 || S > 255) return std::nullopt;
-    const std::size_t actions = counting == StateCounting::authors ? T : T - 1;
-    std::vector<double> clogc(T + 1, 0.0);
-    for (std::size_t c = 2; c <= T; ++c) clogc[c] = static_cast<double>(c) * std::log(static_cast<double>(c));
-    const double logT = std::log(static_cast<double>(T));
-    std::unordered_map<std::string, double> memo;  // key: the counts (one byte per state), ':', the state
-    std::string key(S, '\0');
-    bool over = false;
-    // Value with `left` actions to go from state s with counts `key`.
-    std::function<double(std::size_t, std::size_t)> value = [&](std::size_t s, std::size_t left) -> double {
-        if (left == 0) {
-            double sum = 0.0;
-            for (std::size_t i = 0; i < S; ++i) sum += clogc[static_cast<unsigned char>(key[i])];
-            return logT - sum / static_cast<double>(T);
-        }
-        std::string k = key;
-        k += ':';
-        k += std::to_string(s);
-        if (const auto it = memo.find(k); it != memo.end()) return it->second;
-        if (over || memo.size() >= max_nodes) {
-            over = true;
-            return 0.0;
-        }
-        double best = 0.0;
-        for (std::size_t a = 0; a < A; ++a) {
-            const SparseDistribution d = m.transition(s, a);
-            double v = 0.0;
-            for (std::size_t j = 0; j < d.size(); ++j) {
-                const auto next = static_cast<std::size_t>(d.index[j]);
-                key[next] = static_cast<char>(static_cast<unsigned char>(key[next]) + 1);
-                v += d.probability[j] * value(next, left - 1);
-                key[next] = static_cast<char>(static_cast<unsigned char>(key[next]) - 1);
-            }
-            best = std::max(best, v);
-        }
-        memo.emplace(std::move(k), best);
-        return best;
-    };
-    const Eigen::VectorXd& mu = m.initial_distribution();
-    double total = 0.0;
-    for (std::size_t s = 0; s < S; ++s) {
-        if (mu[static_cast<Eigen::Index>(s)] == 0.0) continue;
-        if (counting == StateCounting::paper) key[s] = 1;
-        total += mu[static_cast<Eigen::Index>(s)] * value(s, actions);
-        if (counting == StateCounting::paper) key[s] = 0;
-    }
-    if (over) return std::nullopt;
-    return total;
-}
+using maxent::even_split_bound;
+using maxent::state_observed_optimum;
 
 // ---------------------------------------------------------------------------------------
 // Training and results
@@ -237,10 +169,10 @@ using programs::uniform_entropy;
 struct Result {
     programs::ExperimentResult runs;  ///< runs.experiment is null (there is no paper experiment)
     std::size_t window = 1;        ///< final_window(K)
-    std::vector<programs::ConfidenceInterval> learned;  ///< per curve, over the seeds
+    std::vector<maxent::MeanInterval> learned;  ///< per curve, over the seeds
     std::vector<double> uniform_per_seed;            ///< of uniform_seeds, in that order
     std::vector<std::uint64_t> uniform_seeds;        ///< every seed, or a shard's seeds
-    programs::ConfidenceInterval uniform;
+    maxent::MeanInterval uniform;
     std::size_t uniform_episodes = 0;  ///< per seed
     double uniform_seconds = 0.0;
     std::optional<double> state_observed;  ///< state_observed_optimum (empty: too large to enumerate)
@@ -260,8 +192,8 @@ inline void compute_learned(Result& out) {
                 sum += run.records[k].true_entropy;
             values.push_back(sum / static_cast<double>(out.window));
         }
-        out.learned.push_back(values.empty() ? programs::ConfidenceInterval{}
-                                             : programs::mean_confidence_interval(values, 0.95));
+        out.learned.push_back(values.empty() ? maxent::MeanInterval{}
+                                             : maxent::two_pass_mean_interval(values, 0.95));
     }
 }
 
@@ -337,7 +269,7 @@ inline void compute_learned(Result& out) {
         return uniform_entropy(m, s.counting, out.uniform_seeds[i], uniform_episodes);
     });
     out.uniform_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - ustart).count();
-    out.uniform = programs::mean_confidence_interval(out.uniform_per_seed, 0.95);
+    out.uniform = maxent::two_pass_mean_interval(out.uniform_per_seed, 0.95);
     return out;
 }
 
@@ -385,7 +317,7 @@ struct WorkEstimate {
                         std::to_string(seeds), seeds == 1 ? " seed (one seed: no interval)\n" : " seeds\n");
     std::snprintf(buf, sizeof buf, "  %-24s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ best");
     t += buf;
-    auto row = [&](const std::string& name, const programs::ConfidenceInterval& ci) {
+    auto row = [&](const std::string& name, const maxent::MeanInterval& ci) {
         if (ci.n == 0) {  // after an interruption
             std::snprintf(buf, sizeof buf, "  %-24s %8s   (%s)\n", name.c_str(), "-",
                           x.runs.selected.empty() || x.runs.interrupted ? "interrupted: no value" : "no run in this shard");
@@ -432,7 +364,7 @@ struct WorkEstimate {
     const programs::Settings& s = x.runs.settings;
     auto num = [](double v) { return programs::format_number(v); };
     auto str = [](std::string_view v) { return programs::json_string(v); };
-    auto ci = [&](const programs::ConfidenceInterval& c) {
+    auto ci = [&](const maxent::MeanInterval& c) {
         return cat("\"mean\": ", num(c.mean), ", \"ci_low\": ", num(c.low), ", \"ci_high\": ", num(c.high),
                    ", \"n\": ", std::to_string(c.n));
     };

@@ -17,8 +17,11 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/parallel.hpp"
 
+#include "../common/fingerprint.hpp"
+#include "../common/merge.hpp"
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
+#include "../common/run_store.hpp"
 #include "../common/shards.hpp"
 #include "../common/signals.hpp"
 #include "cli.hpp"
@@ -175,7 +178,7 @@ int merge_main(const std::vector<std::string>& args) {
                 g.result.uniform_seeds.push_back(seed);
                 g.result.uniform_per_seed.push_back(it->second.first);
             }
-            g.result.uniform = mp::mean_confidence_interval(g.result.uniform_per_seed, 0.95);
+            g.result.uniform = maxent::two_pass_mean_interval(g.result.uniform_per_seed, 0.95);
             if (const mp::Json* best = first.config.find("state_observed_optimum");
                 best != nullptr && best->kind == mp::Json::Kind::number)
                 g.result.state_observed = json_double(best, mp::shard_name(first) + ": state_observed_optimum");

@@ -4,7 +4,7 @@
 # status 2 naming the flag's value and write nothing, and that mini-hall2 (a state without
 # T: entries) fails with a hint by default and runs with --empty-rows self-loop; then that
 # folder names stay inside --out, odd model names reach gnuplot literally, and a huge model
-# is refused with its estimated work (issue 21).
+# is refused with its estimated work.
 # Variables: EXE (the maxent-explore binary), OUT (a scratch directory), POMDP_DIR (the
 # classic model files, tests/data/classic; a missing tiger.95.POMDP is an error).
 cmake_minimum_required(VERSION 3.20)
@@ -139,7 +139,7 @@ if(NOT runs--policies STREQUAL runs--policy OR NOT runs--policy MATCHES "\nmse/O
   message(FATAL_ERROR "--policies and --policy gave different runs:\n${runs--policies}\n${runs--policy}")
 endif()
 
-# --- Reliability (issue 21) ---------------------------------------------------------------
+# --- Reliability ---------------------------------------------------------------
 # Folder names stay inside --out: "...pomdp" (stem "..") and "..pomdp" (stem ".") go to
 # OUT/esc/inner/model, never to OUT/esc or OUT/esc/inner itself.
 file(READ "${tiger}" tiger_text)

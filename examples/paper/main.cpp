@@ -16,8 +16,11 @@
 
 #include "../common/cli.hpp"
 #include "../common/experiments.hpp"
+#include "../common/fingerprint.hpp"
+#include "../common/merge.hpp"
 #include "../common/output.hpp"
 #include "../common/progress.hpp"
+#include "../common/run_store.hpp"
 #include "../common/runner.hpp"
 #include "../common/shards.hpp"
 #include "../common/signals.hpp"

@@ -1,4 +1,4 @@
-# examples/paper/nosim_test.cmake — maxent-paper without a simulator (issue 15), cmake -P.
+# examples/paper/nosim_test.cmake — maxent-paper without a simulator, cmake -P.
 #   1. nosim2b with tiny settings: the five curves, learning.csv (one row per fit of every
 #      learned run, on the schedule the flags ask for) and config.json's "learning" section;
 #   2. the same bytes with 1 and 2 threads, and from 2 shards merged (the heatmaps of the

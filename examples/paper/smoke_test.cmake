@@ -1,7 +1,7 @@
 # examples/paper/smoke_test.cmake — end-to-end test of maxent-paper (cmake -P).
 # Runs a tiny fig2a (3 seeds, 20 iterations) and checks the files, their headers and row
 # counts (heatmaps included; none with --heatmap-episodes 0); then checks that bad flags exit with status 2 and name the flag and value; then the
-# reliability of the outputs (issue 21): --out checked before any work, a rerun replacing the
+# reliability of the outputs: --out checked before any work, a rerun replacing the
 # set as a whole, a failing gnuplot, SIGTERM keeping the finished runs.
 # Variables: EXE (the maxent-paper binary), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)
@@ -105,7 +105,7 @@ if(EXISTS "${OUT}/bad")
   message(FATAL_ERROR "a rejected command line wrote ${OUT}/bad")
 endif()
 
-# --- Reliability (issue 21) ---------------------------------------------------------------
+# --- Reliability ---------------------------------------------------------------
 # --out is checked before any work: an existing regular file fails at once (exit 2) with the
 # system's reason, not after the training.
 file(WRITE "${OUT}/a-file" "x")

@@ -83,15 +83,15 @@ Options parse(int argc, char** argv) {
             usage(stdout);
             std::exit(0);
         } else if (a == "--out") {
-            o.out = maxent::programs::detail::out_directory(a, value());
+            o.out = maxent::programs::out_directory(a, value());
         } else if (a == "--samples") {
-            o.samples = maxent::programs::detail::positive_count(a, value());
+            o.samples = maxent::programs::positive_count(a, value());
         } else if (a == "--draws") {
-            o.draws = maxent::programs::detail::positive_count(a, value());
+            o.draws = maxent::programs::positive_count(a, value());
         } else if (a == "--seed") {
             const char* v = value();
-            const auto seed = maxent::programs::detail::to_uint(v);
-            if (!seed) maxent::programs::detail::bad_value(a, v, "is not an integer >= 0");
+            const auto seed = maxent::programs::to_uint(v);
+            if (!seed) maxent::programs::bad_value(a, v, "is not an integer >= 0");
             o.seed = *seed;
         } else if (a == "--no-plot") {
             o.plot = false;
@@ -104,7 +104,7 @@ Options parse(int argc, char** argv) {
 
 std::string g17(double x) {
     std::string s;
-    maxent::programs::detail::append_g17(s, x);
+    maxent::programs::append_g17(s, x);
     return s;
 }
 

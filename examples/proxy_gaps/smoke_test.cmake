@@ -1,7 +1,7 @@
 # examples/proxy_gaps/smoke_test.cmake — end-to-end test of maxent-proxy-gaps (cmake -P).
 # A small run (20 trajectories, 200 believed sequences each) must exit 0, i.e. every sampled
 # true-state entropy lies in its bounds, and write its CSV files; then the output checks it
-# shares with the other programs (issue 21): --out "" and --out FILE are rejected (exit 2)
+# shares with the other programs: --out "" and --out FILE are rejected (exit 2)
 # before any work, and a rerun with --no-plot leaves no plot of the earlier run.
 # Variables: EXE (the maxent-proxy-gaps binary), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)

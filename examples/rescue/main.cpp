@@ -41,18 +41,20 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/core/statistics.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
+#include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
+#include "../common/components.hpp"
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
-#include "../common/stats.hpp"
 
 namespace {
 
@@ -108,24 +110,20 @@ double visit(const maxent::RescueWorld& world, const Filter& filter, const maxen
              std::uint64_t seed, std::size_t episodes, std::vector<double>& heat) {
     const auto fine = maxent::with_state_binning(world, heat_per_side * heat_per_side,
                                                  maxent::RescueGridBinning{heat_per_side});
-    maxent::Sampler sampler(fine, filter);
-    maxent::BeliefAveragedPolicy p = policy;
-    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(p.parameters().rows(), p.parameters().cols());
     heat.assign(heat_per_side * heat_per_side, 0.0);
     maxent::EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
     double entropy = 0.0;
-    for (std::size_t e = 0; e < episodes; ++e) {
-        maxent::DefaultRng g = maxent::stream(seed, heat_stream, e);
-        const maxent::Trajectory& t = sampler.run(p, g, score);
-        coarse.clear();
-        for (const std::size_t s : t.counted_states()) {
-            heat[s] += 1.0;
-            const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
-            const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
-            coarse.add(ix + true_bins_per_side * iy);
-        }
-        entropy += coarse.entropy();
-    }
+    maxent::rollout_fixed_policy(fine, filter, policy, maxent::RolloutOptions{}, seed, heat_stream, 0, episodes,
+                                 [&](std::size_t, const maxent::Trajectory& t, maxent::DefaultRng&) {
+                                     coarse.clear();
+                                     for (const std::size_t s : t.counted_states()) {
+                                         heat[s] += 1.0;
+                                         const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
+                                         const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
+                                         coarse.add(ix + true_bins_per_side * iy);
+                                     }
+                                     entropy += coarse.entropy();
+                                 });
     return entropy / static_cast<double>(episodes);
 }
 
@@ -317,7 +315,7 @@ int main(int argc, char** argv) try {
                 true_bins_per_side * true_bins_per_side, true_bins_per_side * true_bins_per_side,
                 std::log(static_cast<double>(true_bins_per_side * true_bins_per_side)));
     for (std::size_t p = 0; p < finals.size(); ++p) {
-        const programs::ConfidenceInterval ci = programs::mean_confidence_interval(finals[p], 0.95);
+        const maxent::MeanInterval ci = maxent::two_pass_mean_interval(finals[p], 0.95);
         entropy[p] = ci.mean;
         std::printf("  %-8s %.3f [%.3f, %.3f]\n", labels[p].c_str(), ci.mean, ci.low, ci.high);
     }

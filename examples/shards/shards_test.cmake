@@ -1,4 +1,4 @@
-# examples/shards/shards_test.cmake — a study split into shards and merged (issue 18), cmake -P.
+# examples/shards/shards_test.cmake — a study split into shards and merged, cmake -P.
 #   1. fig2a (4 seeds, K = 20) in one process, then as 4 shards in 4 separate processes, then
 #      `maxent-paper merge`: runs.csv, summary.csv, config.json, curves.gp, curves.png and the
 #      heatmaps (heatmap.csv, heatmap.gp, heatmap.png; the shards' visits.csv) must be the same

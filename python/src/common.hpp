@@ -126,34 +126,11 @@ struct PythonFeedback {
     double call(const Trajectory& t) const;
 };
 
-using FeedbackVariant = std::variant<MSE, MOE, MBE, RegMBE, PartitionEntropy, PythonFeedback>;
-/// A Feedback (objective/feedbacks.hpp) holding any of them.
-struct FeedbackBox {
-    FeedbackVariant f;
-    template <class G>
-    double operator()(const Trajectory& t, G& g) const {
-        return std::visit(
-            [&](const auto& x) -> double {
-                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, PythonFeedback>)
-                    return x.call(t);
-                else
-                    return static_cast<double>(x(t, g));
-            },
-            f);
-    }
-    [[nodiscard]] RolloutNeeds needs() const {
-        return std::visit(
-            [](const auto& x) -> RolloutNeeds {
-                if constexpr (std::is_same_v<std::decay_t<decltype(x)>, PythonFeedback>)
-                    return x.needs;
-                else
-                    return x.needs();
-            },
-            f);
-    }
-    [[nodiscard]] bool is_python() const { return std::holds_alternative<PythonFeedback>(f); }
-    [[nodiscard]] std::string name() const;
-};
+/// The runtime's feedback box (examples/common/components.hpp): the four of the paper,
+/// PartitionEntropy, or a callable (a PythonFeedback, through python_feedback).
+using FeedbackBox = programs::AnyFeedback;
+/// A feedback written in Python, in the box.
+FeedbackBox python_feedback(PythonFeedback p);
 
 // ---------------------------------------------------------------------------------------
 // Estimators and step rules

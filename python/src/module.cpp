@@ -86,18 +86,11 @@ double PythonFeedback::call(const Trajectory& t) const {
     return x;
 }
 
-std::string FeedbackBox::name() const {
-    return std::visit(
-        [](const auto& x) -> std::string {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, PythonFeedback>)
-                return x.name;
-            else if constexpr (std::is_same_v<T, PartitionEntropy>)
-                return "partition";
-            else
-                return std::string(T::name());
-        },
-        f);
+FeedbackBox python_feedback(PythonFeedback p) {
+    std::string name = p.name;
+    const RolloutNeeds needs = p.needs;
+    return programs::CallableFeedback{[p = std::move(p)](const Trajectory& t) { return p.call(t); }, needs,
+                                      std::move(name)};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -132,7 +125,7 @@ FeedbackBox to_feedback(const py::handle& x) {
         PythonFeedback p;
         p.fn = PyRef(py::reinterpret_borrow<py::object>(x));
         p.name = py::hasattr(x, "__name__") ? x.attr("__name__").cast<std::string>() : std::string("python");
-        return {std::move(p)};
+        return python_feedback(std::move(p));
     }
     throw config_error(detail::message("not a feedback: ", std::string(py::repr(x)),
                                        " (give maxent.MSE(), ..., a name such as 'mse', or a callable)"));
@@ -304,7 +297,7 @@ void bind_components(py::module_& m) {
                           : (py::hasattr(fn, "__name__") ? fn.attr("__name__").cast<std::string>() : "python");
             p.fn = PyRef(std::move(fn));
             p.needs = needs_of(belief_entropy, believed_states, beliefs);
-            return FeedbackBox{std::move(p)};
+            return python_feedback(std::move(p));
         },
         py::arg("fn"), py::arg("belief_entropy") = false, py::arg("believed_states") = false,
         py::arg("beliefs") = false, py::arg("name") = py::none(),

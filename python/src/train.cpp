@@ -2,20 +2,20 @@
 // model learned from the agent's own data) and the paper's experiments by name.
 //
 // One trainer type per policy class: Trainer<Model, NoisyBelief<BayesFilter<Model>>, P,
-// FeedbackBox, EstimatorBox, StepBox> (σ = 0 is the exact filter bit for bit, as in the
-// programs' runner), so train() and run_experiment() share their instantiations, and a run
-// is the same arithmetic as maxent-paper's (tests/test_bit_identity.py).
+// FeedbackBox, EstimatorBox, StepBox> with the runtime's boxes (σ = 0 is the exact filter bit
+// for bit), so a run is the same arithmetic as maxent-paper's (tests/test_bit_identity.py).
 //
 // Learned beliefs: LearnedBeliefTrainer<Model, P, ...> for the four policy classes the
-// programs' runner offers with a learned model (examples/common/runner.hpp, run_curve_seed):
-// ObservationPolicy over the world's observations, BeliefAveragedPolicy, BelievedStatePolicy
-// and BeliefMixturePolicy over the L latent states. The belief-state class B
-// (TabularBeliefPolicy) is refused with the runner's reason and never instantiated.
+// programs' runner offers with a learned model: ObservationPolicy over the world's
+// observations, BeliefAveragedPolicy, BelievedStatePolicy and BeliefMixturePolicy over the L
+// latent states; the belief-state class B is refused (examples/common/policy_classes.hpp).
+// run_experiment is the programs' own (examples/common/runner.hpp), on the grid world itself.
 #include <cmath>
 
 #include "common.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/learned_belief.hpp"
+#include "policy_classes.hpp"
 #include "runner.hpp"
 
 namespace maxent::python {
@@ -58,27 +58,9 @@ PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
         j.policy);
 }
 
-/// The programs' reason for refusing the belief-state class B with a learned model.
-constexpr std::string_view learned_class_b = programs::learned_class_b_refusal;
-
-/// A policy of class `c` as the programs' runner builds it: ObservationPolicy over the world's
-/// observations, the belief classes over `rows` (the world's S, or the learned model's L).
-PolicyVariant policy_of(programs::PolicyClass c, std::size_t rows, const Model& model) {
-    using programs::PolicyClass;
-    const std::size_t A = model.num_actions();
-    switch (c) {
-        case PolicyClass::observation: return ObservationPolicy(model.num_observations(), A);
-        case PolicyClass::belief_averaged: return BeliefAveragedPolicy(rows, A);
-        case PolicyClass::believed_state: return BelievedStatePolicy(rows, A);
-        case PolicyClass::belief_mixture: return BeliefMixturePolicy(rows, A);
-        case PolicyClass::belief_state: return TabularBeliefPolicy(rows, A);
-    }
-    throw config_error("run_experiment: unknown policy class");
-}
-
 /// A learned-belief run: ObservationPolicy (over the world's observations), BeliefAveragedPolicy,
 /// BelievedStatePolicy or BeliefMixturePolicy (over the learned model's L latent states).
-/// TabularBeliefPolicy is refused before a job is made (learned_class_b).
+/// TabularBeliefPolicy is refused before a job is made (refuse_learned_class_b).
 struct LearnedJob {
     std::shared_ptr<PyModel> world;
     PolicyVariant policy;
@@ -94,7 +76,8 @@ PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, st
         [&](const auto& p) -> PyTrainResult {
             using P = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
-                throw config_error(std::string(learned_class_b));  // refused earlier; not instantiated
+                programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned");  // refused earlier
+                return {};
             } else {
                 LearnedBeliefTrainer<Model, P, FeedbackBox, EstimatorBox, StepBox> trainer(
                     *j.world->model, p, j.feedback, j.estimator, j.step, j.config, j.options);
@@ -148,8 +131,7 @@ std::vector<ActionObservationSequence> sequences_from(const py::iterable& data) 
 void set_learning(const py::dict& d, bool latent_states_given, programs::LearningSettings& ls) {
     for (const auto& [k, v] : d) {
         const std::string key = py::str(k);
-        // As maxent-paper's flags: counts >= 0 (latent_states 0 = the world's S, refit_every 0 = never)
-        // or >= 1 (warmup, refit_iterations, window).
+        // The bounds of maxent-paper's flags (programs::learning_counts).
         auto count = [&](std::size_t& field, std::size_t least = 0) {
             const bool integer = py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v);
             const long long x = integer ? v.cast<long long>() : -1;
@@ -158,17 +140,12 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
                                                    ", got ", std::string(py::repr(v))));
             field = static_cast<std::size_t>(x);
         };
-        if (key == "latent_states") {
-            if (latent_states_given)
-                throw config_error("run_experiment: latent_states is given twice (the argument and learning['latent_states'])");
-            count(ls.latent_states);
-        } else if (key == "warmup") count(ls.warmup, 1);
-        else if (key == "heldout") count(ls.heldout);
-        else if (key == "refit_every") count(ls.refit_every);
-        else if (key == "refit_iterations") count(ls.refit_iterations, 1);
-        else if (key == "window") count(ls.window, 1);
-        else if (key == "restarts") count(ls.restarts, 1);
-        else if (key == "em_iterations") count(ls.em_iterations, 1);
+        if (key == "latent_states" && latent_states_given)
+            throw config_error("run_experiment: latent_states is given twice (the argument and learning['latent_states'])");
+        const programs::LearningCount* known = nullptr;
+        for (const programs::LearningCount& c : programs::learning_counts)
+            if (key == c.name) known = &c;
+        if (known != nullptr) count(ls.*known->field, known->least);
         else if (key == "smoothing") {
             const bool number = (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) &&
                                 !py::isinstance<py::bool_>(v);
@@ -304,7 +281,7 @@ void bind_train(py::module_& m) {
            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads) {
             const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads);
             if (std::holds_alternative<TabularBeliefPolicy>(policy.p))
-                throw config_error(detail::message("train_learned: TabularBeliefPolicy: ", learned_class_b));
+                programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned: TabularBeliefPolicy");
             programs::LearningSettings ls;
             ls.latent_states = latent_states;
             ls.warmup = warmup;
@@ -316,7 +293,7 @@ void bind_train(py::module_& m) {
             ls.em_iterations = em_iterations;
             ls.smoothing = smoothing;
             ls.learned_prior = learned_prior;
-            const LearnedBeliefOptions lo = programs::detail::learned_options(ls, world->model->num_states());
+            const LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
             // The policy against the agent the trainer will build (L latent states, the world's actions and
             // observations): the library's message, before the warm-up episodes and the first fit.
             const Model& model = *world->model;
@@ -474,45 +451,9 @@ void bind_train(py::module_& m) {
             if (s.iterations == 0 || s.batch == 0 || s.seeds.empty())
                 throw config_error("run_experiment: iterations, batch and seeds must not be 0 or empty");
 
-            const std::vector<Curve> curves = make_curves(*e, s);
-            const std::shared_ptr<PyModel> world = grid_model(e->env.build(), e->env.describe());
-            const Model& model = *world->model;
-            const auto estimator_box = to_estimator(py::str(std::string(name_of(s.estimator))));
-            const auto step_box = to_step(py::str(std::string(name_of(s.step))), s.effective_alpha());
-            auto feedback_of = [&](Objective o) {
-                return o == Objective::reg_mbe ? FeedbackBox{RegMBE(s.rho)}
-                                               : to_feedback(py::str(std::string(name_of(o))));
-            };
-            // Jobs curve-major, seed-minor, as the runner.
-            std::vector<FiniteJob> finite;
-            std::vector<LearnedJob> learned_jobs;
-            std::vector<std::pair<bool, std::size_t>> where;  // per job: learned?, index
-            for (const Curve& c : curves)
-                for (const std::uint64_t seed : s.seeds) {
-                    TrainerConfig config = programs::detail::trainer_config(s, seed);
-                    if (c.learned) {  // as run_curve_seed: rows over the L latent states (O for the O class)
-                        if (c.policy == PolicyClass::belief_state)
-                            throw config_error(maxent::detail::message("run_experiment: learned-belief curve '",
-                                                                       c.label, "': ", learned_class_b));
-                        LearnedBeliefOptions lo = programs::detail::learned_options(s.learning, model.num_states());
-                        PolicyVariant p = policy_of(c.policy, lo.fit.latent_states, model);
-                        learned_jobs.push_back({world, std::move(p), feedback_of(c.objective), estimator_box, step_box,
-                                                config, std::move(lo)});
-                        where.emplace_back(true, learned_jobs.size() - 1);
-                        continue;
-                    }
-                    finite.push_back({world, Noisy(Filter(model), c.noise),
-                                      policy_of(c.policy, model.num_states(), model), feedback_of(c.objective),
-                                      estimator_box, step_box, config});
-                    where.emplace_back(false, finite.size() - 1);
-                }
-            std::vector<PyTrainResult> out(where.size());
-            std::vector<std::vector<FitRecord>> fits(where.size());
+            ExperimentResult r;
             std::atomic<bool> stop{false};
-            run_jobs(where.size(), threads, [&](std::size_t i) {
-                out[i] = where[i].first ? run_learned(learned_jobs[where[i].second], stop, fits[i])
-                                        : run_finite(finite[where[i].second], stop);
-            }, stop);
+            run_jobs(1, 1, [&](std::size_t) { r = programs::run_experiment(*e, s, threads, &stop); }, stop);
 
             py::dict result, by_curve;
             result["name"] = e->name;
@@ -520,32 +461,31 @@ void bind_train(py::module_& m) {
             result["environment"] = e->env.describe();
             result["plotted"] = std::string(name_of(e->plotted));
             const std::size_t K = s.iterations, n = s.seeds.size();
-            for (std::size_t c = 0; c < curves.size(); ++c) {
+            for (const CurveRuns& c : r.curves) {
                 py::array_t<double> te({n, K}), fb({n, K}), be({n, K});
-                for (std::size_t i = 0; i < n; ++i) {
-                    const PyTrainResult& r = out[c * n + i];
+                for (std::size_t i = 0; i < n; ++i)
                     for (std::size_t k = 0; k < K; ++k) {
-                        te.mutable_at(i, k) = r.history[k].true_entropy;
-                        fb.mutable_at(i, k) = r.history[k].feedback;
-                        be.mutable_at(i, k) = r.history[k].belief_entropy_sum;
+                        const IterationRecord& x = c.runs[i].records[k];
+                        te.mutable_at(i, k) = x.true_entropy;
+                        fb.mutable_at(i, k) = x.feedback;
+                        be.mutable_at(i, k) = x.belief_entropy_sum;
                     }
-                }
                 py::dict d;
                 d["seeds"] = s.seeds;
                 d["true_entropy"] = te;
                 d["feedback"] = fb;
                 d["belief_entropy_sum"] = be;
-                d["learned"] = curves[c].learned;
-                if (curves[c].learned) {
+                d["learned"] = c.curve.learned;
+                if (c.curve.learned) {
                     py::list f;
-                    for (std::size_t i = 0; i < n; ++i) {
+                    for (const SeedRun& run : c.runs) {
                         py::list per_seed;
-                        for (const FitRecord& x : fits[c * n + i]) per_seed.append(fit_dict(x));
+                        for (const FitRecord& x : run.fits) per_seed.append(fit_dict(x));
                         f.append(per_seed);
                     }
                     d["fits"] = f;
                 }
-                by_curve[py::str(curves[c].label)] = d;
+                by_curve[py::str(c.curve.label)] = d;
             }
             result["curves"] = by_curve;
             return result;

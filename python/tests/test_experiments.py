@@ -20,7 +20,7 @@ def test_run_experiment():
     n = maxent.run_experiment("nosim2b", iterations=4, seeds=[0], objectives=[], learned=["mbe"], latent_states=5)
     c = n["curves"]["learned-mbe"]
     assert c["learned"] and len(c["fits"][0]) >= 1
-    with pytest.raises(maxent.ConfigError, match=r"learned-belief curve 'learned-mbe/B': learned beliefs: the "
+    with pytest.raises(maxent.ConfigError, match=r"curve 'learned-mbe/B': learned beliefs: the "
                        r"belief-state class B is not offered with a learned model"):
         maxent.run_experiment("nosim2b", iterations=2, seeds=[0], objectives=["mse"], policies=["O", "B"],
                               learned=["mbe"], latent_states=5)

@@ -1,8 +1,7 @@
-// tests/unit/test_programs.cpp — the tests of the programs' shared runtime (examples/common:
-// the paper runner, shards and merge, heatmaps) in ONE translation unit. Each of the three
-// files instantiates the runner's trainers for every component combination; compiled
-// separately they paid for those instantiations three times (about 100 s of CPU per build
-// of the suite, against about 50 s together).
+// tests/unit/test_programs.cpp — the tests of the programs' runtime (examples/common, the
+// library maxent_runtime): the paper runner, class B in the runner, shards and merge, heatmaps,
+// in one translation unit.
 #include "programs/paper_runner.cpp"
 #include "programs/shards.cpp"
 #include "programs/heatmaps.cpp"
+#include "programs/class_b.cpp"

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -14,7 +16,9 @@
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/grid_world.hpp"
+#include "maxent/model/finite_pomdp.hpp"
 #include "maxent/objective/proxy_gaps.hpp"
+#include "maxent/objective/state_observed.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
@@ -115,4 +119,30 @@ TEST_CASE("the proxy gap bounds contain the true-state entropy of real rollouts"
     // Both bounds were exercised: some trajectories hallucinate often, some rarely.
     CHECK(p_min < 0.5);
     CHECK(p_max > 0.5);
+}
+
+// ---------------------------------------------------------------------------------------
+// objective/state_observed.hpp: the best policy that sees the true state
+// ---------------------------------------------------------------------------------------
+
+TEST_CASE("state_observed_optimum: a hand-solved two-state world", "[proxy-gaps][state-observed]") {
+    // States a, b; "stay" stays, "flip" moves to the other state with probability 1/2.
+    // Starts in a, T = 3, the paper's counting (s_1 counted, 2 actions). The best final
+    // counts are (2, 1): H = log 3 - (2/3) log 2. Stay first: (2, 0) at a, then flip reaches
+    // (2, 1) with 1/2. Flip first: 1/2 at b with (1, 1), then stay gives (1, 2); 1/2 at a with
+    // (2, 0), then 1/2 as before. Flip first is best: (1/2 + 1/4) (log 3 - (2/3) log 2).
+    using Row = std::vector<std::pair<std::string, double>>;
+    const auto world = maxent::FinitePomdp<std::string, std::string, std::string>::from_functions(
+        {"a", "b"}, {"stay", "flip"}, {"o"},
+        [](const std::string& s, const std::string& a) {
+            if (a == "stay") return Row{{s, 1.0}};
+            return Row{{"a", 0.5}, {"b", 0.5}};
+        },
+        [](const std::string&) { return Row{{"o", 1.0}}; }, {{"a", 1.0}}, 3);
+    const double h21 = std::log(3.0) - 2.0 / 3.0 * std::log(2.0);
+    CHECK(*maxent::state_observed_optimum(world, maxent::StateCounting::paper) == Approx(0.75 * h21).epsilon(1e-14));
+    // Never above the even split of the 3 counted states over 2 (which is the same (2, 1)).
+    CHECK(maxent::even_split_bound(2, 3) == Approx(h21).epsilon(1e-14));
+    // Too many (state, counts) nodes for the budget: no value.
+    CHECK_FALSE(maxent::state_observed_optimum(world, maxent::StateCounting::paper, 1).has_value());
 }

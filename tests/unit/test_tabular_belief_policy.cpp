@@ -28,9 +28,6 @@
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
-#include "../../examples/common/experiments.hpp"
-#include "../../examples/common/output.hpp"
-#include "../../examples/common/runner.hpp"
 
 #ifndef MAXENT_CLASSIC_POMDP_DIR
 #error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
@@ -328,35 +325,6 @@ TEST_CASE("the table's byte budget is a budget_error, not an allocation failure"
     CHECK_THAT(what, Contains("max_bytes = 2000"));
     CHECK(p.memory().bytes() <= 2000);
     CHECK(p.rows() > 5);
-}
-
-TEST_CASE("the paper runner's fig5 compares BA with class B and reports B's table", "[tabular][paper]") {
-    namespace mp = maxent::programs;
-    const mp::Experiment* e = mp::find_experiment("fig5a");
-    REQUIRE(e != nullptr);
-    mp::Settings s;
-    s.seeds = {0, 1};
-    s.iterations = 3;
-    std::vector<std::string> labels;
-    for (const mp::Curve& c : mp::make_curves(*e, s)) labels.push_back(c.label);
-    CHECK(labels == std::vector<std::string>{"mse/BA", "mse/B", "mbe/BA", "mbe/B"});
-    CHECK(mp::parse_policy_class("b") == mp::PolicyClass::belief_state);
-    CHECK(e->env.variance == 0.2);
-    const mp::ExperimentResult r = mp::run_experiment(*e, s, 1);
-    REQUIRE(r.complete_runs() == 8);
-    const mp::CurveRuns& b = r.curves[1];
-    REQUIRE(b.curve.policy == mp::PolicyClass::belief_state);
-    // 3 iterations x 10 trajectories x 8 beliefs: between 1 (the prior) and 240 rows.
-    for (const mp::SeedRun& run : b.runs) {
-        CHECK(run.table_rows > 1);
-        CHECK(run.table_rows <= 240);
-        CHECK(run.table_bytes > run.table_rows * 4 * sizeof(double));
-    }
-    CHECK(r.curves[0].runs[0].table_rows == 0);  // BA has no table
-    const std::string json = mp::config_json(r, mp::RunInfo{});
-    CHECK_THAT(json, Contains("\"policy_class\": \"B\""));
-    CHECK_THAT(json, Contains("\"table_rows_max\": "));
-    CHECK_THAT(json, Contains("\"table_bytes_max\": "));
 }
 
 }  // namespace tabular_belief_policy_test

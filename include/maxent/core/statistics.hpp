@@ -1,10 +1,12 @@
 // maxent/core/statistics.hpp — Student-t quantiles and the mean of a sample with its
 // two-sided confidence interval, for evaluations and training histories
-// (optim/evaluate.hpp) and for the programs' curves (examples/common/stats.hpp).
+// (optim/evaluate.hpp) and for the programs' curves across seeds (examples/common/).
 //
 // The interval of n values with sample mean m and sample standard deviation s (divisor
-// n - 1) is m ± t_{(1 + L)/2, n - 1} · s / sqrt(n). The mean and s are accumulated in index
-// order by Welford's update, so n equal values give exactly that value and a width of 0.
+// n - 1) is m ± t_{(1 + L)/2, n - 1} · s / sqrt(n). mean_interval accumulates m and s in
+// index order by Welford's update (n equal values give exactly that value and a width of 0);
+// two_pass_mean_interval sums the values, then the squared deviations (the order the
+// programs' CSV files are written in), and gives n = 1 the degenerate interval [m, m].
 //
 // The t quantile is computed without a statistics library: the t CDF through the
 // regularised incomplete beta function, F(t) = 1 - I_{ν/(ν+t²)}(ν/2, 1/2) / 2 for t > 0
@@ -153,6 +155,49 @@ struct MeanInterval {
     const double sd = std::sqrt(m2 / (n - 1.0));
     const double half = student_t_quantile(0.5 + level / 2.0, n - 1.0) * sd / std::sqrt(n);
     return {mean, mean - half, mean + half, values.size(), level};
+}
+
+namespace detail {
+inline MeanInterval two_pass_interval(std::span<const double> values, const double* t_quantile, double level) {
+    if (values.empty()) throw config_error("two_pass_mean_interval: no values (n = 0)");
+    const std::size_t n = values.size();
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isfinite(values[i]))
+            throw config_error(detail::message("two_pass_mean_interval: value ", i, " is ", values[i]));
+        sum += values[i];
+    }
+    const double mean = sum / static_cast<double>(n);
+    MeanInterval ci{mean, mean, mean, n, level};
+    if (n == 1) return ci;
+    double squares = 0.0;
+    for (const double v : values) squares += (v - mean) * (v - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(n - 1));
+    const double t =
+        t_quantile != nullptr ? *t_quantile : student_t_quantile(0.5 + level / 2.0, static_cast<double>(n - 1));
+    const double half = t * sd / std::sqrt(static_cast<double>(n));
+    ci.low = mean - half;
+    ci.high = mean + half;
+    return ci;
+}
+}  // namespace detail
+
+/// Mean ± t_{(1 + level)/2, n - 1} · s / sqrt(n) of `values`, in two passes (see the header);
+/// n = 1: low = high = mean. Throws config_error for an empty sample, a non-finite value
+/// (naming its index) or a level outside (0, 1).
+[[nodiscard]] inline MeanInterval two_pass_mean_interval(std::span<const double> values, double level = 0.95) {
+    if (!(level > 0.0 && level < 1.0))
+        throw config_error(detail::message("two_pass_mean_interval: level ", level, " is outside (0, 1)"));
+    return detail::two_pass_interval(values, nullptr, level);
+}
+
+/// The same at level 0.95 with the quantile t_{0.975, n - 1} given (computed once for many
+/// samples of one size). Throws config_error for a non-finite or negative quantile.
+[[nodiscard]] inline MeanInterval two_pass_mean_interval_t(std::span<const double> values, double t_quantile) {
+    if (!std::isfinite(t_quantile) || t_quantile < 0.0)
+        throw config_error(detail::message("two_pass_mean_interval: t quantile ", t_quantile,
+                                           " is not finite and >= 0"));
+    return detail::two_pass_interval(values, &t_quantile, 0.95);
 }
 
 }  // namespace maxent

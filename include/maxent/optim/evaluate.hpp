@@ -1,34 +1,24 @@
-// maxent/optim/evaluate.hpp — how good is a policy? One call runs it for a number of
-// episodes and returns the mean and a 95% interval of every quantity the paper reports.
+// maxent/optim/evaluate.hpp — how good is a fixed policy? Roll it out on private streams and
+// count what the feedbacks count.
 //
+//   rollout_fixed_policy(model, updater, policy, options, seed, run, first, end, sink)
+//     episodes e in [first, end) of `policy` acting with `updater` (both copied, θ fixed),
+//     episode e drawing from stream(seed, run, e); sink(e, trajectory, g) sees each one
+//     finished, with its generator (MBE draws from it after the rollout).
+//   visit_counts(model, updater, policy, counting, seed, run, episodes)
+//     -> per state bin, its counted steps over the episodes, and their mean H(d(τ_S)).
 //   evaluate(model, updater, policy, episodes, seed[, threads, counting])
-//     -> for the episodes' trajectories (Section 2.1, counted as `counting` says):
-//        true_entropy         H(d(τ_S)), the true-state entropy (MSE's feedback; the
-//                             figures' y axis)
-//        observation_entropy  H(d(τ_O)) (MOE)
-//        believed_entropy     H(d(τ_S̃)) with one believed state s̃_t ~ b_t per counted step (MBE)
-//        belief_entropy_sum   Σ_t H(b_t) (Reg-MBE's regulariser)
-//   evaluate_uniform(model, updater, episodes, seed[, threads, counting])
-//     -> the same for the uniformly random policy (policy/uniform.hpp) on the same
-//        episodes' streams: the ready baseline. It equals evaluating any softmax policy at
-//        θ = 0, bit for bit.
-//   windowed_means(history, window[, field])
-//     -> a training history (TrainResult::history) cut into consecutive windows of
-//        `window` iterations, each with the mean of a metric (true_entropy by default) and
-//        its 95% interval over the window's iterations. Those are batch means of one run
-//        whose θ changes, so the interval describes the spread within the window, not the
-//        uncertainty across seeds (for that, run seeds and use core/statistics.hpp).
+//     -> mean and 95% Student-t interval of H(d(τ_S)), H(d(τ_O)) (MOE), H(d(τ_S̃)) with
+//        s̃_t ~ b_t (MBE) and Σ_t H(b_t) (Reg-MBE's regulariser); evaluate_uniform the same
+//        for the uniform policy, equal bit for bit to any softmax policy at θ = 0.
+//   windowed_means(history, window[, field]) -> a training history cut into windows, each
+//     with its mean and 95% interval (the spread within one run, not across seeds).
 //
-// Intervals are Student-t: mean ± t_{0.975, n-1} s / sqrt(n) (core/statistics.hpp). Episode
-// n draws only from stream(seed, evaluation_stream_run, n) (core/random.hpp): disjoint from
-// the trainer's streams (seed, k, n) for any iteration a run would reach, so a policy may be
-// evaluated with its training seed. Episodes run in parallel on `threads` threads (0 = all),
-// each thread with its own copies of the updater and policy, and the values are combined in
-// order of n: results are identical for any thread count.
-//
-// Errors (config_error): fewer than 2 episodes or a window below 2 or a history shorter
-// than 2 (an interval needs a spread), and whatever the Sampler throws for a policy or
-// updater that does not fit the world.
+// evaluate's episode n draws from stream(seed, evaluation_stream_run, n), disjoint from the
+// trainer's (seed, k, n), so a policy may be evaluated with its training seed. Its episodes
+// run on `threads` threads, each with its own copies, combined in order of n: results are
+// identical for any thread count. Errors (config_error): fewer than 2 episodes, a window
+// below 2, a history shorter than 2, and whatever the Sampler throws.
 #pragma once
 
 #include <algorithm>
@@ -67,6 +57,57 @@ struct Evaluation {
     MeanInterval belief_entropy_sum;   ///< Σ_t H(b_t)
 };
 
+/// Rolls out `policy` (copied) with `updater` (copied) on `model` for episodes e in
+/// [first, end), episode e drawing from stream(seed, run, e), and calls sink(e, t, g) with each
+/// finished trajectory t and its generator g. The episodes run in order on this thread.
+template <class M, class U, class P, class Sink>
+void rollout_fixed_policy(const M& model, const U& updater, const P& policy, const RolloutOptions& options,
+                          std::uint64_t seed, std::uint64_t run, std::size_t first, std::size_t end, Sink&& sink) {
+    static_assert(require_environment<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(require_policy<P>());
+    Sampler<M, U> sampler(model, updater, options);
+    P local = policy;
+    Eigen::MatrixXd score;  // stays 0 x 0 for a policy without parameters
+    if constexpr (requires { local.parameters(); })
+        score.setZero(local.parameters().rows(), local.parameters().cols());
+    for (std::size_t e = first; e < end; ++e) {
+        DefaultRng g = stream(seed, run, e);
+        const Trajectory& t = sampler.run(local, g, score);
+        sink(e, t, g);
+    }
+}
+
+/// Where a fixed policy takes the true state: per state bin, its counted steps.
+struct VisitCounts {
+    std::size_t episodes = 0;             ///< E; 0 = not counted
+    std::vector<std::uint64_t> counts{};  ///< per state bin: its counted steps over the E episodes
+    double mean_entropy = 0.0;            ///< mean over the E episodes of H(d(τ_S))
+
+    friend bool operator==(const VisitCounts&, const VisitCounts&) = default;
+};
+
+/// The state bins visited by `episodes` episodes of `policy` with `updater` on `model`,
+/// counted as `counting` says (the steps MSE counts), episode e drawn from stream(seed, run, e);
+/// also their mean true-state entropy. A pure function of its arguments.
+template <class M, class U, class P>
+[[nodiscard]] VisitCounts visit_counts(const M& model, const U& updater, const P& policy, StateCounting counting,
+                                       std::uint64_t seed, std::uint64_t run, std::size_t episodes) {
+    VisitCounts v;
+    v.episodes = episodes;
+    v.counts.assign(state_bins(model), 0);
+    if (episodes == 0) return v;
+    EmpiricalCounter counter(state_bins(model));
+    double entropy = 0.0;
+    rollout_fixed_policy(model, updater, policy, RolloutOptions{counting, {}}, seed, run, 0, episodes,
+                         [&](std::size_t, const Trajectory& t, DefaultRng&) {
+                             for (const std::size_t s : t.counted_states()) ++v.counts[s];
+                             entropy += true_state_entropy(t, counter);
+                         });
+    v.mean_entropy = entropy / static_cast<double>(episodes);
+    return v;
+}
+
 /// The policy's mean true-state entropy and other feedbacks over `episodes` episodes, with
 /// 95% intervals (see the header). The updater and policy are copied per thread.
 template <class M, class U, class P>
@@ -83,11 +124,6 @@ template <class M, class U, class P>
     const RolloutOptions options{counting, {.belief_entropy = true, .believed_states = true}};
     // Job w runs episodes [w E / W, (w + 1) E / W) and returns their values, quantity-major per episode.
     const std::vector<std::vector<double>> blocks = run_parallel(workers, workers, [&](std::size_t w) {
-        Sampler<M, U> sampler(model, updater, options);
-        P local = policy;
-        Eigen::MatrixXd score;  // stays empty unless the policy has parameters
-        if constexpr (requires { local.parameters(); })
-            score.setZero(local.parameters().rows(), local.parameters().cols());
         EmpiricalCounter counter(state_bins(model));
         const ObservationEntropy moe;
         const BelievedStateEntropy mbe;
@@ -95,14 +131,13 @@ template <class M, class U, class P>
         const std::size_t end = (w + 1) * episodes / workers;
         std::vector<double> values;
         values.reserve((end - begin) * quantities);
-        for (std::size_t n = begin; n < end; ++n) {
-            DefaultRng g = stream(seed, evaluation_stream_run, n);
-            const Trajectory& t = sampler.run(local, g, score);
-            values.push_back(true_state_entropy(t, counter));
-            values.push_back(moe(t, g));
-            values.push_back(mbe(t, g));
-            values.push_back(belief_entropy_sum(t));
-        }
+        rollout_fixed_policy(model, updater, policy, options, seed, evaluation_stream_run, begin, end,
+                             [&](std::size_t, const Trajectory& t, DefaultRng& g) {
+                                 values.push_back(true_state_entropy(t, counter));
+                                 values.push_back(moe(t, g));
+                                 values.push_back(mbe(t, g));
+                                 values.push_back(belief_entropy_sum(t));
+                             });
         return values;
     });
     std::vector<double> per_quantity[quantities];

@@ -24,6 +24,7 @@
 #include "../../examples/common/cli.hpp"
 #include "../../examples/common/experiments.hpp"
 #include "../../examples/common/output.hpp"
+#include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
 
 namespace mp = maxent::programs;

@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <sys/wait.h>
@@ -22,12 +23,19 @@
 
 #include <catch2/catch.hpp>
 
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/noisy_belief.hpp"
+#include "maxent/core/statistics.hpp"
+#include "maxent/policy/policies.hpp"
+
 #include "../../examples/common/cli.hpp"
+#include "../../examples/common/components.hpp"
 #include "../../examples/common/experiments.hpp"
 #include "../../examples/common/output.hpp"
+#include "../../examples/common/policy_classes.hpp"
+#include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
 #include "../../examples/common/signals.hpp"
-#include "../../examples/common/stats.hpp"
 
 namespace mp = maxent::programs;
 
@@ -89,29 +97,29 @@ mp::Settings tiny_settings() {
 }  // namespace
 
 TEST_CASE("Student t quantiles match published values", "[paper]") {
-    CHECK(mp::student_t_quantile(0.975, 1) == Approx(12.7062047).epsilon(1e-8));
-    CHECK(mp::student_t_quantile(0.975, 15) == Approx(2.131449546).epsilon(1e-9));
-    CHECK(mp::student_t_quantile(0.975, 30) == Approx(2.042272456).epsilon(1e-9));
+    CHECK(maxent::student_t_quantile(0.975, 1) == Approx(12.7062047).epsilon(1e-8));
+    CHECK(maxent::student_t_quantile(0.975, 15) == Approx(2.131449546).epsilon(1e-9));
+    CHECK(maxent::student_t_quantile(0.975, 30) == Approx(2.042272456).epsilon(1e-9));
     // df = 1 is the Cauchy distribution: t_p = tan(π (p - 1/2)) exactly.
-    CHECK(mp::student_t_quantile(0.975, 1) == Approx(std::tan(std::numbers::pi * 0.475)).epsilon(1e-13));
+    CHECK(maxent::student_t_quantile(0.975, 1) == Approx(std::tan(std::numbers::pi * 0.475)).epsilon(1e-13));
     // df = 2 has the closed form t_p = (2p - 1) / sqrt(2 p (1 - p)).
     for (const double p : {0.6, 0.9, 0.975, 0.999}) {
         const double exact = (2 * p - 1) / std::sqrt(2 * p * (1 - p));
-        CHECK(mp::student_t_quantile(p, 2) == Approx(exact).epsilon(1e-12));
+        CHECK(maxent::student_t_quantile(p, 2) == Approx(exact).epsilon(1e-12));
     }
     // Symmetry and the median.
-    CHECK(mp::student_t_quantile(0.025, 15) == Approx(-2.131449546).epsilon(1e-9));
-    CHECK(mp::student_t_quantile(0.5, 7) == 0.0);
+    CHECK(maxent::student_t_quantile(0.025, 15) == Approx(-2.131449546).epsilon(1e-9));
+    CHECK(maxent::student_t_quantile(0.5, 7) == 0.0);
     // Large df approaches the normal quantile 1.959963985.
-    CHECK(mp::student_t_quantile(0.975, 1e6) == Approx(1.959963985).epsilon(1e-5));
-    CHECK_THROWS_AS(mp::student_t_quantile(1.0, 3), maxent::config_error);
-    CHECK_THROWS_AS(mp::student_t_quantile(0.9, 0), maxent::config_error);
+    CHECK(maxent::student_t_quantile(0.975, 1e6) == Approx(1.959963985).epsilon(1e-5));
+    CHECK_THROWS_AS(maxent::student_t_quantile(1.0, 3), maxent::config_error);
+    CHECK_THROWS_AS(maxent::student_t_quantile(0.9, 0), maxent::config_error);
 }
 
-TEST_CASE("mean_confidence_interval matches a hand computation", "[paper]") {
+TEST_CASE("two_pass_mean_interval matches a hand computation", "[paper]") {
     // {1, 2, 4}: mean 7/3, s² = (16/9 + 1/9 + 25/9) / 2 = 7/3, t_{0.975,2} = 4.302652729749464.
     const std::vector<double> v{1.0, 2.0, 4.0};
-    const mp::ConfidenceInterval ci = mp::mean_confidence_interval(v);
+    const maxent::MeanInterval ci = maxent::two_pass_mean_interval(v);
     const double half = 4.302652729749464 * std::sqrt(7.0 / 3.0) / std::sqrt(3.0);
     CHECK(ci.n == 3);
     CHECK(ci.mean == Approx(7.0 / 3.0).epsilon(1e-15));
@@ -120,15 +128,15 @@ TEST_CASE("mean_confidence_interval matches a hand computation", "[paper]") {
     CHECK(half == Approx(3.7945).epsilon(1e-4));
     // n = 1: the bounds are the mean (documented choice).
     const std::vector<double> one{2.5};
-    const mp::ConfidenceInterval c1 = mp::mean_confidence_interval(one);
+    const maxent::MeanInterval c1 = maxent::two_pass_mean_interval(one);
     CHECK(c1.low == 2.5);
     CHECK(c1.high == 2.5);
     CHECK(c1.n == 1);
     // Identical values: zero width.
     const std::vector<double> same{3.0, 3.0, 3.0};
-    CHECK(mp::mean_confidence_interval(same).high == 3.0);
-    CHECK_THROWS_AS(mp::mean_confidence_interval(std::vector<double>{}), maxent::config_error);
-    CHECK_THROWS_AS(mp::mean_confidence_interval(std::vector<double>{1.0, std::nan("")}), maxent::config_error);
+    CHECK(maxent::two_pass_mean_interval(same).high == 3.0);
+    CHECK_THROWS_AS(maxent::two_pass_mean_interval(std::vector<double>{}), maxent::config_error);
+    CHECK_THROWS_AS(maxent::two_pass_mean_interval(std::vector<double>{1.0, std::nan("")}), maxent::config_error);
 }
 
 TEST_CASE("summarize: per-iteration bounds across complete seeds only", "[paper]") {
@@ -413,7 +421,7 @@ TEST_CASE("fig2f shares the runs of fig2e and plots the regulariser", "[paper]")
 }
 
 // ---------------------------------------------------------------------------------------
-// Reliability (issue 21): the command line's numbers and seed lists, the output set as a
+// Reliability: the command line's numbers and seed lists, the output set as a
 // whole, the gnuplot script's strings, the stop signals.
 // ---------------------------------------------------------------------------------------
 
@@ -641,7 +649,7 @@ TEST_CASE("without a simulator: the nosim experiments, their curves, flags and c
 }
 
 // ---------------------------------------------------------------------------------------
-// Plots and the uniform baseline (issue 17): --policies / --policy, --smooth, the moving
+// Plots and the uniform baseline: --policies / --policy, --smooth, the moving
 // average, the legend inside the frame, uniform.csv against a random walk written here.
 // ---------------------------------------------------------------------------------------
 
@@ -756,7 +764,7 @@ TEST_CASE("the run-time estimator and step boxes give the held component's bits"
         using Updater = maxent::NoisyBelief<maxent::BayesFilter<maxent::GridPomdp>>;
         maxent::Trainer t(model, Updater(maxent::BayesFilter<maxent::GridPomdp>(model), 0.0),
                           maxent::BeliefAveragedPolicy(model.num_states(), model.num_actions()), maxent::MSE{},
-                          estimator, step, mp::detail::trainer_config(s, 1));
+                          estimator, step, mp::trainer_config(s, 1));
         return t.run();
     };
     auto same = [](const mp::SeedRun& boxed, const maxent::TrainResult& plain) {
@@ -838,4 +846,56 @@ TEST_CASE("the run-time estimator and step boxes give the held component's bits"
                           Catch::StartsWith("curve 'learned-mbe/B': learned beliefs: the belief-state class B"));
         CHECK(progress.iterations.load() == 0);
     }
+}
+
+TEST_CASE("run-time choices: policy classes, the learned class-B refusal, the feedback box", "[paper][components]") {
+    // One dispatch from PolicyClass to the library's type, and the rows of its parameters.
+    auto type_of = [](mp::PolicyClass c) {
+        return mp::with_policy_class(c, []<class P>(std::type_identity<P>) -> int {
+            if constexpr (std::is_same_v<P, maxent::ObservationPolicy>) return 0;
+            if constexpr (std::is_same_v<P, maxent::BeliefAveragedPolicy>) return 1;
+            if constexpr (std::is_same_v<P, maxent::BelievedStatePolicy>) return 2;
+            if constexpr (std::is_same_v<P, maxent::BeliefMixturePolicy>) return 3;
+            if constexpr (std::is_same_v<P, maxent::TabularBeliefPolicy>) return 4;
+            return -1;
+        });
+    };
+    CHECK(type_of(mp::PolicyClass::observation) == 0);
+    CHECK(type_of(mp::PolicyClass::belief_averaged) == 1);
+    CHECK(type_of(mp::PolicyClass::believed_state) == 2);
+    CHECK(type_of(mp::PolicyClass::belief_mixture) == 3);
+    CHECK(type_of(mp::PolicyClass::belief_state) == 4);
+    CHECK(mp::policy_rows(mp::PolicyClass::observation, 7, 3) == 7);
+    CHECK(mp::policy_rows(mp::PolicyClass::belief_mixture, 7, 3) == 3);
+    // The refusal, thrown from one place, names the caller.
+    CHECK_NOTHROW(mp::refuse_learned_class_b(mp::PolicyClass::belief_averaged, "x"));
+    CHECK_THROWS_WITH(mp::refuse_learned_class_b(mp::PolicyClass::belief_state, "curve 'c'"),
+                      "curve 'c': learned beliefs: the belief-state class B is not offered with a learned model "
+                      "(its table rows are beliefs, which change meaning at every refit)");
+    // The feedback box: the paper's four by objective, PartitionEntropy, a callable.
+    CHECK(mp::AnyFeedback(mp::Objective::reg_mbe, 0.1).name() == "reg-mbe");
+    CHECK(mp::AnyFeedback(maxent::PartitionEntropy({0, 0, 1})).name() == "partition");
+    maxent::RolloutNeeds needs;
+    needs.beliefs = true;
+    const mp::AnyFeedback mine(mp::CallableFeedback{[](const maxent::Trajectory&) { return 1.5; }, needs, "mine"});
+    maxent::DefaultRng g = maxent::stream(0);
+    CHECK(mine(maxent::Trajectory{}, g) == 1.5);
+    CHECK(mine.needs().beliefs);
+    CHECK(mine.name() == "mine");
+    CHECK(mine.is_callable());
+    CHECK_FALSE(mp::AnyFeedback(mp::Objective::mse, 0.0).is_callable());
+}
+
+TEST_CASE("the learned-belief counts: one table for the flags and the Python keys", "[paper][cli]") {
+    const mp::LearningCount* every = mp::learning_flag("--refit-every");
+    REQUIRE(every != nullptr);
+    CHECK(every->least == 0);
+    CHECK(every->field == &mp::LearningSettings::refit_every);
+    REQUIRE(mp::learning_flag("--latent-states") != nullptr);
+    CHECK(mp::learning_flag("--latent-states")->least == 1);
+    CHECK(mp::learning_flag("--heldout") == nullptr);  // a Python key, not a flag
+    CHECK(mp::learning_flag("refit-every") == nullptr);
+    CHECK(mp::parse_command_line({"nosim2b", "--refit-every", "0", "--window", "7"}).settings.learning.refit_every == 0);
+    CHECK(mp::parse_command_line({"nosim2b", "--window", "7"}).settings.learning.window == 7);
+    CHECK_THROWS_AS(mp::parse_command_line({"nosim2b", "--warmup", "0"}), mp::usage_error);
 }

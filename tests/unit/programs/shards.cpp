@@ -1,4 +1,4 @@
-// tests/unit/programs/shards.cpp (through test_programs.cpp) — examples/common/shards.hpp and runner.hpp's RunStore (issue 18):
+// tests/unit/programs/shards.cpp (through test_programs.cpp) — examples/common/shards.hpp, merge.hpp, json.hpp and run_store.hpp:
 // the assignment of runs to shards (every run once, deterministic, balanced by cost), the
 // work area's per-run files (exact round trip, reused only by the same key and build), the
 // JSON reader of config.json, and a sharded run_experiment merged back in memory.
@@ -14,7 +14,10 @@
 #include <catch2/catch.hpp>
 
 #include "../../examples/common/experiments.hpp"
+#include "../../examples/common/json.hpp"
+#include "../../examples/common/merge.hpp"
 #include "../../examples/common/output.hpp"
+#include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
 #include "../../examples/common/shards.hpp"
 

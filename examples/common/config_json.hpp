@@ -1,0 +1,157 @@
+// examples/common/config_json.hpp — config.json of an experiment: every setting, the seed
+// list, the curves, the maxent version and the build fingerprint (what must match for runs
+// to be merged or reused, fingerprint.hpp); and the one-line summary of the settings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "experiments.hpp"
+#include "runner.hpp"
+#include "tables.hpp"
+
+namespace maxent::programs {
+
+// ---------------------------------------------------------------------------------------
+// config.json
+// ---------------------------------------------------------------------------------------
+
+[[nodiscard]] inline std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (ch) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
+                    out += buf;
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+/// How the experiment was run (not a setting of the algorithm).
+struct RunInfo {
+    std::string version = "unknown";  ///< the maxent version (MAXENT_VERSION)
+    std::size_t threads = 1;
+    std::string command_line;
+    /// The build fingerprint as a JSON object (shards.hpp build_fingerprint_json): written as
+    /// "build" after "maxent_version" when not empty.
+    std::string build;
+    /// Further fields (name, raw JSON value) written last, e.g. a shard's "shard" section.
+    std::vector<std::pair<std::string, std::string>> extra_fields;
+};
+
+[[nodiscard]] inline std::string config_json(const ExperimentResult& r, const RunInfo& info) {
+    const Experiment& e = *r.experiment;
+    const Settings& s = r.settings;
+    const GridPomdp model = e.env.build();
+    std::string j = "{\n";
+    auto field = [&](std::string_view name, const std::string& value, bool last = false) {
+        j += cat("  ", json_string(name), ": ", value, last ? "\n" : ",\n");
+    };
+    auto num = [](double x) { return format_number(x); };
+    auto str = [](std::string_view x) { return json_string(x); };
+    field("experiment", str(e.name));
+    field("paper_figure", str(e.figure));
+    field("description", str(e.what));
+    field("maxent_version", str(info.version));
+    if (!info.build.empty()) field("build", info.build);
+    std::string env = "{";
+    env += cat("\"name\": ", str(e.env.describe()));
+    env += cat(", \"layout\": ",
+               str(e.env.layout == EnvironmentSpec::Layout::single_room ? "single_room" : "four_rooms"));
+    env += cat(", \"width\": ", std::to_string(e.env.width), ", \"height\": ", std::to_string(e.env.height));
+    env += cat(", \"states\": ", std::to_string(model.num_states()), ", \"actions\": ",
+               std::to_string(model.num_actions()), ", \"observations\": ", std::to_string(model.num_observations()));
+    env += cat(", \"slip\": ", num(e.env.slip));
+    switch (e.env.observation) {
+        case EnvironmentSpec::Observation::gaussian:
+            env += cat(", \"observation_model\": \"gaussian\", \"observation_variance\": ", num(e.env.variance),
+                       ", \"observation_precision_k\": ", num(1.0 / e.env.variance));
+            break;
+        case EnvironmentSpec::Observation::room_id: env += ", \"observation_model\": \"room_id\""; break;
+        case EnvironmentSpec::Observation::side: env += ", \"observation_model\": \"side\""; break;
+    }
+    env += cat(", \"horizon\": ", std::to_string(model.horizon()), ", \"start\": [0, 0]");
+    env += ", \"initial_belief\": \"uniform\"}";
+    field("environment", env);
+    std::string curves = "[";
+    for (std::size_t i = 0; i < r.curves.size(); ++i) {
+        const Curve& c = r.curves[i].curve;
+        if (i) curves += ", ";
+        curves += cat("{\"label\": ", str(c.label), ", \"objective\": ", str(name_of(c.objective)),
+                      ", \"policy_class\": ", str(name_of(c.policy)), ", \"belief_noise_sigma\": ", num(c.noise),
+                      ", \"complete_runs\": ", std::to_string(r.curves[i].complete_runs()));
+        if (c.policy == PolicyClass::belief_state) {  // the lazy table's size per run
+            const TableStats t = table_stats(r.curves[i]);
+            curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",
+                          std::to_string(t.max_rows), ", \"table_bytes_mean\": ", num(t.mean_bytes),
+                          ", \"table_bytes_max\": ", std::to_string(t.max_bytes));
+        }
+        curves += "}";
+    }
+    field("curves", cat(curves, "]"));
+    std::string seeds = "[";
+    for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
+    field("seeds", cat(seeds, "]"));
+    field("iterations", std::to_string(s.iterations));
+    field("batch", std::to_string(s.batch));
+    field("alpha", num(s.effective_alpha()));
+    field("step", str(name_of(s.step)));
+    field("estimator", str(name_of(s.estimator)));
+    field("rho", num(s.rho));
+    field("counting", str(name_of(s.counting)));
+    field("horizon", std::to_string(model.horizon()));
+    field("initial_parameters", str("zero"));
+    field("belief_noise", str("standard deviation sigma of the Gaussian noise added to every belief entry after "
+                              "each exact update (the paper's s^2 labels; the authors' code uses them as sigma)"));
+    field("plotted", str(name_of(e.plotted)));
+    field("confidence", str("95% Student t across seeds, n - 1 degrees of freedom; n = 1: bounds = mean"));
+    field("threads", std::to_string(info.threads));
+    field("complete_runs", std::to_string(r.complete_runs()));
+    field("total_runs", std::to_string(r.total_runs()));
+    field("interrupted", r.interrupted ? "true" : "false");
+    if (has_learned_curves(r)) {
+        const LearningSettings& l = s.learning;
+        field("learning",
+              cat("{\"latent_states\": ", std::to_string(l.latent_states == 0 ? model.num_states() : l.latent_states),
+                  ", \"warmup_episodes\": ", std::to_string(l.warmup), ", \"heldout_episodes\": ",
+                  std::to_string(l.heldout), ", \"refit_every\": ", std::to_string(l.refit_every),
+                  ", \"refit_em_iterations\": ", std::to_string(l.refit_iterations), ", \"window\": ",
+                  std::to_string(l.window), ", \"restarts\": ", std::to_string(l.restarts),
+                  ", \"first_fit_em_iterations\": ", std::to_string(l.em_iterations), ", \"smoothing\": ",
+                  num(l.smoothing), ", \"emission\": \"shared\", \"initial_belief\": ",
+                  l.learned_prior ? "\"learned\"}" : "\"uniform\"}"));
+    }
+    if (s.heatmap_episodes > 0) {
+        char streams[64];
+        std::snprintf(streams, sizeof streams, "(seed, 0x%llx, episode)",
+                      static_cast<unsigned long long>(heatmap_stream_run));
+        field("heatmap", cat("{\"episodes_per_run\": ", std::to_string(s.heatmap_episodes),
+                             ", \"policy\": \"final\", \"streams\": \"", streams, "\", "
+                             "\"fraction\": \"per curve and cell, the counted steps in the cell over all counted steps "
+                             "of the curve's runs: the mean over seeds and episodes of the fraction of an episode's "
+                             "counted steps spent there\", \"files\": [\"heatmap.csv\", \"heatmap.gp\", "
+                             "\"heatmap.png\"]}"));
+    }
+    field("command_line", str(info.command_line));
+    field("note", str(e.note), info.extra_fields.empty());
+    for (std::size_t i = 0; i < info.extra_fields.size(); ++i)
+        field(info.extra_fields[i].first, info.extra_fields[i].second, i + 1 == info.extra_fields.size());
+    return j + "}\n";
+}
+
+}  // namespace maxent::programs

@@ -1,0 +1,268 @@
+// examples/common/files.hpp — the output files of the programs, written safely: every file
+// through "<file>.tmp" and a rename (write_file_atomically), and every experiment's folder
+// replaced as one set (OutputFolder).
+//
+// One consistent set: a run first checks OUT and creates a hidden staging folder
+// OUT/.<name>.partial-<pid> before any work, so a bad --out fails at once; it writes the
+// whole set there, renders the plots there (a PNG is present only when gnuplot drew it from
+// these files), and only then swaps the two folders in one atomic step
+// (renameat2(RENAME_EXCHANGE); where the file system lacks it: OUT/<name> ->
+// OUT/.<name>.old-<pid>, then staging -> OUT/<name>). A kill (even SIGKILL) or an error at any
+// moment leaves OUT/<name> holding the complete previous set or the complete new one, never a
+// mix; staging and old folders of dead processes are removed by the next run. The folder
+// belongs to the program: an existing OUT/<name> holding anything but its files is refused.
+// Folder names come from safe_folder_name (no '.', '..', path separators or control characters).
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "maxent/core/error.hpp"
+
+#include "experiments.hpp"
+
+namespace maxent::programs {
+
+/// An error writing an output file; the message names the path.
+class output_error : public maxent::error {
+public:
+    using maxent::error::error;
+};
+
+// ---------------------------------------------------------------------------------------
+// Atomic files
+// ---------------------------------------------------------------------------------------
+
+/// Writes `path` through `write(FILE*)` into "<path>.tmp", then renames it over `path`
+/// (atomic on POSIX file systems). Throws output_error naming the path on any failure
+/// (and removes the temporary file).
+inline void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::FILE*)>& write) {
+    const std::filesystem::path tmp = path.string() + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (f == nullptr) throw output_error(cat("cannot open ", tmp.string(), " for writing: ", std::strerror(errno)));
+    static thread_local std::vector<char> buffer(1 << 20);
+    std::setvbuf(f, buffer.data(), _IOFBF, buffer.size());
+    try {
+        write(f);
+    } catch (...) {
+        std::fclose(f);
+        std::remove(tmp.c_str());
+        throw;
+    }
+    errno = 0;
+    bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
+    int err = errno;
+    if (std::fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        std::remove(tmp.c_str());
+        throw output_error(cat("error while writing ", tmp.string(), ": ", err != 0 ? std::strerror(err) : "write error"));
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        err = errno;
+        std::remove(tmp.c_str());
+        throw output_error(cat("cannot rename ", tmp.string(), " to ", path.string(), ": ", std::strerror(err)));
+    }
+}
+
+inline void write_string_atomically(const std::filesystem::path& path, const std::string& text) {
+    write_file_atomically(path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+}
+
+// ---------------------------------------------------------------------------------------
+// The experiment's folder, replaced as a whole (see the header comment)
+// ---------------------------------------------------------------------------------------
+
+/// The names a program writes into an experiment's folder; "<name>.tmp" of each is also ours.
+inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
+                                                         "curves.gp",   "curves.png",  "gnuplot.log",
+                                                         "bounds.csv",  "samples.csv", "learning.csv",
+                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png",
+                                                         "uniform.csv", "visits.csv"};
+
+/// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
+/// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
+/// result becomes `fallback`. "...pomdp"'s stem ".." gives `fallback`; "tiger.95" stays.
+[[nodiscard]] inline std::string safe_folder_name(std::string_view name, std::string_view fallback = "model") {
+    std::string out;
+    for (const char ch : name) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (out.empty() && ch == '.') continue;
+        out += (ch == '/' || ch == '\\' || c < 0x20 || c == 0x7f) ? '_' : ch;
+    }
+    return out.empty() ? std::string(fallback) : out;
+}
+
+/// Creates the output directory `out` (and its parents) or throws output_error saying why
+/// (e.g. "'runs.txt' exists and is not a directory", "Permission denied").
+inline void create_output_directory(const std::filesystem::path& out) {
+    std::error_code ec;
+    if (std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec))
+        throw output_error(cat("cannot use '", out.string(), "' as the output directory: ", std::strerror(ENOTDIR),
+                               " (it exists and is not a directory)"));
+    std::filesystem::create_directories(out, ec);
+    if (ec) throw output_error(cat("cannot create the directory '", out.string(), "': ", ec.message()));
+}
+
+/// One experiment's folder OUT/<name>, replaced as a whole: files are written into
+/// staging() and commit() puts the set in place; a folder never committed is removed
+/// (discard(), also by the destructor), leaving OUT/<name> as it was.
+class OutputFolder {
+public:
+    OutputFolder() = default;
+
+    /// Creates `final_dir`'s parent, checks `final_dir` (absent, or a folder holding only
+    /// output_file_names), removes the staging and old folders of dead processes, and
+    /// creates the staging folder, all before any work. Throws output_error naming the path
+    /// and the system's reason.
+    explicit OutputFolder(std::filesystem::path final_dir) : final_(std::move(final_dir)) {
+        namespace fs = std::filesystem;
+        const fs::path parent = final_.parent_path().empty() ? fs::path(".") : final_.parent_path();
+        create_output_directory(parent);
+        std::error_code ec;
+        const fs::file_status st = fs::symlink_status(final_, ec);
+        if (fs::exists(st) || fs::is_symlink(st)) {
+            if (fs::is_symlink(st))
+                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: it is a "
+                                       "symbolic link, and a run replaces the folder itself; give --out the "
+                                       "directory it points into"));
+            if (!fs::is_directory(st))
+                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
+                                       std::strerror(ENOTDIR), " (it exists and is not a directory)"));
+            for (fs::directory_iterator it(final_, ec), end; !ec && it != end; it.increment(ec)) {
+                const std::string f = it->path().filename().string();
+                if (!owned(f) || !it->is_regular_file())
+                    throw output_error(cat("'", final_.string(), "' holds '", f,
+                                           "', which is not one of maxent's output files; a run replaces the "
+                                           "folder as a whole, so move it away or choose another --out"));
+            }
+            if (ec) throw output_error(cat("cannot read the directory '", final_.string(), "': ", ec.message()));
+        }
+        remove_stale(parent);
+        staging_ = parent / cat(".", final_.filename().string(), ".partial-", std::to_string(::getpid()));
+        fs::remove_all(staging_, ec);  // a leftover of an earlier process with our pid
+        if (!fs::create_directory(staging_, ec) || ec)
+            throw output_error(cat("cannot create the directory '", staging_.string(), "': ",
+                                   ec ? ec.message() : std::string("it exists")));
+        active_ = true;
+    }
+    OutputFolder(const OutputFolder&) = delete;
+    OutputFolder& operator=(const OutputFolder&) = delete;
+    OutputFolder(OutputFolder&& o) noexcept
+        : final_(std::move(o.final_)), staging_(std::move(o.staging_)), active_(std::exchange(o.active_, false)) {}
+    OutputFolder& operator=(OutputFolder&& o) noexcept {
+        if (this != &o) {
+            discard();
+            final_ = std::move(o.final_);
+            staging_ = std::move(o.staging_);
+            active_ = std::exchange(o.active_, false);
+        }
+        return *this;
+    }
+    ~OutputFolder() { discard(); }
+
+    /// Where the files go until commit().
+    [[nodiscard]] const std::filesystem::path& staging() const noexcept { return staging_; }
+    /// OUT/<name>, where they are after commit() (the path to show the user).
+    [[nodiscard]] const std::filesystem::path& path() const noexcept { return final_; }
+
+    /// Puts the staged set in place of OUT/<name> and removes the previous set. Throws
+    /// output_error (OUT/<name> then still holds the previous set, except after a failed
+    /// second rename of the fallback, said in the message).
+    void commit() {
+        namespace fs = std::filesystem;
+        if (!active_) throw output_error(cat("OutputFolder: nothing staged for '", final_.string(), "'"));
+        std::error_code ec;
+        if (::rename(staging_.c_str(), final_.c_str()) == 0) {  // no previous set (or an empty folder)
+            active_ = false;
+            return;
+        }
+        int err = errno;
+        if (err == ENOTEMPTY || err == EEXIST) {
+            if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
+                active_ = false;
+                fs::remove_all(staging_, ec);  // the previous set; if this fails, the next run removes it
+                return;
+            }
+            err = errno;
+            if (err == EINVAL || err == ENOSYS) {  // no RENAME_EXCHANGE on this file system: two renames
+                const fs::path old = staging_.parent_path() /
+                                     cat(".", final_.filename().string(), ".old-", std::to_string(::getpid()));
+                fs::remove_all(old, ec);
+                if (::rename(final_.c_str(), old.c_str()) != 0) {
+                    err = errno;
+                } else if (::rename(staging_.c_str(), final_.c_str()) != 0) {
+                    err = errno;
+                    if (::rename(old.c_str(), final_.c_str()) != 0)
+                        throw output_error(cat("cannot rename '", staging_.string(), "' to '", final_.string(),
+                                               "': ", std::strerror(err), "; the previous set is in '",
+                                               old.string(), "'"));
+                } else {
+                    active_ = false;
+                    fs::remove_all(old, ec);
+                    return;
+                }
+            }
+        }
+        throw output_error(
+            cat("cannot rename '", staging_.string(), "' to '", final_.string(), "': ", std::strerror(err)));
+    }
+
+    /// Removes the staging folder (nothing committed). Never throws.
+    void discard() noexcept {
+        if (!active_) return;
+        active_ = false;
+        std::error_code ec;
+        std::filesystem::remove_all(staging_, ec);
+    }
+
+private:
+    static bool owned(std::string_view f) {
+        for (const std::string_view n : output_file_names)
+            if (f == n || (f.size() == n.size() + 4 && f.substr(0, n.size()) == n && f.substr(n.size()) == ".tmp"))
+                return true;
+        return false;
+    }
+
+    /// Removes parent/.<name>.partial-<pid> and parent/.<name>.old-<pid> of processes that
+    /// no longer exist (a concurrent run's folders are left alone).
+    void remove_stale(const std::filesystem::path& parent) const {
+        namespace fs = std::filesystem;
+        const std::string name = final_.filename().string();
+        std::error_code ec;
+        std::vector<fs::path> stale;
+        for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string f = it->path().filename().string();
+            for (const std::string_view kind : {".partial-", ".old-"}) {
+                const std::string prefix = cat(".", name, kind);
+                if (f.size() <= prefix.size() || f.compare(0, prefix.size(), prefix) != 0) continue;
+                const std::string digits = f.substr(prefix.size());
+                if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+                const auto pid = static_cast<pid_t>(std::stol(digits));
+                if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) stale.push_back(it->path());
+            }
+        }
+        for (const fs::path& p : stale) fs::remove_all(p, ec);
+    }
+
+    std::filesystem::path final_;
+    std::filesystem::path staging_;
+    bool active_ = false;
+};
+
+}  // namespace maxent::programs

@@ -1,0 +1,35 @@
+// examples/common/fingerprint.hpp — the build of a program: what can change a run's
+// floating-point results. build_fingerprint() (fingerprint.cpp) lists the maxent version,
+// the git commit of the build (MAXENT_GIT_COMMIT, from CMake's `git rev-parse HEAD` at
+// configure time; empty if unknown), the compiler and its version, the build's flags
+// (MAXENT_BUILD_FLAGS: CMAKE_CXX_FLAGS and the build type's), the target's floating-point
+// relevant features as the compiler sees them (fast-math, FMA, the SSE/AVX/NEON level that
+// -march selects), and Eigen's version, SIMD instruction sets and vector width. config.json
+// records it; shards, merges and resumed runs compare it field by field and refuse any
+// difference.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config_json.hpp"
+#include "experiments.hpp"
+
+namespace maxent::programs {
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+/// The build of this program (see the header comment), as (name, value) pairs.
+[[nodiscard]] Fields build_fingerprint();
+
+/// The fingerprint as a one-line JSON object (config.json's "build").
+[[nodiscard]] inline std::string fields_json(const Fields& f) {
+    std::string j = "{";
+    for (std::size_t i = 0; i < f.size(); ++i)
+        j += cat(i ? ", " : "", json_string(f[i].first), ": ", json_string(f[i].second));
+    return j + "}";
+}
+
+}  // namespace maxent::programs

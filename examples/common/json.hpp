@@ -1,0 +1,158 @@
+// examples/common/json.hpp — a reader of the JSON the programs write (config.json): objects,
+// arrays, strings, numbers (kept as their text, so they read back exactly with from_chars),
+// true, false, null. A document that does not parse throws json_error naming the byte.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "maxent/core/error.hpp"
+
+#include "experiments.hpp"
+
+namespace maxent::programs {
+
+/// A document that is not valid JSON; the message names what was read and the byte.
+class json_error : public maxent::error {
+public:
+    using maxent::error::error;
+};
+
+/// A JSON value; numbers keep their text (so they read back exactly with from_chars).
+struct Json {
+    enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
+    std::string text;  ///< string (unescaped), number (as written), "true"/"false"
+    std::vector<Json> items;
+    std::vector<std::pair<std::string, Json>> members;
+
+    [[nodiscard]] const Json* find(std::string_view name) const {
+        for (const auto& m : members)
+            if (m.first == name) return &m.second;
+        return nullptr;
+    }
+};
+
+namespace detail {
+class JsonReader {
+public:
+    JsonReader(std::string_view text, std::string what) : t_(text), what_(std::move(what)) {}
+    Json document() {
+        Json v = value();
+        space();
+        if (p_ != t_.size()) fail("text after the value");
+        return v;
+    }
+
+private:
+    [[noreturn]] void fail(std::string_view why) const {
+        throw json_error(cat(what_, ": not valid JSON (", why, " at byte ", std::to_string(p_), ")"));
+    }
+    void space() {
+        while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\n' || t_[p_] == '\r' || t_[p_] == '\t')) ++p_;
+    }
+    bool take(char c) {
+        space();
+        if (p_ < t_.size() && t_[p_] == c) {
+            ++p_;
+            return true;
+        }
+        return false;
+    }
+    std::string string_body() {
+        std::string out;
+        while (p_ < t_.size() && t_[p_] != '"') {
+            char c = t_[p_++];
+            if (c != '\\') {
+                out += c;
+                continue;
+            }
+            if (p_ >= t_.size()) fail("unterminated string");
+            c = t_[p_++];
+            switch (c) {
+                case 'n': out += '\n'; break;
+                case 't': out += '\t'; break;
+                case 'r': out += '\r'; break;
+                case 'b': out += '\b'; break;
+                case 'f': out += '\f'; break;
+                case 'u': {
+                    if (p_ + 4 > t_.size()) fail("bad \\u escape");
+                    unsigned cp = 0;
+                    const auto r = std::from_chars(t_.data() + p_, t_.data() + p_ + 4, cp, 16);
+                    if (r.ptr != t_.data() + p_ + 4) fail("bad \\u escape");
+                    p_ += 4;
+                    if (cp < 0x80) {
+                        out += static_cast<char>(cp);
+                    } else if (cp < 0x800) {
+                        out += static_cast<char>(0xC0 | (cp >> 6));
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
+                    } else {
+                        out += static_cast<char>(0xE0 | (cp >> 12));
+                        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
+                    }
+                    break;
+                }
+                default: out += c;
+            }
+        }
+        if (p_ >= t_.size()) fail("unterminated string");
+        ++p_;
+        return out;
+    }
+    Json value() {
+        space();
+        if (p_ >= t_.size()) fail("unexpected end");
+        Json v;
+        const char c = t_[p_];
+        if (c == '{') {
+            ++p_;
+            v.kind = Json::Kind::object;
+            if (take('}')) return v;
+            do {
+                if (!take('"')) fail("expected a name");
+                std::string name = string_body();
+                if (!take(':')) fail("expected ':'");
+                v.members.emplace_back(std::move(name), value());
+            } while (take(','));
+            if (!take('}')) fail("expected '}'");
+        } else if (c == '[') {
+            ++p_;
+            v.kind = Json::Kind::array;
+            if (take(']')) return v;
+            do v.items.push_back(value());
+            while (take(','));
+            if (!take(']')) fail("expected ']'");
+        } else if (c == '"') {
+            ++p_;
+            v.kind = Json::Kind::string;
+            v.text = string_body();
+        } else if (t_.substr(p_, 4) == "true" || t_.substr(p_, 5) == "false") {
+            v.kind = Json::Kind::boolean;
+            v.text = c == 't' ? "true" : "false";
+            p_ += v.text.size();
+        } else if (t_.substr(p_, 4) == "null") {
+            p_ += 4;
+        } else {
+            const std::size_t start = p_;
+            while (p_ < t_.size() && std::string_view("+-0123456789.eE").find(t_[p_]) != std::string_view::npos) ++p_;
+            if (p_ == start) fail("unexpected character");
+            v.kind = Json::Kind::number;
+            v.text = std::string(t_.substr(start, p_ - start));
+        }
+        return v;
+    }
+
+    std::string_view t_;
+    std::string what_;
+    std::size_t p_ = 0;
+};
+}  // namespace detail
+
+[[nodiscard]] inline Json parse_json(std::string_view text, const std::string& what) {
+    return detail::JsonReader(text, what).document();
+}
+
+}  // namespace maxent::programs

@@ -1,0 +1,261 @@
+// examples/common/runner.cpp — the trainers of the programs, compiled once: one per policy
+// class and model type (GridPomdp, the model files' FileModel), plain and learned-belief.
+#include "runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/noisy_belief.hpp"
+#include "maxent/core/parallel.hpp"
+#include "maxent/policy/policies.hpp"
+#include "maxent/policy/tabular_belief_policy.hpp"
+
+#include "components.hpp"
+#include "policy_classes.hpp"
+#include "run_store.hpp"
+
+namespace maxent::programs {
+
+/// The trainer's settings for one (curve, seed) run.
+TrainerConfig trainer_config(const Settings& s, std::uint64_t seed) {
+    TrainerConfig config;
+    config.iterations = s.iterations;
+    config.batch = s.batch;
+    config.seed = seed;
+    config.counting = s.counting;
+    config.track_belief_entropy = true;
+    return config;
+}
+
+/// The learned-belief trainer's options for the settings' LearningSettings; L = 0 there means
+/// the world's `num_states` (also used by the Python bindings, python/src/train.cpp).
+LearnedBeliefOptions learned_options(const LearningSettings& ls, std::size_t num_states) {
+    LearnedBeliefOptions o;
+    o.fit.latent_states = ls.latent_states == 0 ? num_states : ls.latent_states;
+    o.fit.smoothing = ls.smoothing;
+    o.fit.restarts = ls.restarts;
+    o.fit.max_iterations = ls.em_iterations;
+    o.warmup_episodes = ls.warmup;
+    o.heldout_episodes = ls.heldout;
+    o.refit_every = ls.refit_every;
+    o.refit_iterations = ls.refit_iterations;
+    o.window = ls.window;
+    o.learned_prior = ls.learned_prior;
+    return o;
+}
+
+namespace {
+
+/// Runs the K iterations of `trainer` (anything with iterate() -> IterationMetrics) into
+/// run.records, polling `stop` before each and counting each in `iterations` (both may be
+/// null); marks the run complete unless stopped.
+template <class T>
+void record_iterations(T& trainer, const Settings& s, const std::atomic<bool>* stop,
+                       std::atomic<std::uint64_t>* iterations, SeedRun& run) {
+    run.records.reserve(s.iterations);
+    for (std::size_t k = 0; k < s.iterations; ++k) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+        const IterationMetrics m = trainer.iterate();
+        run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
+        if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
+    }
+    run.complete = true;
+}
+
+template <class P, class M>
+SeedRun train_seed(const M& model, std::size_t rows, const Curve& c, const Settings& s,
+                   std::uint64_t seed, const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    using Updater = NoisyBelief<BayesFilter<M>>;
+    Trainer<M, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
+        model, Updater(BayesFilter<M>(model), c.noise), P(rows, model.num_actions()),
+        AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator), AnyStep(s.step, s.effective_alpha()),
+        trainer_config(s, seed));
+    SeedRun run;
+    run.seed = seed;
+    record_iterations(trainer, s, stop, iterations, run);
+    if (!run.complete) return run;
+    if (s.heatmap_episodes > 0)
+        run.visits = count_visits(model, trainer.updater(), trainer.policy(), s.counting, seed, s.heatmap_episodes);
+    if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
+        const TableMemory mem = trainer.policy().memory();
+        run.table_rows = mem.rows;
+        run.table_bytes = mem.bytes();
+    }
+    return run;
+}
+
+/// A learned-belief curve (Curve::learned) on one seed: LearnedBeliefTrainer with the
+/// settings' LearningSettings; the world model is used by the environment only (and, after
+/// training, to score the held-out episodes under the truth for learning.csv).
+template <class P, class M>
+SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
+                           const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    const LearnedBeliefOptions o = learned_options(s.learning, model.num_states());
+    const std::size_t L = o.fit.latent_states;
+    const std::size_t rows = policy_rows(c.policy, model.num_observations(), L);
+    SeedRun run;
+    run.seed = seed;
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
+    LearnedBeliefTrainer<M, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
+        model, P(rows, model.num_actions()), AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator),
+        AnyStep(s.step, s.effective_alpha()), trainer_config(s, seed), o);
+    record_iterations(trainer, s, stop, iterations, run);
+    if (!run.complete) return run;
+    run.fits = trainer.fits();
+    // The agent's filter as training left it: the last refit's learned model.
+    if (s.heatmap_episodes > 0)
+        run.visits = count_visits(model, trainer.trainer().updater(), trainer.policy(), s.counting, seed,
+                                  s.heatmap_episodes);
+    if (o.heldout_episodes > 0) {
+        const auto held = trainer.heldout_episodes();
+        std::size_t n = 0;
+        for (const auto& q : held) n += q.observations.size();
+        run.truth_heldout = iohmm_log_likelihood(to_iohmm(model), held) / static_cast<double>(n);
+    }
+    return run;
+}
+
+template <class M>
+SeedRun curve_seed(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
+                   const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    static_assert(require_tabular_pomdp<M>());
+    if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
+    return with_policy_class(c.policy, [&]<class P>(std::type_identity<P>) -> SeedRun {
+        if (!c.learned)
+            return train_seed<P>(model, policy_rows(c.policy, model.num_observations(), model.num_states()), c, s, seed,
+                                 stop, iterations);
+        if constexpr (std::is_same_v<P, TabularBeliefPolicy>)
+            return {};  // refused above
+        else
+            return train_seed_learned<P>(model, c, s, seed, stop, iterations);
+    });
+}
+
+}  // namespace
+
+SeedRun run_curve_seed(const GridPomdp& model, const Curve& c, const Settings& s, std::uint64_t seed,
+                       const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    return curve_seed(model, c, s, seed, stop, iterations);
+}
+
+SeedRun run_curve_seed(const FileModel& model, const Curve& c, const Settings& s, std::uint64_t seed,
+                       const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
+    return curve_seed(model, c, s, seed, stop, iterations);
+}
+
+std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache* cache, const std::vector<char>* selected,
+                         const RunStore* store) {
+    std::size_t n = 0, j = 0;
+    for (const Curve& c : make_curves(e, s))
+        for (const std::uint64_t seed : s.seeds) {
+            const bool wanted = selected == nullptr || selected->empty() || (*selected)[j] != 0;
+            ++j;
+            if (!wanted) continue;
+            const std::string key = run_key(e.env, c, s, seed);
+            const SeedRun* hit = cache != nullptr ? cache->find(key) : nullptr;
+            if (hit != nullptr && kept_run_serves(*hit, s)) continue;
+            if (store != nullptr && store->enabled()) {
+                const std::optional<SeedRun> stored = store->load(key);
+                if (stored && kept_run_serves(*stored, s)) continue;
+            }
+            ++n;
+        }
+    return n;
+}
+
+ExperimentResult run_experiment(const Experiment& e, const Settings& s, std::size_t threads, const std::atomic<bool>* stop,
+                                ProgressCounters* progress, RunCache* cache, const std::vector<char>* selected,
+                                const RunStore* store) {
+    ExperimentResult result;
+    result.experiment = &e;
+    result.settings = s;
+    if (selected != nullptr) result.selected = *selected;
+    const std::vector<Curve> curves = make_curves(e, s);
+    // Refused before any run starts (run_curve_seed would throw the same from its job).
+    for (const Curve& c : curves) {
+        if (c.policy != PolicyClass::belief_state) continue;
+        if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
+        if (s.estimator == EstimatorKind::per_step)
+            throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
+                                   "belief-state class B (row-sparse table) does not record; choose another "
+                                   "estimator or policy class"));
+    }
+    const GridPomdp model = e.env.build();
+    const std::size_t seeds = s.seeds.size();
+
+    // Jobs (curve-major, seed-minor); cached runs are not jobs.
+    struct Job {
+        std::size_t curve;
+        std::size_t seed_index;
+    };
+    std::vector<Job> jobs;
+    result.curves.resize(curves.size());
+    for (std::size_t c = 0; c < curves.size(); ++c) {
+        result.curves[c].curve = curves[c];
+        result.curves[c].runs.resize(seeds);
+        for (std::size_t i = 0; i < seeds; ++i) {
+            result.curves[c].runs[i].seed = s.seeds[i];
+            if (!result.is_selected(c, i)) continue;
+            const std::string key = run_key(e.env, curves[c], s, s.seeds[i]);
+            const SeedRun* hit = cache ? cache->find(key) : nullptr;
+            if (hit != nullptr && !kept_run_serves(*hit, s)) hit = nullptr;
+            std::optional<SeedRun> stored;
+            if (hit == nullptr && store != nullptr) stored = store->load(key);
+            if (stored && !kept_run_serves(*stored, s)) stored.reset();
+            if (hit != nullptr || stored) {
+                result.curves[c].runs[i] = hit != nullptr ? *hit : *stored;
+                if (stored) {
+                    ++result.reused;
+                    if (cache) cache->insert(key, *stored);
+                }
+                if (progress) progress->runs_done[c].fetch_add(1);
+            } else {
+                jobs.push_back({c, i});
+            }
+        }
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<SeedRun> fresh = run_parallel(jobs.size(), threads, [&](std::size_t j) {
+        const Job& job = jobs[j];
+        SeedRun run = run_curve_seed(model, curves[job.curve], s, s.seeds[job.seed_index], stop,
+                                     progress ? &progress->iterations : nullptr);
+        if (store != nullptr && run.complete)
+            store->save(run_key(e.env, curves[job.curve], s, s.seeds[job.seed_index]), run);
+        if (progress && run.complete) progress->runs_done[job.curve].fetch_add(1);
+        return run;
+    });
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        SeedRun& run = fresh[j];
+        result.iterations_run += run.records.size();
+        if (cache) cache->insert(run_key(e.env, curves[jobs[j].curve], s, run.seed), run);
+        result.curves[jobs[j].curve].runs[jobs[j].seed_index] = std::move(run);
+    }
+    for (std::size_t c = 0; c < result.curves.size(); ++c)
+        for (std::size_t i = 0; i < seeds; ++i)
+            if (result.is_selected(c, i) && !result.curves[c].runs[i].complete) result.interrupted = true;
+    for (const CurveRuns& c : result.curves)
+        if (c.curve.policy == PolicyClass::belief_state) {
+            const TableStats t = table_stats(c);
+            if (t.runs > 0)
+                std::fprintf(stderr,
+                             "%s: %s: class B table per run: %.0f rows on average (max %zu), max %.2f MiB "
+                             "(%zu runs)\n",
+                             e.name.c_str(), c.curve.label.c_str(), t.mean_rows, t.max_rows,
+                             static_cast<double>(t.max_bytes) / (1024.0 * 1024.0), t.runs);
+        }
+    return result;
+}
+
+}  // namespace maxent::programs
