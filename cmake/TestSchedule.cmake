@@ -21,3 +21,20 @@ maxent_test_cost(20
   "EM results are identical for 1, 2 and 3 threads"
   "leaf bound: an upper bound on the leaves, exact where every branch is taken"
   "a scaled-down fig2a end to end: files, columns, bounds, thread independence")
+# The longest under the sanitizers (Debug + ASan/UBSan, wall seconds measured on the loaded
+# 2-core machine); short in Release, where starting them first costs nothing.
+maxent_test_cost(60
+  "EM never decreases the log-likelihood (alpha = 0) nor the penalised one (alpha > 0)"
+  "exact gradient matches finite differences of the exact objective")
+maxent_test_cost(35
+  "exact objective agrees with Monte Carlo rollouts of the Sampler"
+  "gradient estimators are unbiased for the exact gradient, and baselines reduce variance"
+  "the learned FinitePomdp is the agent's BayesFilter while the world is the true model"
+  "rescue world: a trained MSE policy over particle features beats the uniform policy"
+  "continuous room, histogram filter: MSE and Reg-MBE beat the uniform policy over the bins"
+  "the loop without a model: deterministic, refits on schedule, learns a belief model"
+  "training MSE with the BA policy learns to cover a 3x3 room")
+maxent_test_cost(12
+  "scaled forward-backward: no underflow on long sequences"
+  "20 x 20 room: the row path on the belief's support gives the dense path's bits"
+  "estimator quality: paired batches and thread-count independence")
