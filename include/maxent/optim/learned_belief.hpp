@@ -22,9 +22,8 @@
 // Streams: trajectories draw from (seed, k, n) as everywhere; the data seed is
 // derive_seed(seed, 2^64 - 1, 1), the fits' derive_seed(seed, 2^64 - 1, 2): a run is a pure
 // function of (world, components, config, options, seed), identical for any thread count.
-// FitRecord reports every fit (log-likelihood per observation, EM iterations run). A stop flag
-// in options.fit.stop cuts any fit short between EM iterations (FitRecord::stopped); the
-// caller then stops training too (run's callback returning false).
+// FitRecord reports every fit (log-likelihood per observation, EM iterations run, whether
+// options.fit.stop cut it short; the caller then stops training too: run's callback).
 #pragma once
 
 #include <cmath>

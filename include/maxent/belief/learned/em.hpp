@@ -16,16 +16,14 @@
 //     (the lowest index on ties).
 //   * Stopping: after computing ℓ(θ_i), when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance ·
 //     |ℓ(θ_{i-1})|, or when i = max_iterations. The result is θ_i; the history has
-//     iterations + 1 entries (θ_0 is the start). Held-out sequences are only scored, for
-//     every θ_i.
+//     iterations + 1 entries (θ_0 is the start). Held-out sequences are only scored.
 //   * Threads: blocks of IohmmOptions::block_size sequences, one job each, added in index
 //     order: results identical (==) for any thread count.
-//   * Stop flag (IohmmOptions::stop): read before every M step and every restart; once set,
-//     the fit returns the model reached so far with IohmmFit::stopped (no exception).
+//   * IohmmOptions::stop, read before every M step and restart, ends a fit early (IohmmFit::stopped).
 // Errors (naming the value): config_error for L, A, O, restarts or block size 0, a smoothing
-// or tolerance negative or not finite, a smoothing above max_iohmm_smoothing, an anchor weight
-// outside [0, 1), no training sequences, or a malformed sequence; model_error for a refit
-// start that is not a distribution; numeric_error when a training sequence gets probability 0.
+// (<= max_iohmm_smoothing) or tolerance negative or not finite, an anchor weight outside [0, 1),
+// no training sequences, a malformed sequence; model_error for a refit start that is not a
+// distribution; numeric_error when a training sequence gets probability 0.
 #pragma once
 
 #include <algorithm>
