@@ -2,6 +2,7 @@
 // model's IOHMM, and the loop that learns its belief model while it trains.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -201,4 +202,62 @@ TEST_CASE("the loop without a model: bad options are named", "[learned][loop][er
     o.fit.latent_states = 5;  // the policy has 9 rows: the trainer names the mismatch
     o.warmup_episodes = 10;
     CHECK_THAT(message_of(build), Catch::Contains("9"));
+}
+
+TEST_CASE("the loop without a model: settings that would fail mid-run are refused up front", "[learned][loop][errors]") {
+    const maxent::GridPomdp world = small_room();
+    maxent::TrainerConfig c;
+    c.iterations = 2;
+    maxent::LearnedBeliefOptions o;
+    o.fit.latent_states = 9;
+    o.warmup_episodes = 5;
+    o.heldout_episodes = 0;
+    auto build = [&] {
+        (void)maxent::LearnedBeliefTrainer(world, maxent::BeliefAveragedPolicy(9, 4), maxent::MBE{},
+                                           maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), c, o);
+    };
+    // α = 0 lets the learned model give an observation probability 0, which the agent's
+    // filter then meets during training: refused before any episode is drawn.
+    o.fit.smoothing = 0.0;
+    CHECK_THAT(message_of(build), Catch::Contains("fit.smoothing") && Catch::Contains("got 0"));
+    o.fit.smoothing = 1e308;
+    CHECK_THAT(message_of(build), Catch::Contains("fit.smoothing") && Catch::Contains("1e+308"));
+    o.fit.smoothing = 1e-3;
+    o.fit.anchor_weight = 1.0;
+    CHECK_THAT(message_of(build), Catch::Contains("fit.anchor_weight") && Catch::Contains("got 1"));
+    o.fit.anchor_weight = 0.5;
+    o.fit.restarts = 0;
+    CHECK_THAT(message_of(build), Catch::Contains("fit.restarts"));
+    o.fit.restarts = 1;
+    o.fit.tolerance = -1.0;
+    CHECK_THAT(message_of(build), Catch::Contains("fit.tolerance") && Catch::Contains("-1"));
+}
+
+TEST_CASE("the loop without a model: a stop flag cuts its fits short, marked in the fit records", "[learned][loop][stop]") {
+    const maxent::GridPomdp world = small_room();
+    maxent::TrainerConfig c;
+    c.iterations = 2;
+    c.batch = 2;
+    maxent::LearnedBeliefOptions o;
+    o.fit.latent_states = 9;
+    o.fit.restarts = 2;
+    o.warmup_episodes = 5;
+    o.heldout_episodes = 0;
+    o.refit_every = 1;
+    std::atomic<bool> stop{true};
+    o.fit.stop = &stop;
+    maxent::LearnedBeliefTrainer t(world, maxent::BeliefAveragedPolicy(9, 4), maxent::MBE{},
+                                   maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), c, o);
+    REQUIRE(t.fits().size() == 1);
+    CHECK(t.fits()[0].stopped);
+    CHECK(t.fits()[0].em_iterations == 0);
+    (void)t.iterate();  // the refit after iteration 1 stops at once too
+    REQUIRE(t.fits().size() == 2);
+    CHECK(t.fits()[1].stopped);
+    CHECK(t.fits()[1].em_iterations == 0);
+    stop = false;
+    maxent::LearnedBeliefTrainer u(world, maxent::BeliefAveragedPolicy(9, 4), maxent::MBE{},
+                                   maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), c, o);
+    CHECK_FALSE(u.fits()[0].stopped);
+    CHECK(u.fits()[0].em_iterations > 0);
 }

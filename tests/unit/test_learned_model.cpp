@@ -10,12 +10,15 @@
 //   * bad input, with the messages.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -586,7 +589,7 @@ TEST_CASE("bad input to fit_iohmm is named", "[learned][errors]") {
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.tolerance = -1.0; })), Contains("tolerance"));
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.restarts = 0; })), Contains("restarts"));
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.anchor_weight = 1.5; })),
-                      Contains("anchor weight must be in [0, 1], got 1.5"));
+                      Contains("anchor weight must be in [0, 1), got 1.5"));
     CHECK_THROWS_WITH(fit(good, with([](IohmmOptions& x) { x.block_size = 0; })), Contains("block size"));
     // Every error is a maxent::error.
     CHECK_THROWS_AS(fit(good, with([](IohmmOptions& x) { x.latent_states = 0; })), maxent::error);
@@ -598,4 +601,151 @@ TEST_CASE("bad input to fit_iohmm is named", "[learned][errors]") {
     CHECK_THROWS_WITH(maxent::iohmm_log_likelihood(tiny_model(EmissionModel::shared),
                                                    std::vector<ActionObservationSequence>{{{2}, {0, 0}, ""}}),
                       Contains("sequence 0, step 1: action 2 is outside [0, 2)"));
+}
+
+TEST_CASE("models that are not distributions are refused, naming the matrix, row, column and value",
+          "[learned][errors]") {
+    using learned_test::tiny_model;
+    const ActionObservationSequence s{{0, 1}, {0, 2, 1}, "s"};
+    const std::vector<ActionObservationSequence> data = {s, {{1}, {1, 0}, "t"}};
+    auto refit = [&](const IohmmModel& start) {
+        IohmmOptions o;
+        o.num_actions = 2;
+        o.num_observations = 3;
+        o.max_iterations = 3;
+        return maxent::refit_iohmm(start, data, o);
+    };
+    IohmmModel m = tiny_model(EmissionModel::shared);
+    m.initial = Eigen::Vector3d(-1.0, 2.0, 0.0);  // sums to 1, but not a distribution
+    CHECK_THROWS_AS(maxent::iohmm_posteriors(m, s), maxent::model_error);
+    CHECK_THROWS_WITH(maxent::iohmm_posteriors(m, s),
+                      Contains("iohmm_posteriors") && Contains("initial distribution") && Contains("entry 0") &&
+                          Contains("-1"));
+    CHECK_THROWS_WITH(maxent::iohmm_log_likelihood(m, data), Contains("initial distribution") && Contains("-1"));
+
+    m = tiny_model(EmissionModel::shared);
+    m.transitions[1](2, 1) = -0.1;
+    m.transitions[1](2, 0) = 0.7;  // the row still sums to 1
+    CHECK_THROWS_AS(refit(m), maxent::model_error);
+    CHECK_THROWS_WITH(refit(m), Contains("refit_iohmm") && Contains("transition matrix 1, row 2, column 1") &&
+                                    Contains("-0.1"));
+
+    m = tiny_model(EmissionModel::shared);
+    m.emissions[0](1, 2) = std::nan("");
+    CHECK_THROWS_WITH(refit(m), Contains("emission matrix 0, row 1, column 2") && Contains("nan") &&
+                                    !Contains("α = 0"));
+
+    m = tiny_model(EmissionModel::per_action);
+    m.initial_emission(0, 0) = 0.7;  // row 0 sums to 1.1
+    CHECK_THROWS_WITH(maxent::iohmm_posteriors(m, s),
+                      Contains("initial emission matrix, row 0") && Contains("sums to 1.1"));
+
+    m = tiny_model(EmissionModel::shared);
+    m.transitions[0](0, 2) = HUGE_VAL;
+    CHECK_THROWS_WITH(maxent::iohmm_posteriors(m, s), Contains("transition matrix 0, row 0, column 2") &&
+                                                          Contains("inf"));
+
+    // Rounding is tolerated (the rows of a fitted model sum to 1 within a few ulps).
+    m = tiny_model(EmissionModel::shared);
+    m.transitions[0](0, 0) += 1e-12;
+    CHECK_NOTHROW(maxent::iohmm_posteriors(m, s));
+    const maxent::IohmmPosteriors p = maxent::iohmm_posteriors(tiny_model(EmissionModel::shared), s);
+    CHECK(p.state.minCoeff() >= 0.0);
+}
+
+TEST_CASE("learned-model settings that cannot work are refused up front with the setting named",
+          "[learned][errors]") {
+    const std::vector<ActionObservationSequence> good = {{{0}, {0, 1}, "a"}, {{1, 0}, {1, 1, 0}, "b"},
+                                                         {{0, 0}, {2, 1, 0}, "c"}};
+    IohmmOptions o;
+    o.latent_states = 2;
+    o.num_actions = 2;
+    o.num_observations = 3;
+    // A smoothing whose sums overflow: refused naming the value, not blamed on "α = 0".
+    o.smoothing = 1e308;
+    CHECK_THROWS_AS(maxent::fit_iohmm(good, o), maxent::config_error);
+    CHECK_THROWS_WITH(maxent::fit_iohmm(good, o), Contains("smoothing") && Contains("1e+308") && !Contains("α = 0"));
+    // A large but representable smoothing works: every row is (nearly) uniform.
+    o.smoothing = 1e50;
+    const maxent::IohmmFit big = maxent::fit_iohmm(good, o);
+    CHECK(std::isfinite(big.final_log_likelihood()));
+    CHECK(big.model.emissions[0](0, 0) == Approx(1.0 / 3.0));
+    // anchor weight 1 gives one-hot emission rows: observations that are nobody's anchor
+    // (3 observations, 2 latent states) would have probability 0. Refused up front.
+    o.smoothing = 0.01;
+    o.anchor_weight = 1.0;
+    CHECK_THROWS_AS(maxent::fit_iohmm(good, o), maxent::config_error);
+    CHECK_THROWS_WITH(maxent::fit_iohmm(good, o), Contains("anchor weight must be in [0, 1), got 1"));
+    o.anchor_weight = 0.999;
+    CHECK_NOTHROW(maxent::fit_iohmm(good, o));
+
+    // A start that gives a training sequence probability 0 (with α > 0): the message says so
+    // and does not blame α = 0.
+    IohmmModel start = learned_test::tiny_model(EmissionModel::shared);
+    start.emissions[0].col(2).setZero();
+    start.emissions[0].col(0) += Eigen::Vector3d(0.05, 0.1, 0.6);
+    o.max_iterations = 3;
+    CHECK_THROWS_AS(maxent::refit_iohmm(start, good, o), maxent::numeric_error);
+    CHECK_THROWS_WITH(maxent::refit_iohmm(start, good, o),
+                      Contains("training sequence 2 ('c') has probability 0 under the start model") &&
+                          !Contains("α = 0"));
+}
+
+TEST_CASE("a stop flag ends EM between iterations, with the result marked stopped", "[learned][stop]") {
+    // Random data that EM keeps improving on for a long time (tolerance 0, 10^6 iterations).
+    std::vector<ActionObservationSequence> data(200);
+    for (std::size_t n = 0; n < data.size(); ++n) {
+        maxent::DefaultRng g = maxent::stream(71, n);
+        data[n].observations.push_back(static_cast<std::size_t>(maxent::uniform_index(g, 3)));
+        for (std::size_t k = 0; k < 20; ++k) {
+            data[n].actions.push_back(static_cast<std::size_t>(maxent::uniform_index(g, 2)));
+            data[n].observations.push_back(static_cast<std::size_t>(maxent::uniform_index(g, 3)));
+        }
+    }
+    IohmmOptions o;
+    o.latent_states = 4;
+    o.num_actions = 2;
+    o.num_observations = 3;
+    o.max_iterations = 5;
+    const maxent::IohmmFit plain = maxent::fit_iohmm(data, o);
+    std::atomic<bool> stop{false};
+    o.stop = &stop;
+    const maxent::IohmmFit unset = maxent::fit_iohmm(data, o);  // a flag never set changes nothing
+    CHECK(unset.model == plain.model);
+    CHECK(unset.log_likelihood == plain.log_likelihood);
+    CHECK_FALSE(unset.stopped);
+
+    // Set before the call: one E step (ℓ of the start), no M step, no further restart.
+    stop = true;
+    const maxent::IohmmFit at_once = maxent::fit_iohmm(data, o);
+    CHECK(at_once.stopped);
+    CHECK_FALSE(at_once.converged);
+    CHECK(at_once.iterations == 0);
+    CHECK(at_once.log_likelihood.size() == 1);
+    CHECK(at_once.restart_log_likelihood.size() == 1);
+    const maxent::IohmmFit refit = maxent::refit_iohmm(plain.model, data, o);
+    CHECK(refit.stopped);
+    CHECK(refit.iterations == 0);
+    CHECK(refit.model == plain.model);
+
+    // Set by another thread while a long fit runs: it returns promptly, with a valid model.
+    stop = false;
+    o.max_iterations = 1000000;
+    o.tolerance = 0.0;
+    const auto start = std::chrono::steady_clock::now();
+    std::thread setter([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        stop = true;
+    });
+    const maxent::IohmmFit cut = maxent::fit_iohmm(data, o);
+    setter.join();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(cut.stopped);
+    CHECK_FALSE(cut.converged);
+    CHECK(cut.iterations < o.max_iterations);
+    CHECK(seconds < 30.0);  // 10^6 EM iterations would take far longer
+    CHECK(learned_test::all_finite(cut.model));
+    CHECK_NOTHROW(maxent::iohmm_log_likelihood(cut.model, data));
+    for (std::size_t i = 1; i < cut.penalized_log_likelihood.size(); ++i)
+        CHECK(cut.penalized_log_likelihood[i] >= cut.penalized_log_likelihood[i - 1] - 1e-9);
 }

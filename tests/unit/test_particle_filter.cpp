@@ -463,3 +463,77 @@ TEST_CASE("particle filter with the belief-state table: histograms a few ulps ab
     point[4] = 1.0 + 1e-6;
     CHECK_THROWS_WITH(index.find(point), Contains("belief entry 4 is 1.0000009999999999"));
 }
+
+TEST_CASE("particle filter: weights summing to a denormal number are normalised without overflow", "[particles]") {
+    // w_i = 1/100 · l_i with l_i of about 1e-310: the sum is denormal and 1 / sum overflows.
+    const LineWorld world{[](std::size_t, double s) { return s < 0.5 ? 4e-310 : 1e-310; }};
+    for (const double threshold : {0.0, 1.0}) {
+        CAPTURE(threshold);
+        maxent::DefaultRng g0 = maxent::stream(53);
+        LineFilter pf(world, 2, {}, {.particles = 100, .resample_threshold = threshold}, g0);
+        Eigen::VectorXd b;
+        pf.initial(b);
+        double low = 0.0;  // particles below 1/2 (action 0 keeps them where they are)
+        for (const double x : pf.particles()) low += x < 0.5 ? 1.0 : 0.0;
+        REQUIRE(low > 10.0);
+        REQUIRE(low < 90.0);
+        const double expected = 4.0 * low / (4.0 * low + (100.0 - low));
+        maxent::DefaultRng g = maxent::stream(59);
+        pf.update(b, 0, 0, g);
+        REQUIRE(b.allFinite());
+        CHECK(b.sum() == Approx(1.0));
+        CHECK(pf.depletions() == 0);
+        const double h = pf.belief_entropy(b);
+        CHECK(std::isfinite(h));
+        CHECK(h > 0.0);
+        CHECK(pf.effective_sample_size() >= 1.0);
+        CHECK(pf.effective_sample_size() < 100.0);  // the weights are unequal
+        if (threshold == 0.0) {
+            CHECK(b[0] == Approx(expected).epsilon(1e-9));
+            for (const double w : pf.weights()) CHECK(std::isfinite(w));
+        } else {
+            // Systematic resampling: each bin's count within one of n times its weight.
+            CHECK(pf.resamples() == 1);
+            CHECK(std::abs(100.0 * b[0] - 100.0 * expected) <= 1.0 + 1e-9);
+            CHECK(b[1] > 0.0);  // not collapsed onto one particle
+        }
+    }
+}
+
+TEST_CASE("feature maps: sizes whose product overflows are refused naming them", "[particles][reliability]") {
+    const std::size_t k = (std::size_t{1} << 62) + 1;
+    CHECK_THROWS_AS(maxent::TileCodingFeatures(k, 1, maxent::Box{}, maxent::RescuePosition{}), maxent::config_error);
+    CHECK_THROWS_WITH(maxent::TileCodingFeatures(k, 1, maxent::Box{}, maxent::RescuePosition{}),
+                      Contains("4611686018427387905"));
+    const std::size_t huge = std::numeric_limits<std::size_t>::max();
+    CHECK_THROWS_WITH(maxent::TileCodingFeatures(1, huge, maxent::Box{}, maxent::RescuePosition{}),
+                      Contains("18446744073709551615"));
+    const std::size_t side = std::size_t{1} << 32;
+    CHECK_THROWS_WITH(maxent::BilinearGridFeatures(side, side + 1, maxent::Box{}, maxent::RescuePosition{}),
+                      Contains("4294967296") && Contains("4294967297"));
+    // Sizes that fit are accepted, and nothing else changed.
+    CHECK(maxent::TileCodingFeatures(3, 4, maxent::Box{}, maxent::RescuePosition{}).dimension() == 75);
+    CHECK(maxent::BilinearGridFeatures(4, 5, maxent::Box{}, maxent::RescuePosition{}).dimension() == 20);
+}
+
+TEST_CASE("rescue world: NaN and out-of-arena positions are errors naming them; the edge is the last cell",
+          "[particles][reliability]") {
+    const maxent::RescueWorld world;  // 4 x 4 sensor cells
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    CHECK(world.cell({1.0, 1.0}) == 15);
+    CHECK(world.cell({0.0, 0.0}) == 0);
+    CHECK(world.cell({0.99, 0.26}) == 7);
+    CHECK_THROWS_AS(world.cell({nan, 0.5}), maxent::model_error);
+    CHECK_THROWS_WITH(world.cell({nan, 0.5}), Contains("nan") && Contains("0.5"));
+    CHECK_THROWS_WITH(world.cell({0.5, -3.0}), Contains("-3"));
+    CHECK_THROWS_WITH(world.cell({1e300, 0.5}), Contains("1e+300"));
+    CHECK_THROWS_WITH(world.observation_likelihood(0, 0, {0.5, nan}), Contains("nan"));
+
+    const maxent::RescueGridBinning bins{5};
+    CHECK(bins({1.0, 1.0}) == 24);
+    CHECK(bins({0.5, 0.0}) == 2);
+    CHECK_THROWS_AS(bins({nan, 0.1}), maxent::model_error);
+    CHECK_THROWS_WITH(bins({-0.5, 0.1}), Contains("-0.5"));
+    CHECK_THROWS_WITH(bins({0.1, 2.0}), Contains("2"));
+    CHECK_THROWS_WITH((maxent::RescueGridBinning{0}({0.1, 0.1})), Contains("per_side") && Contains("0"));
+}

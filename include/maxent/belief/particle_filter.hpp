@@ -18,7 +18,8 @@
 //
 // Depletion (every weight zero after reweighting): re-seed n particles from the prior, weighed
 // by the likelihood of o; if these vanish too, keep them with equal weights (o ignored). Both
-// are counted (depletions(), uninformed_recoveries()); neither produces NaN.
+// are counted (depletions(), uninformed_recoveries()); neither produces NaN. Weights whose sum
+// overflows or is denormal are rescaled by the largest before normalising.
 // Errors: config_error for 0 particles, 0 bins or a threshold outside [0, 1]; model_error for a
 // likelihood that is NaN, negative or infinite, or a bin out of range (naming the value, the
 // action, the observation and the particle). Updates allocate nothing (buffers sized at
@@ -273,15 +274,18 @@ private:
                                               j, "; bins must be < ", bins_));
     }
 
-    /// w <- w / total, or, when the sum overflowed, rescaled by the largest weight first.
+    /// w <- w / total (total > 0). When the sum overflowed, or is so small (denormal) that
+    /// 1 / total overflows, the weights are first divided by the largest one (then 1 <= sum <=
+    /// n); ordinary sums take the plain path, whose arithmetic is unchanged.
     void normalise(double total) {
-        if (!std::isfinite(total)) {
+        double inverse = 1.0 / total;
+        if (!std::isfinite(total) || !std::isfinite(inverse)) {
             double largest = 0.0;
             for (const double w : weights_) largest = std::max(largest, w);
             total = 0.0;
             for (double& w : weights_) total += (w /= largest);
+            inverse = 1.0 / total;
         }
-        const double inverse = 1.0 / total;
         for (double& w : weights_) w *= inverse;
     }
 

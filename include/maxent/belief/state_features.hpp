@@ -20,7 +20,8 @@
 //                                           naming both lengths, a NaN or infinite entry a
 //                                           numeric_error naming it
 // A position outside the box (or not finite) is a config_error naming it; a one-hot state
-// out of range too. Nothing is clamped.
+// out of range too; sizes whose feature count exceeds the largest Eigen index too. Nothing
+// is clamped.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,8 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <limits>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -82,6 +85,14 @@ inline void check_box(const Box& b, const char* who) {
         throw config_error(message(who, ": the box [", b.x0, ", ", b.x1, "] x [", b.y0, ", ", b.y1,
                                    "] must be finite with x0 < x1 and y0 < y1"));
 }
+/// a · b as a feature count, or config_error naming `what` when the product exceeds the
+/// largest Eigen index (the length of the vector it sizes).
+inline std::size_t checked_feature_count(std::size_t a, std::size_t b, const char* who, const char* what) {
+    constexpr auto limit = static_cast<std::size_t>(std::numeric_limits<Eigen::Index>::max());
+    if (a > limit || b > limit || (b != 0 && a > limit / b))
+        throw config_error(message(who, ": ", what, " needs ", a, " x ", b, " features, more than ", limit));
+    return a * b;
+}
 /// pos's coordinates relative to the box, in [0, 1]^2; config_error naming pos outside it.
 inline std::array<double, 2> unit_coordinates(const Box& b, const std::array<double, 2>& p, const char* who) {
     if (!(p[0] >= b.x0 && p[0] <= b.x1 && p[1] >= b.y0 && p[1] <= b.y1))
@@ -101,6 +112,8 @@ public:
         : nx_(nx), ny_(ny), box_(box), position_(std::move(position)) {
         if (nx < 2 || ny < 2)
             throw config_error(detail::message("BilinearGridFeatures: ", nx, " x ", ny, " nodes; at least 2 x 2"));
+        (void)detail::checked_feature_count(nx, ny, "BilinearGridFeatures",
+                                            detail::message(nx, " x ", ny, " nodes").c_str());
         detail::check_box(box, "BilinearGridFeatures");
     }
     [[nodiscard]] std::size_t dimension() const noexcept { return nx_ * ny_; }
@@ -135,6 +148,13 @@ public:
         if (tilings == 0 || tiles == 0)
             throw config_error(detail::message("TileCodingFeatures: ", tilings, " tilings of ", tiles, " x ", tiles,
                                                " tiles; at least 1 of each"));
+        const std::string what = detail::message(tilings, " tilings of ", tiles, " x ", tiles, " tiles");
+        if (tiles == std::numeric_limits<std::size_t>::max())
+            throw config_error(detail::message("TileCodingFeatures: ", what, ": ", tiles, " + 1 tiles per side overflow"));
+        const std::size_t side = tiles + 1;
+        (void)detail::checked_feature_count(
+            tilings, detail::checked_feature_count(side, side, "TileCodingFeatures", what.c_str()),
+            "TileCodingFeatures", what.c_str());
         detail::check_box(box, "TileCodingFeatures");
     }
     [[nodiscard]] std::size_t dimension() const noexcept { return k_ * (m_ + 1) * (m_ + 1); }

@@ -14,7 +14,9 @@
 //   Obs(o | s) = accuracy · [o = cell(s)] + (1 - accuracy) / k²     (any action)
 // which observation_likelihood returns: the world satisfies GenerativePomdp and
 // ObservationLikelihood (model/concepts.hpp). True states are counted through a binning,
-// e.g. with_state_binning(world, n², RescueGridBinning{n}).
+// e.g. with_state_binning(world, n², RescueGridBinning{n}). A position outside the arena
+// [0, 1]² (or NaN) given to cell() or a binning is a model_error naming it; the edges x = 1
+// and y = 1 belong to the last cell.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +33,14 @@ struct RescueState {
     double x = 0.0;
     double y = 0.0;
 };
+
+namespace detail {
+/// model_error naming a position outside the arena [0, 1]² (NaN included).
+inline void check_in_arena(const RescueState& s, const char* who) {
+    if (!(s.x >= 0.0 && s.x <= 1.0 && s.y >= 0.0 && s.y <= 1.0))
+        throw model_error(message(who, ": position (", s.x, ", ", s.y, ") is outside the arena [0, 1] x [0, 1]"));
+}
+}  // namespace detail
 
 struct RescueWorldOptions {
     std::size_t horizon = 100;
@@ -95,12 +105,13 @@ public:
         return sense(s, g);
     }
     /// Obs(o | s, a) (the same for every action).
-    [[nodiscard]] double observation_likelihood(std::size_t /*a*/, std::size_t o, const RescueState& s) const noexcept {
+    [[nodiscard]] double observation_likelihood(std::size_t /*a*/, std::size_t o, const RescueState& s) const {
         return (o == cell(s) ? o_.accuracy : 0.0) + floor_;
     }
 
     /// The sensor cell of a position: ix + k·iy on the k x k grid.
-    [[nodiscard]] std::size_t cell(const RescueState& s) const noexcept {
+    [[nodiscard]] std::size_t cell(const RescueState& s) const {
+        detail::check_in_arena(s, "RescueWorld::cell");
         const std::size_t k = o_.sensor_cells;
         const auto ix = std::min(k - 1, static_cast<std::size_t>(s.x * k_));
         const auto iy = std::min(k - 1, static_cast<std::size_t>(s.y * k_));
@@ -150,10 +161,13 @@ private:
 };
 
 /// The bin of a position in an n x n grid of the square (ix + n·iy): for with_state_binning
-/// and for a particle filter's belief bins.
+/// and for a particle filter's belief bins. per_side in [1, 2^32) (so n² bins fit a size_t).
 struct RescueGridBinning {
     std::size_t per_side;
-    [[nodiscard]] std::size_t operator()(const RescueState& s) const noexcept {
+    [[nodiscard]] std::size_t operator()(const RescueState& s) const {
+        if (per_side == 0 || per_side > 0xffffffffU)
+            throw config_error(detail::message("RescueGridBinning: per_side ", per_side, " must be in [1, 2^32)"));
+        detail::check_in_arena(s, "RescueGridBinning");
         const auto n = static_cast<double>(per_side);
         const auto ix = std::min(per_side - 1, static_cast<std::size_t>(s.x * n));
         const auto iy = std::min(per_side - 1, static_cast<std::size_t>(s.y * n));

@@ -22,9 +22,11 @@
 // Streams: trajectories draw from (seed, k, n) as everywhere; the data seed is
 // derive_seed(seed, 2^64 - 1, 1), the fits' derive_seed(seed, 2^64 - 1, 2): a run is a pure
 // function of (world, components, config, options, seed), identical for any thread count.
-// FitRecord reports every fit (log-likelihood per observation, EM iterations run).
+// FitRecord reports every fit (log-likelihood per observation, EM iterations run, whether
+// options.fit.stop cut it short; the caller then stops training too: run's callback).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -46,8 +48,10 @@
 namespace maxent {
 
 struct LearnedBeliefOptions {
-    /// The model and the first fit: latent_states L (>= 1, required), emission, smoothing,
-    /// restarts, anchor_weight, max_iterations, tolerance, threads, block_size. num_actions and
+    /// The model and the first fit: latent_states L (>= 1, required), emission, smoothing
+    /// (> 0 here: with α = 0 the learned model may give an observation probability 0, which the
+    /// agent's filter cannot update on), restarts, anchor_weight, max_iterations, tolerance,
+    /// threads, block_size, stop (every fit, see IohmmOptions::stop). num_actions and
     /// num_observations: 0 = the world's (else they must equal the world's). seed is not read
     /// (derived from the trainer's seed, see the header).
     IohmmOptions fit{};
@@ -58,10 +62,24 @@ struct LearnedBeliefOptions {
     std::size_t window = 1000;           ///< the most recent training episodes fitted to (>= 1)
     bool learned_prior = false;          ///< b_1 = μ̂ (true) or uniform (false, the paper's b_1)
 
-    /// Throws config_error naming the field.
+    /// Throws config_error naming the field and its value.
     void validate() const {
         if (fit.latent_states == 0)
             throw config_error("LearnedBeliefOptions: fit.latent_states (L) must be at least 1, got 0");
+        if (!(fit.smoothing > 0.0 && fit.smoothing <= max_iohmm_smoothing))
+            throw config_error(detail::message(
+                "LearnedBeliefOptions: fit.smoothing must be in (0, ", max_iohmm_smoothing, "], got ", fit.smoothing,
+                fit.smoothing == 0.0 ? " (with α = 0 the learned model may give an observation probability 0, "
+                                       "which the agent's filter cannot update on)"
+                                     : ""));
+        if (!(fit.anchor_weight >= 0.0 && fit.anchor_weight < 1.0))
+            throw config_error(detail::message("LearnedBeliefOptions: fit.anchor_weight must be in [0, 1), got ",
+                                               fit.anchor_weight));
+        if (fit.restarts == 0) throw config_error("LearnedBeliefOptions: fit.restarts must be at least 1, got 0");
+        if (!(fit.tolerance >= 0.0) || !std::isfinite(fit.tolerance))
+            throw config_error(detail::message("LearnedBeliefOptions: fit.tolerance must be finite and >= 0, got ",
+                                               fit.tolerance));
+        if (fit.block_size == 0) throw config_error("LearnedBeliefOptions: fit.block_size must be at least 1, got 0");
         if (warmup_episodes == 0) throw config_error("LearnedBeliefOptions: warmup_episodes must be at least 1, got 0");
         if (refit_iterations == 0)
             throw config_error("LearnedBeliefOptions: refit_iterations must be at least 1, got 0");
@@ -75,6 +93,7 @@ struct FitRecord {
     std::size_t episodes = 0;         ///< sequences fitted to
     std::size_t em_iterations = 0;    ///< M steps run (chosen restart, for the first fit)
     bool converged = false;           ///< stopped by the tolerance
+    bool stopped = false;             ///< cut short by the stop flag (options.fit.stop)
     double train_log_likelihood = 0;  ///< per observation, after the fit
     double heldout_log_likelihood = std::numeric_limits<double>::quiet_NaN();  ///< per observation; NaN if no held-out set
 };
@@ -244,6 +263,7 @@ private:
         r.episodes = data.size();
         r.em_iterations = f.iterations;
         r.converged = f.converged;
+        r.stopped = f.stopped;
         r.train_log_likelihood = detail::per_observation(f.final_log_likelihood(), data);
         if (!heldout_.empty())
             r.heldout_log_likelihood = detail::per_observation(f.heldout_log_likelihood.back(), heldout_);

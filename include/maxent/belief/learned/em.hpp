@@ -16,16 +16,18 @@
 //     (the lowest index on ties).
 //   * Stopping: after computing ℓ(θ_i), when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance ·
 //     |ℓ(θ_{i-1})|, or when i = max_iterations. The result is θ_i; the history has
-//     iterations + 1 entries (θ_0 is the start). Held-out sequences are only scored, for
-//     every θ_i.
+//     iterations + 1 entries (θ_0 is the start). Held-out sequences are only scored.
 //   * Threads: blocks of IohmmOptions::block_size sequences, one job each, added in index
 //     order: results identical (==) for any thread count.
-// Errors (naming the value): config_error for L, A, O, restarts or block size 0, a negative or
-// non-finite smoothing or tolerance, an anchor weight outside [0, 1], no training sequences, or
-// a malformed sequence; numeric_error when a training sequence gets probability 0 (α = 0 only).
+//   * IohmmOptions::stop, read before every M step and restart, ends a fit early (IohmmFit::stopped).
+// Errors (naming the value): config_error for L, A, O, restarts or block size 0, a smoothing
+// (<= max_iohmm_smoothing) or tolerance negative or not finite, an anchor weight outside [0, 1),
+// no training sequences, a malformed sequence; model_error for a refit start that is not a
+// distribution; numeric_error when a training sequence gets probability 0.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -44,21 +46,29 @@
 
 namespace maxent {
 
+/// The largest smoothing α accepted: sums of α over a row stay finite (and far below that
+/// every row is uniform in double precision anyway).
+inline constexpr double max_iohmm_smoothing = 1e100;
+
 /// What fit_iohmm (and, in part, refit_iohmm) is asked to do.
 struct IohmmOptions {
     std::size_t latent_states = 0;     ///< L >= 1
     std::size_t num_actions = 0;       ///< A >= 1: the world's actions (data outside [0, A) is an error)
     std::size_t num_observations = 0;  ///< O >= 1: the world's observations
     EmissionModel emission = EmissionModel::shared;
-    double smoothing = 1e-3;           ///< α >= 0 (finite): added to every expected count
+    double smoothing = 1e-3;           ///< α in [0, max_iohmm_smoothing]: added to every expected count
     std::size_t restarts = 3;          ///< random starts (>= 1); the best final log-likelihood wins
-    double anchor_weight = 0.5;        ///< w in [0, 1]: weight of each latent state's anchor observation in
-                                       ///< its initial emission rows (0 = plain random rows; see anchor_emissions)
+    double anchor_weight = 0.5;        ///< w in [0, 1): weight of each latent state's anchor observation in
+                                       ///< its initial emission rows (0 = plain random rows; see anchor_emissions;
+                                       ///< 1 would make observations no state is anchored on impossible)
     std::size_t max_iterations = 200;  ///< M steps per restart at most
     double tolerance = 1e-6;           ///< stop when the relative change of ℓ is at most this
     std::uint64_t seed = 0;            ///< restart r starts from maxent::stream(seed, r, 0)
     std::size_t threads = 1;           ///< worker threads (0 = all hardware threads); results do not depend on it
     std::size_t block_size = 32;       ///< sequences per block of work (the results depend on it, not on threads)
+    /// Optional stop flag (must outlive the fit): when it reads true before an M step or a
+    /// restart, the fit returns what it has, marked IohmmFit::stopped. nullptr: never stops.
+    const std::atomic<bool>* stop = nullptr;
 };
 
 /// The result of fit_iohmm / refit_iohmm: the model and its EM history.
@@ -72,6 +82,9 @@ struct IohmmFit {
     std::size_t restart = 0;                     ///< the restart chosen
     std::size_t iterations = 0;                  ///< n: the M steps run by the chosen restart
     bool converged = false;                      ///< stopped by the tolerance rather than max_iterations
+    bool stopped = false;                        ///< cut short by IohmmOptions::stop: `model` is the last θ_i
+                                                 ///< reached (a valid model, not converged); restarts not begun
+                                                 ///< are missing from the restart vectors
 
     [[nodiscard]] double final_log_likelihood() const { return log_likelihood.back(); }
 };
@@ -278,6 +291,9 @@ inline void check_fit_inputs(std::span<const ActionObservationSequence> train, c
     if (!std::isfinite(options.smoothing) || !(options.smoothing >= 0.0))
         throw config_error(detail::message(where, ": the smoothing α must be finite and >= 0, got ",
                                            options.smoothing));
+    if (options.smoothing > max_iohmm_smoothing)
+        throw config_error(detail::message(where, ": the smoothing α must be at most ", max_iohmm_smoothing,
+                                           " (sums of α over a row would overflow), got ", options.smoothing));
     if (!std::isfinite(options.tolerance) || !(options.tolerance >= 0.0))
         throw config_error(detail::message(where, ": the tolerance must be finite and >= 0, got ",
                                            options.tolerance));
@@ -310,12 +326,20 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
         for (const auto& x : bad)
             if (x.step != 0) {
                 const auto& s = train[x.sequence];
-                throw numeric_error(detail::message(
+                const std::string what = detail::message(
                     where, ": training sequence ", x.sequence,
-                    s.id.empty() ? std::string() : detail::message(" ('", s.id, "')"),
-                    " has probability 0 under the model at step ", x.step, " (restart ", r, ", iteration ", it,
-                    "; with smoothing α = 0 the forward normaliser underflowed or a parameter reached 0; "
-                    "use α > 0)"));
+                    s.id.empty() ? std::string() : detail::message(" ('", s.id, "')"), " has probability 0 under ");
+                if (it == 0)
+                    throw numeric_error(detail::message(what, "the start model at step ", x.step, " (restart ", r,
+                                                        "): a probability it needs is 0 in the start"));
+                if (alpha == 0.0)
+                    throw numeric_error(detail::message(
+                        what, "the model at step ", x.step, " (restart ", r, ", iteration ", it,
+                        "): with smoothing α = 0 a parameter reached 0 or the forward normaliser underflowed; "
+                        "use α > 0"));
+                throw numeric_error(detail::message(what, "the model at step ", x.step, " (restart ", r,
+                                                    ", iteration ", it, "): the forward normaliser underflowed "
+                                                    "(smoothing α = ", alpha, ")"));
             }
         detail::IohmmCounts total = std::move(parts[0]);
         for (std::size_t b = 1; b < parts.size(); ++b) total.add(parts[b]);
@@ -338,6 +362,10 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
             }
         }
         if (it == options.max_iterations) break;
+        if (options.stop != nullptr && options.stop->load()) {
+            fit.stopped = true;
+            break;
+        }
         detail::maximise(total, alpha, m);
         fit.iterations = it + 1;
     }
@@ -357,18 +385,25 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
     const std::size_t L = options.latent_states;
     if (L == 0) throw config_error("fit_iohmm: the number of latent states L must be at least 1, got 0");
     if (options.restarts == 0) throw config_error("fit_iohmm: the number of restarts must be at least 1, got 0");
-    if (!(options.anchor_weight >= 0.0 && options.anchor_weight <= 1.0))
-        throw config_error(detail::message("fit_iohmm: the anchor weight must be in [0, 1], got ",
-                                           options.anchor_weight));
+    if (!(options.anchor_weight >= 0.0 && options.anchor_weight < 1.0))
+        throw config_error(detail::message("fit_iohmm: the anchor weight must be in [0, 1), got ",
+                                           options.anchor_weight,
+                                           " (1 makes each latent state's emission rows one-hot: observations no "
+                                           "state is anchored on would be impossible)"));
     detail::check_fit_inputs(train, options, heldout, where);
 
     IohmmFit best;
-    bool have_best = false;
+    bool have_best = false, stopped = false;
     for (std::size_t r = 0; r < options.restarts; ++r) {
+        if (r > 0 && options.stop != nullptr && options.stop->load()) {
+            stopped = true;
+            break;
+        }
         DefaultRng g = stream(options.seed, r, 0);
         IohmmModel m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
         detail::anchor_emissions(m, train, options.anchor_weight, g);
         IohmmFit fit = detail::run_em(std::move(m), train, options, heldout, r, where);
+        stopped = stopped || fit.stopped;
         best.restart_log_likelihood.push_back(fit.log_likelihood.back());
         best.restart_iterations.push_back(fit.iterations);
         if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
@@ -380,6 +415,7 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
             have_best = true;
         }
     }
+    best.stopped = stopped;
     return best;
 }
 
@@ -388,13 +424,15 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
 /// meaningful across refits). Uses options.num_actions, num_observations, smoothing,
 /// max_iterations, tolerance, threads and block_size; latent_states, emission, restarts,
 /// anchor_weight and seed are taken from `start` or unused. The history starts with ℓ(start).
-/// Throws config_error when `start` does not have the options' sizes or is malformed, or for
-/// the inputs fit_iohmm refuses; numeric_error as fit_iohmm (with α = 0 only).
+/// Uses options.stop as fit_iohmm. Throws config_error when `start` does not have the options'
+/// sizes or is malformed, model_error when it is not a distribution (iohmm.hpp), config_error
+/// for the inputs fit_iohmm refuses; numeric_error when a training sequence is impossible
+/// under `start` or becomes so (α = 0, or underflow).
 [[nodiscard]] inline IohmmFit refit_iohmm(const IohmmModel& start, std::span<const ActionObservationSequence> train,
                                           const IohmmOptions& options,
                                           std::span<const ActionObservationSequence> heldout = {}) {
     constexpr const char* where = "refit_iohmm";
-    detail::check_model_shape(start, where);
+    detail::check_model(start, where);
     detail::check_fit_inputs(train, options, heldout, where);
     if (start.num_actions() != options.num_actions || start.num_observations() != options.num_observations)
         throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",

@@ -20,7 +20,9 @@
 //
 // Errors: config_error (naming the value) for a model whose matrices have inconsistent sizes,
 // and for a sequence without observations, whose number of observations is not its number of
-// actions + 1, or with an action or observation outside [0, A) or [0, O).
+// actions + 1, or with an action or observation outside [0, A) or [0, O); model_error for a
+// model that is not a distribution (an entry negative or not finite, naming matrix, row,
+// column and value; a row not summing to 1 within iohmm_sum_tolerance).
 #pragma once
 
 #include <algorithm>
@@ -144,6 +146,57 @@ inline void check_model_shape(const IohmmModel& m, const char* where) {
                                                m.emissions[k].cols(), ", expected ", L, " x ", O));
 }
 
+}  // namespace detail
+
+/// How far a row (and μ̂) of an IohmmModel may sum from 1: FinitePomdp's default tolerance.
+inline constexpr double iohmm_sum_tolerance = 1e-9;
+
+namespace detail {
+
+/// Checks that every row of `x` is a distribution; `name` says which matrix ("transition matrix 1").
+inline void check_rows(const Eigen::MatrixXd& x, const std::string& name, const char* where) {
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        double sum = 0.0;
+        for (Eigen::Index c = 0; c < x.cols(); ++c) {
+            const double v = x(r, c);
+            if (!(v >= 0.0) || !std::isfinite(v))
+                throw model_error(detail::message(where, ": ", name, ", row ", r, ", column ", c, " is ", v,
+                                                  "; probabilities must be finite and >= 0"));
+            sum += v;
+        }
+        if (!(std::abs(sum - 1.0) <= iohmm_sum_tolerance))
+            throw model_error(detail::message(where, ": ", name, ", row ", r, " sums to ", sum, ", not 1 within ",
+                                              iohmm_sum_tolerance));
+    }
+}
+
+/// Checks that a model of consistent shape is made of distributions: μ̂, every row of every
+/// P̂_a and Ô (and Ô_1 with per-action emissions; with shared emissions it is not read).
+inline void check_model_values(const IohmmModel& m, const char* where) {
+    double sum = 0.0;
+    for (Eigen::Index z = 0; z < m.initial.size(); ++z) {
+        const double v = m.initial[z];
+        if (!(v >= 0.0) || !std::isfinite(v))
+            throw model_error(detail::message(where, ": the initial distribution, entry ", z, " is ", v,
+                                              "; probabilities must be finite and >= 0"));
+        sum += v;
+    }
+    if (!(std::abs(sum - 1.0) <= iohmm_sum_tolerance))
+        throw model_error(detail::message(where, ": the initial distribution sums to ", sum, ", not 1 within ",
+                                          iohmm_sum_tolerance));
+    for (std::size_t a = 0; a < m.transitions.size(); ++a)
+        check_rows(m.transitions[a], detail::message("transition matrix ", a), where);
+    for (std::size_t k = 0; k < m.emissions.size(); ++k)
+        check_rows(m.emissions[k], detail::message("emission matrix ", k), where);
+    if (m.emission_model == EmissionModel::per_action) check_rows(m.initial_emission, "the initial emission matrix", where);
+}
+
+/// check_model_shape, then check_model_values.
+inline void check_model(const IohmmModel& m, const char* where) {
+    check_model_shape(m, where);
+    check_model_values(m, where);
+}
+
 /// Scaled forward pass: alpha (L x (K+1)) column k = P(z_{k+1} | o_1..o_{k+1}), c[k] = P(o_{k+1} | o_1..o_k)
 /// (all given the actions). Returns 0, or the 1-based step at which the normaliser is not a
 /// positive finite number (the sequence is impossible under the model, or underflowed).
@@ -197,9 +250,10 @@ inline std::size_t block_count(std::size_t n, std::size_t block) { return (n + b
 
 /// Forward–backward on one sequence: its log-likelihood and the posteriors of the latent
 /// states and of consecutive pairs. Throws config_error for a malformed sequence or model
-/// shape; an impossible sequence gives log_likelihood = -inf and empty posteriors.
+/// shape, model_error for a model that is not a distribution; an impossible sequence gives
+/// log_likelihood = -inf and empty posteriors.
 [[nodiscard]] inline IohmmPosteriors iohmm_posteriors(const IohmmModel& m, const ActionObservationSequence& s) {
-    detail::check_model_shape(m, "iohmm_posteriors");
+    detail::check_model(m, "iohmm_posteriors");
     detail::check_sequence(s, 0, m.num_actions(), m.num_observations(), "iohmm_posteriors", "sequence");
     IohmmPosteriors out;
     Eigen::MatrixXd alpha;
@@ -228,11 +282,11 @@ inline std::size_t block_count(std::size_t n, std::size_t block) { return (n + b
 
 /// Σ log P(sequence) over the sequences, in blocks of `block_size` added in index order
 /// (identical for any thread count); -inf if one is impossible. Throws config_error for a
-/// malformed sequence or model shape.
+/// malformed sequence or model shape, model_error for a model that is not a distribution.
 [[nodiscard]] inline double iohmm_log_likelihood(const IohmmModel& m,
                                                  std::span<const ActionObservationSequence> sequences,
                                                  std::size_t threads = 1, std::size_t block_size = 32) {
-    detail::check_model_shape(m, "iohmm_log_likelihood");
+    detail::check_model(m, "iohmm_log_likelihood");
     if (block_size == 0) throw config_error("iohmm_log_likelihood: the block size must be at least 1, got 0");
     for (std::size_t n = 0; n < sequences.size(); ++n)
         detail::check_sequence(sequences[n], n, m.num_actions(), m.num_observations(), "iohmm_log_likelihood",
