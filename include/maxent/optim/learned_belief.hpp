@@ -93,9 +93,9 @@ struct FitRecord {
     std::size_t episodes = 0;         ///< sequences fitted to
     std::size_t em_iterations = 0;    ///< M steps run (chosen restart, for the first fit)
     bool converged = false;           ///< stopped by the tolerance
-    bool stopped = false;             ///< cut short by the stop flag (options.fit.stop)
     double train_log_likelihood = 0;  ///< per observation, after the fit
     double heldout_log_likelihood = std::numeric_limits<double>::quiet_NaN();  ///< per observation; NaN if no held-out set
+    bool stopped = false;             ///< cut short by the stop flag (options.fit.stop)
 };
 
 namespace detail {
