@@ -10,7 +10,8 @@ function(require_files dir)
   endforeach()
 endfunction()
 
-# check_csv(FILE HEADER LINES): FILE's first line is HEADER and it has LINES lines.
+# check_csv(FILE HEADER LINES [FIRST_ROW_REGEX]): FILE's first line is HEADER, it has LINES
+# lines, and its second line matches FIRST_ROW_REGEX when given.
 function(check_csv file header lines)
   file(STRINGS "${file}" rows)
   list(LENGTH rows n)
@@ -21,6 +22,12 @@ function(check_csv file header lines)
   endif()
   if(NOT n EQUAL ${lines})
     message(FATAL_ERROR "${name} has ${n} lines, expected ${lines}")
+  endif()
+  if(ARGC GREATER 3)
+    list(GET rows 1 row)
+    if(NOT row MATCHES "${ARGV3}")
+      message(FATAL_ERROR "unexpected first ${name} row '${row}'")
+    endif()
   endif()
 endfunction()
 
