@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -38,6 +39,39 @@ class usage_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+/// Says a bad command line of `program` on stderr ("<program>: <why>" and a pointer to
+/// --help); returns its exit status, 2.
+inline int usage_failure(std::string_view program, std::string_view why) {
+    const std::string p(program);
+    std::fprintf(stderr, "%s: %s\nTry '%s --help'.\n", p.c_str(), std::string(why).c_str(), p.c_str());
+    return 2;
+}
+
+/// Parses a program's command line, `options = parse()`, and answers what needs no work.
+/// Returns the exit status when the program is done: 2 after a usage_error (usage_failure),
+/// 0 after printing `help()` for --help, or "<program> (maxent <version>)" for --version
+/// (options that have one); std::nullopt when the program goes on.
+template <class O, class Parse, class Help>
+[[nodiscard]] std::optional<int> parse_or_exit(std::string_view program, std::string_view version, O& options,
+                                               Parse&& parse, Help&& help) {
+    try {
+        options = parse();
+    } catch (const usage_error& e) {
+        return usage_failure(program, e.what());
+    }
+    if (options.help) {
+        std::fputs(help().c_str(), stdout);
+        return 0;
+    }
+    if constexpr (requires { options.version; }) {
+        if (options.version) {
+            std::printf("%s (maxent %s)\n", std::string(program).c_str(), std::string(version).c_str());
+            return 0;
+        }
+    }
+    return std::nullopt;
+}
 
 /// The experiment run with no arguments, and its seeds (see help_text()).
 inline constexpr std::string_view default_experiment = "fig2a";
@@ -227,6 +261,101 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
     return std::string(v);
 }
 
+/// The argument args[i], a "--flag" or "--flag=value": the flag's name, and its value (the
+/// inline one, else the next argument, which value() consumes by advancing i).
+class FlagArgument {
+public:
+    FlagArgument(const std::vector<std::string>& args, std::size_t& i) : args_(args), i_(i), flag(args[i]) {
+        if (const std::size_t eq = flag.find('='); eq != std::string_view::npos) {
+            inline_value_ = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+        }
+    }
+    /// Throws usage_error when the flag was given a value.
+    void no_value() const {
+        if (inline_value_) throw usage_error(cat(flag, " takes no value (got '", *inline_value_, "')"));
+    }
+    /// The value; throws usage_error when there is none.
+    [[nodiscard]] std::string_view value() {
+        if (inline_value_) return *inline_value_;
+        if (i_ + 1 >= args_.size()) throw usage_error(cat(flag, ": missing value"));
+        return args_[++i_];
+    }
+
+private:
+    const std::vector<std::string>& args_;
+    std::size_t& i_;
+    std::optional<std::string_view> inline_value_;
+
+public:
+    std::string_view flag;
+};
+
+/// The flags maxent-paper and maxent-explore share, read into their options `o` (help,
+/// version, progress, plot, threads, smooth, out, shard and the Settings of Algorithm 1);
+/// returns false for any other flag.
+template <class O>
+bool shared_flag(FlagArgument& a, O& o) {
+    const std::string_view flag = a.flag;
+    Settings& s = o.settings;
+    if (flag == "--help") {
+        a.no_value();
+        o.help = true;
+    } else if (flag == "--version") {
+        a.no_value();
+        o.version = true;
+    } else if (flag == "--progress") {
+        a.no_value();
+        o.progress = O::ProgressMode::force;
+    } else if (flag == "--quiet") {
+        a.no_value();
+        o.progress = O::ProgressMode::quiet;
+    } else if (flag == "--no-plot") {
+        a.no_value();
+        o.plot = false;
+    } else if (flag == "--seeds") {
+        s.seeds = parse_seeds(flag, a.value());
+    } else if (flag == "--iterations") {
+        s.iterations = positive_count(flag, a.value());
+    } else if (flag == "--batch") {
+        s.batch = positive_count(flag, a.value());
+    } else if (flag == "--threads") {
+        o.threads = parse_threads(flag, a.value());
+    } else if (flag == "--rho") {
+        s.rho = non_negative_number(flag, a.value());
+    } else if (flag == "--alpha") {
+        s.alpha = positive_number(flag, a.value());
+    } else if (flag == "--objectives") {
+        s.objectives = parse_list<Objective>(flag, a.value(), "mse, moe, mbe, reg-mbe", parse_objective);
+    } else if (flag == "--policies" || flag == "--policy") {  // --policy: maxent-explore's older spelling
+        s.policies = parse_list<PolicyClass>(flag, a.value(), "O, BA, S, BM, B", parse_policy_class);
+    } else if (flag == "--smooth") {
+        o.smooth = positive_count(flag, a.value());
+    } else if (flag == "--estimator") {
+        const std::string_view v = a.value();
+        const auto e = parse_estimator(v);
+        if (!e) bad_value(flag, v, cat("is not one of ", estimator_names));
+        s.estimator = *e;
+    } else if (flag == "--step") {
+        const std::string_view v = a.value();
+        const auto x = parse_step(v);
+        if (!x) bad_value(flag, v, cat("is not one of ", step_names));
+        s.step = *x;
+    } else if (flag == "--counting") {
+        const std::string_view v = a.value();
+        const auto x = parse_counting(v);
+        if (!x) bad_value(flag, v, "is not one of paper, authors");
+        s.counting = *x;
+    } else if (flag == "--out") {
+        o.out = out_directory(flag, a.value());
+    } else if (flag == "--shard") {
+        o.shard = parse_shard(flag, a.value());
+    } else {
+        return false;
+    }
+    return true;
+}
+
 }  // namespace detail
 
 // The value parsers the other programs' command lines share (maxent-proxy-gaps, maxent-explore).
@@ -252,53 +381,15 @@ using detail::to_uint;
             o.experiments.emplace_back(arg);
             continue;
         }
-        std::string_view flag = arg;
-        std::optional<std::string_view> inline_value;
-        if (const std::size_t eq = arg.find('='); eq != std::string_view::npos) {
-            flag = arg.substr(0, eq);
-            inline_value = arg.substr(eq + 1);
-        }
-        auto no_value = [&] {
-            if (inline_value) throw usage_error(cat(flag, " takes no value (got '", *inline_value, "')"));
-        };
-        auto value = [&]() -> std::string_view {
-            if (inline_value) return *inline_value;
-            if (i + 1 >= args.size()) throw usage_error(cat(flag, ": missing value"));
-            return args[++i];
-        };
+        detail::FlagArgument a(args, i);
+        if (detail::shared_flag(a, o)) continue;
+        const std::string_view flag = a.flag;
         Settings& s = o.settings;
-        if (flag == "--help") {
-            no_value();
-            o.help = true;
-        } else if (flag == "--list") {
-            no_value();
+        if (flag == "--list") {
+            a.no_value();
             o.list = true;
-        } else if (flag == "--version") {
-            no_value();
-            o.version = true;
-        } else if (flag == "--progress") {
-            no_value();
-            o.progress = Options::ProgressMode::force;
-        } else if (flag == "--quiet") {
-            no_value();
-            o.progress = Options::ProgressMode::quiet;
-        } else if (flag == "--no-plot") {
-            no_value();
-            o.plot = false;
-        } else if (flag == "--seeds") {
-            s.seeds = detail::parse_seeds(flag, value());
-        } else if (flag == "--iterations") {
-            s.iterations = detail::positive_count(flag, value());
-        } else if (flag == "--batch") {
-            s.batch = detail::positive_count(flag, value());
-        } else if (flag == "--threads") {
-            o.threads = detail::parse_threads(flag, value());
-        } else if (flag == "--rho") {
-            s.rho = detail::non_negative_number(flag, value());
-        } else if (flag == "--alpha") {
-            s.alpha = detail::positive_number(flag, value());
         } else if (flag == "--noise") {
-            const std::string_view v_noise = value();
+            const std::string_view v_noise = a.value();
             s.noises = detail::parse_list<double>(flag, v_noise, "standard deviations in [0, 1] (e.g. 0,0.01,0.03)",
                                                   [&](std::string_view p) -> std::optional<double> {
                                                       const auto x = detail::to_double(p);
@@ -311,53 +402,28 @@ using detail::to_uint;
                                                       if (*x < 0.0 || *x > 1.0) return std::nullopt;
                                                       return x;
                                                   });
-        } else if (flag == "--objectives") {
-            s.objectives = detail::parse_list<Objective>(flag, value(), "mse, moe, mbe, reg-mbe", parse_objective);
-        } else if (flag == "--policies" || flag == "--policy") {  // --policy: maxent-explore's older spelling
-            s.policies = detail::parse_list<PolicyClass>(flag, value(), "O, BA, S, BM, B", parse_policy_class);
-        } else if (flag == "--smooth") {
-            o.smooth = detail::positive_count(flag, value());
         } else if (flag == "--heatmap-scale") {
-            const std::string_view v = value();
+            const std::string_view v = a.value();
             if (iequals(v, "shared"))
                 o.heatmap_own_scales = false;
             else if (iequals(v, "panel"))
                 o.heatmap_own_scales = true;
             else
                 detail::bad_value(flag, v, "is not one of shared, panel");
-        } else if (flag == "--estimator") {
-            const std::string_view v = value();
-            const auto e = parse_estimator(v);
-            if (!e) detail::bad_value(flag, v, cat("is not one of ", estimator_names));
-            s.estimator = *e;
-        } else if (flag == "--step") {
-            const std::string_view v = value();
-            const auto x = parse_step(v);
-            if (!x) detail::bad_value(flag, v, cat("is not one of ", step_names));
-            s.step = *x;
-        } else if (flag == "--counting") {
-            const std::string_view v = value();
-            const auto x = parse_counting(v);
-            if (!x) detail::bad_value(flag, v, "is not one of paper, authors");
-            s.counting = *x;
         } else if (flag == "--learned") {
-            const std::string_view v = value();
+            const std::string_view v = a.value();
             s.learned = iequals(v, "none") ? std::vector<Objective>{}
                                            : detail::parse_list<Objective>(flag, v, "mse, moe, mbe, reg-mbe (or none)",
                                                                            parse_objective);
         } else if (const LearningCount* c = learning_flag(flag); c != nullptr) {
-            s.learning.*c->field = c->least > 0 ? detail::positive_count(flag, value()) : detail::count(flag, value());
+            s.learning.*c->field = c->least > 0 ? detail::positive_count(flag, a.value()) : detail::count(flag, a.value());
         } else if (flag == "--learned-prior") {
-            no_value();
+            a.no_value();
             s.learning.learned_prior = true;
         } else if (flag == "--smoothing") {
-            s.learning.smoothing = detail::non_negative_number(flag, value());
+            s.learning.smoothing = detail::non_negative_number(flag, a.value());
         } else if (flag == "--heatmap-episodes") {
-            s.heatmap_episodes = detail::count(flag, value());
-        } else if (flag == "--out") {
-            o.out = detail::out_directory(flag, value());
-        } else if (flag == "--shard") {
-            o.shard = detail::parse_shard(flag, value());
+            s.heatmap_episodes = detail::count(flag, a.value());
         } else {
             throw usage_error(cat("unknown option '", flag, "'"));
         }

@@ -54,6 +54,22 @@ struct RunInfo {
     std::vector<std::pair<std::string, std::string>> extra_fields;
 };
 
+/// config.json's fields of Algorithm 1's settings, in this order: seeds, iterations, batch,
+/// alpha, step, estimator, rho, counting; `field(name, JSON value)` writes one.
+template <class Field>
+void settings_fields(const Settings& s, Field&& field) {
+    std::string seeds = "[";
+    for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
+    field("seeds", cat(seeds, "]"));
+    field("iterations", std::to_string(s.iterations));
+    field("batch", std::to_string(s.batch));
+    field("alpha", format_number(s.effective_alpha()));
+    field("step", json_string(name_of(s.step)));
+    field("estimator", json_string(name_of(s.estimator)));
+    field("rho", format_number(s.rho));
+    field("counting", json_string(name_of(s.counting)));
+}
+
 [[nodiscard]] inline std::string config_json(const ExperimentResult& r, const RunInfo& info) {
     const Experiment& e = *r.experiment;
     const Settings& s = r.settings;
@@ -104,16 +120,7 @@ struct RunInfo {
         curves += "}";
     }
     field("curves", cat(curves, "]"));
-    std::string seeds = "[";
-    for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
-    field("seeds", cat(seeds, "]"));
-    field("iterations", std::to_string(s.iterations));
-    field("batch", std::to_string(s.batch));
-    field("alpha", num(s.effective_alpha()));
-    field("step", str(name_of(s.step)));
-    field("estimator", str(name_of(s.estimator)));
-    field("rho", num(s.rho));
-    field("counting", str(name_of(s.counting)));
+    settings_fields(s, field);
     field("horizon", std::to_string(model.horizon()));
     field("initial_parameters", str("zero"));
     field("belief_noise", str("standard deviation sigma of the Gaussian noise added to every belief entry after "

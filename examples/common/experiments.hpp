@@ -275,13 +275,18 @@ inline std::vector<Experiment> make_registry() {
     const std::vector<PolicyClass> fig4_classes{PolicyClass::observation, PolicyClass::belief_averaged,
                                                 PolicyClass::believed_state};
     std::vector<Experiment> r;
-    auto fig2 = [&](const char* name, const char* fig, const char* what, EnvironmentSpec env,
-                    Plotted plotted = Plotted::true_entropy) {
+    // An experiment's name, figure, description and world; the groups below add the rest.
+    auto experiment = [](const char* name, const char* fig, const char* what, const EnvironmentSpec& env) {
         Experiment e;
         e.name = name;
         e.figure = fig;
         e.what = what;
         e.env = env;
+        return e;
+    };
+    auto fig2 = [&](const char* name, const char* fig, const char* what, EnvironmentSpec env,
+                    Plotted plotted = Plotted::true_entropy) {
+        Experiment e = experiment(name, fig, what, env);
         e.objectives = all;
         e.plotted = plotted;
         r.push_back(e);
@@ -298,11 +303,7 @@ inline std::vector<Experiment> make_registry() {
          Plotted::belief_entropy_sum);
 
     auto fig3 = [&](const char* name, const char* fig, const char* what, EnvironmentSpec env) {
-        Experiment e;
-        e.name = name;
-        e.figure = fig;
-        e.what = what;
-        e.env = env;
+        Experiment e = experiment(name, fig, what, env);
         e.objectives = mbes;
         e.noises = fig3_noise;
         e.label_noise = true;
@@ -316,11 +317,7 @@ inline std::vector<Experiment> make_registry() {
     fig3("fig3d", "Figure 3(d)", "MBE/Reg-MBE x belief noise; four rooms, 2 side observations", env_iv());
 
     auto fig4 = [&](const char* name, const char* fig, const char* what, EnvironmentSpec env) {
-        Experiment e;
-        e.name = name;
-        e.figure = fig;
-        e.what = what;
-        e.env = env;
+        Experiment e = experiment(name, fig, what, env);
         e.objectives = all;
         e.policies = fig4_classes;
         e.label_policy = true;
@@ -358,11 +355,7 @@ inline std::vector<Experiment> make_registry() {
     // the agent's belief model learned from its own actions and observations. Not in "all";
     // the group name "nosim" runs the four.
     auto nosim = [&](const char* name, const char* fig, const char* what, EnvironmentSpec env) {
-        Experiment e;
-        e.name = name;
-        e.figure = fig;
-        e.what = what;
-        e.env = env;
+        Experiment e = experiment(name, fig, what, env);
         e.objectives = {Objective::mse, Objective::moe, Objective::reg_mbe};
         e.learned_objectives = mbes;
         e.paper = false;

@@ -1,5 +1,6 @@
 // examples/common/fingerprint.cpp — build_fingerprint(): the only translation unit that sees
-// the build's commit and flags (CMake defines them for this file alone).
+// the build's commit and flags (CMake defines them for this file alone). It includes no more
+// than Eigen/Core (for Eigen's version and SIMD sets), so a new commit recompiles it quickly.
 #include "fingerprint.hpp"
 
 #include <string>
@@ -23,17 +24,20 @@ Fields build_fingerprint() {
     f.emplace_back("maxent_version", MAXENT_VERSION);
     f.emplace_back("commit", MAXENT_GIT_COMMIT);
 #if defined(__clang__)
-    f.emplace_back("compiler", cat("clang ", __clang_version__));
+    f.emplace_back("compiler", std::string("clang ") + __clang_version__);
 #elif defined(__GNUC__)
-    f.emplace_back("compiler", cat("gcc ", __VERSION__));
+    f.emplace_back("compiler", std::string("gcc ") + __VERSION__);
 #elif defined(_MSC_VER)
-    f.emplace_back("compiler", cat("msvc ", std::to_string(_MSC_FULL_VER)));
+    f.emplace_back("compiler", "msvc " + std::to_string(_MSC_FULL_VER));
 #else
     f.emplace_back("compiler", "unknown");
 #endif
     f.emplace_back("flags", MAXENT_BUILD_FLAGS);
     std::string fp;
-    auto add = [&](const char* x) { fp += cat(fp.empty() ? "" : " ", x); };
+    auto add = [&](const char* x) {
+        if (!fp.empty()) fp += " ";
+        fp += x;
+    };
 #if defined(__x86_64__) || defined(_M_X64)
     add("x86_64");
 #elif defined(__aarch64__) || defined(_M_ARM64)
@@ -72,8 +76,8 @@ Fields build_fingerprint() {
     add("arm-fma");
 #endif
     f.emplace_back("floating_point", fp);
-    f.emplace_back("eigen", cat(std::to_string(EIGEN_WORLD_VERSION), ".", std::to_string(EIGEN_MAJOR_VERSION), ".",
-                                std::to_string(EIGEN_MINOR_VERSION)));
+    f.emplace_back("eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                               std::to_string(EIGEN_MINOR_VERSION));
     f.emplace_back("eigen_simd", Eigen::SimdInstructionSetsInUse());
     f.emplace_back("eigen_max_align_bytes", std::to_string(EIGEN_IDEAL_MAX_ALIGN_BYTES));
     return f;

@@ -9,13 +9,9 @@
 // difference.
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "config_json.hpp"
-#include "experiments.hpp"
 
 namespace maxent::programs {
 
@@ -24,12 +20,7 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 /// The build of this program (see the header comment), as (name, value) pairs.
 [[nodiscard]] Fields build_fingerprint();
 
-/// The fingerprint as a one-line JSON object (config.json's "build").
-[[nodiscard]] inline std::string fields_json(const Fields& f) {
-    std::string j = "{";
-    for (std::size_t i = 0; i < f.size(); ++i)
-        j += cat(i ? ", " : "", json_string(f[i].first), ": ", json_string(f[i].second));
-    return j + "}";
-}
+/// The fingerprint as a one-line JSON object (config.json's "build"; output.cpp).
+[[nodiscard]] std::string fields_json(const Fields& f);
 
 }  // namespace maxent::programs

@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdio>
+#include <exception>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -440,6 +442,111 @@ struct MergeOptions {
     }
     if (!o.help && o.shards.empty()) throw usage_error("merge: no shard folders given (e.g. merge out/fig2a.shard-* --out out)");
     return o;
+}
+
+/// Seeds as "a,b,c".
+[[nodiscard]] inline std::string seed_list(const std::vector<std::uint64_t>& seeds) {
+    std::string out;
+    for (std::size_t i = 0; i < seeds.size(); ++i) out += cat(i ? "," : "", std::to_string(seeds[i]));
+    return out;
+}
+
+/// The study fields every program's shards share (what must be equal for shards to be
+/// merged, besides the program's own): the curves' labels, then Algorithm 1's settings.
+[[nodiscard]] inline Fields study_settings_fields(const std::vector<Curve>& curves, const Settings& s) {
+    std::string labels;
+    for (const Curve& c : curves) labels += cat(labels.empty() ? "" : ",", c.label);
+    return {{"curves", labels},
+            {"seeds", seed_list(s.seeds)},
+            {"iterations", std::to_string(s.iterations)},
+            {"batch", std::to_string(s.batch)},
+            {"alpha", format_number(s.effective_alpha())},
+            {"rho", format_number(s.rho)},
+            {"estimator", std::string(name_of(s.estimator))},
+            {"step", std::string(name_of(s.step))},
+            {"counting", std::string(name_of(s.counting))}};
+}
+
+/// The shards of one study in a merge, and what the program assembles from them (`Data`).
+template <class O, class Data>
+struct MergeGroup {
+    std::string key;                  ///< the study, as the program's key(shard) names it
+    std::vector<ShardFolder> shards;  ///< ordered by sort_shards
+    std::vector<O> options;           ///< each shard's command line (without --shard), parsed
+    RunInfo info;                     ///< config.json's fields of the merged folder
+    Data data{};
+};
+
+/// `<program> merge SHARD_DIR... --out DIR`: the steps every program's merge shares. Parses
+/// the merge's command line (`help()` for --help); reads the shard folders and groups them by
+/// study, `key(shard)` (throws merge_error when a shard names none); per group, in order:
+/// sort_shards, each shard's arguments parsed by `parse(arguments)` (a usage_error there is a
+/// merge_error naming the shard), `study(options, shard, group key)` of every shard equal
+/// (check_studies) and the builds equal (check_builds), the RunInfo of the merged folder
+/// (`version`, this build, the first shard's threads and command line), then `assemble(group)`
+/// builds the program's data. Only then `write(group, merge options)` writes each group's
+/// folder and says so; it returns false when a plot failed. Exit status: 2 a bad command
+/// line; 1 a refused merge ("<program>: merge: <why>", nothing written), a failed write
+/// ("merge: error: <why>") or a failed plot; else 0.
+template <class O, class Data, class Help, class Key, class Parse, class Study, class Assemble, class Write>
+[[nodiscard]] int merge_command(std::string_view program, std::string_view version, const std::vector<std::string>& args,
+                                Help&& help, Key&& key, Parse&& parse, Study&& study, Assemble&& assemble,
+                                Write&& write) {
+    const std::string name(program);
+    MergeOptions options;
+    if (const auto done = parse_or_exit(program, version, options, [&] { return parse_merge_command_line(args); }, help))
+        return *done;
+    std::vector<MergeGroup<O, Data>> groups;
+    try {
+        for (const std::string& dir : options.shards) {
+            ShardFolder s = read_shard_folder(dir, program);
+            const std::string k = key(s);
+            MergeGroup<O, Data>* g = nullptr;
+            for (MergeGroup<O, Data>& x : groups)
+                if (x.key == k) g = &x;
+            if (g == nullptr) {
+                groups.emplace_back();
+                g = &groups.back();
+                g->key = k;
+            }
+            g->shards.push_back(std::move(s));
+        }
+        for (MergeGroup<O, Data>& g : groups) {
+            sort_shards(g.shards);
+            std::vector<Fields> studies;
+            for (const ShardFolder& s : g.shards) {
+                O o;
+                try {
+                    o = parse(without_shard(s.arguments));
+                } catch (const usage_error& e) {
+                    throw merge_error(cat(shard_name(s), ": its arguments do not parse: ", e.what()));
+                }
+                studies.push_back(study(o, s, g.key));
+                g.options.push_back(std::move(o));
+            }
+            check_studies(g.shards, studies);
+            check_builds(g.shards, program);
+            const ShardFolder& first = g.shards.front();
+            g.info.version = std::string(version);
+            g.info.build = fields_json(build_fingerprint());
+            g.info.threads = first.threads;
+            g.info.command_line = name;
+            for (const std::string& a : without_shard(first.arguments)) g.info.command_line += cat(" ", a);
+            assemble(g);
+        }
+    } catch (const maxent::error& e) {
+        std::fprintf(stderr, "%s: merge: %s\n", name.c_str(), e.what());
+        return 1;
+    }
+    bool plot_failed = false;
+    try {
+        for (MergeGroup<O, Data>& g : groups)
+            if (!write(g, options)) plot_failed = true;
+    } catch (const std::exception& ex) {
+        std::fprintf(stderr, "%s: merge: error: %s\n", name.c_str(), ex.what());
+        return 1;
+    }
+    return plot_failed ? 1 : 0;
 }
 
 }  // namespace maxent::programs

@@ -1,10 +1,11 @@
 // examples/common/output.cpp — the parts of an experiment's files that roll out policies
-// (the uniform baseline, the heatmaps), compiled once.
+// (the uniform baseline, the heatmaps), compiled once; and the fingerprint's JSON.
 #include "output.hpp"
 
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "maxent/belief/bayes_filter.hpp"
@@ -12,9 +13,17 @@
 #include "maxent/core/statistics.hpp"
 #include "maxent/policy/uniform.hpp"
 
+#include "fingerprint.hpp"
 #include "uniform.hpp"
 
 namespace maxent::programs {
+
+std::string fields_json(const Fields& f) {
+    std::string j = "{";
+    for (std::size_t i = 0; i < f.size(); ++i)
+        j += cat(i ? ", " : "", json_string(f[i].first), ": ", json_string(f[i].second));
+    return j + "}";
+}
 
 std::vector<double> uniform_baseline(const Experiment& e, const Settings& s, std::size_t threads) {
     const GridPomdp model = e.env.build();

@@ -1,5 +1,5 @@
-// examples/common/runner.cpp — the trainers of the programs, compiled once: one per policy
-// class and model type (GridPomdp, the model files' FileModel), plain and learned-belief.
+// examples/common/runner.cpp — run_experiment and its jobs, and the grid worlds' trainers
+// (train_seed.hpp; the model files' are in train_file.cpp).
 #include "runner.hpp"
 
 #include <algorithm>
@@ -10,18 +10,13 @@
 #include <cstdio>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "maxent/belief/bayes_filter.hpp"
-#include "maxent/belief/noisy_belief.hpp"
 #include "maxent/core/parallel.hpp"
-#include "maxent/policy/policies.hpp"
-#include "maxent/policy/tabular_belief_policy.hpp"
 
-#include "components.hpp"
 #include "policy_classes.hpp"
 #include "run_store.hpp"
+#include "train_seed.hpp"
 
 namespace maxent::programs {
 
@@ -53,103 +48,9 @@ LearnedBeliefOptions learned_options(const LearningSettings& ls, std::size_t num
     return o;
 }
 
-namespace {
-
-/// Runs the K iterations of `trainer` (anything with iterate() -> IterationMetrics) into
-/// run.records, polling `stop` before each and counting each in `iterations` (both may be
-/// null); marks the run complete unless stopped.
-template <class T>
-void record_iterations(T& trainer, const Settings& s, const std::atomic<bool>* stop,
-                       std::atomic<std::uint64_t>* iterations, SeedRun& run) {
-    run.records.reserve(s.iterations);
-    for (std::size_t k = 0; k < s.iterations; ++k) {
-        if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
-        const IterationMetrics m = trainer.iterate();
-        run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
-        if (iterations != nullptr) iterations->fetch_add(1, std::memory_order_relaxed);
-    }
-    run.complete = true;
-}
-
-template <class P, class M>
-SeedRun train_seed(const M& model, std::size_t rows, const Curve& c, const Settings& s,
-                   std::uint64_t seed, const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    using Updater = NoisyBelief<BayesFilter<M>>;
-    Trainer<M, Updater, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
-        model, Updater(BayesFilter<M>(model), c.noise), P(rows, model.num_actions()),
-        AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator), AnyStep(s.step, s.effective_alpha()),
-        trainer_config(s, seed));
-    SeedRun run;
-    run.seed = seed;
-    record_iterations(trainer, s, stop, iterations, run);
-    if (!run.complete) return run;
-    if (s.heatmap_episodes > 0)
-        run.visits = count_visits(model, trainer.updater(), trainer.policy(), s.counting, seed, s.heatmap_episodes);
-    if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
-        const TableMemory mem = trainer.policy().memory();
-        run.table_rows = mem.rows;
-        run.table_bytes = mem.bytes();
-    }
-    return run;
-}
-
-/// A learned-belief curve (Curve::learned) on one seed: LearnedBeliefTrainer with the
-/// settings' LearningSettings; the world model is used by the environment only (and, after
-/// training, to score the held-out episodes under the truth for learning.csv).
-template <class P, class M>
-SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
-                           const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    const LearnedBeliefOptions o = learned_options(s.learning, model.num_states());
-    const std::size_t L = o.fit.latent_states;
-    const std::size_t rows = policy_rows(c.policy, model.num_observations(), L);
-    SeedRun run;
-    run.seed = seed;
-    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
-    LearnedBeliefTrainer<M, P, AnyFeedback, AnyEstimator, AnyStep> trainer(
-        model, P(rows, model.num_actions()), AnyFeedback(c.objective, s.rho), AnyEstimator(s.estimator),
-        AnyStep(s.step, s.effective_alpha()), trainer_config(s, seed), o);
-    record_iterations(trainer, s, stop, iterations, run);
-    if (!run.complete) return run;
-    run.fits = trainer.fits();
-    // The agent's filter as training left it: the last refit's learned model.
-    if (s.heatmap_episodes > 0)
-        run.visits = count_visits(model, trainer.trainer().updater(), trainer.policy(), s.counting, seed,
-                                  s.heatmap_episodes);
-    if (o.heldout_episodes > 0) {
-        const auto held = trainer.heldout_episodes();
-        std::size_t n = 0;
-        for (const auto& q : held) n += q.observations.size();
-        run.truth_heldout = iohmm_log_likelihood(to_iohmm(model), held) / static_cast<double>(n);
-    }
-    return run;
-}
-
-template <class M>
-SeedRun curve_seed(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
-                   const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    static_assert(require_tabular_pomdp<M>());
-    if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
-    return with_policy_class(c.policy, [&]<class P>(std::type_identity<P>) -> SeedRun {
-        if (!c.learned)
-            return train_seed<P>(model, policy_rows(c.policy, model.num_observations(), model.num_states()), c, s, seed,
-                                 stop, iterations);
-        if constexpr (std::is_same_v<P, TabularBeliefPolicy>)
-            return {};  // refused above
-        else
-            return train_seed_learned<P>(model, c, s, seed, stop, iterations);
-    });
-}
-
-}  // namespace
-
 SeedRun run_curve_seed(const GridPomdp& model, const Curve& c, const Settings& s, std::uint64_t seed,
                        const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    return curve_seed(model, c, s, seed, stop, iterations);
-}
-
-SeedRun run_curve_seed(const FileModel& model, const Curve& c, const Settings& s, std::uint64_t seed,
-                       const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    return curve_seed(model, c, s, seed, stop, iterations);
+    return training::curve_seed(model, c, s, seed, stop, iterations);
 }
 
 std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache* cache, const std::vector<char>* selected,

@@ -9,7 +9,8 @@
 // depend only on (seed, iteration, trajectory), so a job's result is a pure function of its
 // curve and seed, and results are collected in job order. The objective, estimator and step
 // rule are run-time boxes (components.hpp); the policy class is a template parameter, and
-// every (policy class, model type) trainer is compiled once, in runner.cpp.
+// every (policy class, model type) trainer is compiled once (train_seed.hpp): the grid
+// worlds' in runner.cpp, the model files' in train_file.cpp.
 //
 // Per iteration a run stores three doubles (IterationRecord). Before every iteration a job
 // polls the stop flag: a stopped job returns its run incomplete, and only complete runs are

@@ -100,89 +100,23 @@ struct Options {
             have_model = true;
             continue;
         }
-        std::string_view flag = arg;
-        std::optional<std::string_view> inline_value;
-        if (const std::size_t eq = arg.find('='); eq != std::string_view::npos) {
-            flag = arg.substr(0, eq);
-            inline_value = arg.substr(eq + 1);
-        }
-        auto no_value = [&] {
-            if (inline_value) throw usage_error(cat(flag, " takes no value (got '", *inline_value, "')"));
-        };
-        auto value = [&]() -> std::string_view {
-            if (inline_value) return *inline_value;
-            if (i + 1 >= args.size()) throw usage_error(cat(flag, ": missing value"));
-            return args[++i];
-        };
-        programs::Settings& s = o.settings;
-        if (flag == "--help") {
-            no_value();
-            o.help = true;
-        } else if (flag == "--version") {
-            no_value();
-            o.version = true;
-        } else if (flag == "--progress") {
-            no_value();
-            o.progress = Options::ProgressMode::force;
-        } else if (flag == "--quiet") {
-            no_value();
-            o.progress = Options::ProgressMode::quiet;
-        } else if (flag == "--no-plot") {
-            no_value();
-            o.plot = false;
-        } else if (flag == "--seeds") {
-            s.seeds = pd::parse_seeds(flag, value());
-        } else if (flag == "--iterations") {
-            s.iterations = pd::positive_count(flag, value());
-        } else if (flag == "--batch") {
-            s.batch = pd::positive_count(flag, value());
-        } else if (flag == "--horizon") {
-            o.horizon = pd::positive_count(flag, value());
+        pd::FlagArgument a(args, i);
+        if (pd::shared_flag(a, o)) continue;
+        const std::string_view flag = a.flag;
+        if (flag == "--horizon") {
+            o.horizon = pd::positive_count(flag, a.value());
         } else if (flag == "--max-work") {
-            o.max_work = pd::positive_number(flag, value());
+            o.max_work = pd::positive_number(flag, a.value());
         } else if (flag == "--uniform-trajectories") {
-            o.uniform_trajectories = pd::positive_count(flag, value());
-        } else if (flag == "--threads") {
-            o.threads = pd::parse_threads(flag, value());
-        } else if (flag == "--rho") {
-            s.rho = pd::non_negative_number(flag, value());
-        } else if (flag == "--alpha") {
-            s.alpha = pd::positive_number(flag, value());
-        } else if (flag == "--objectives") {
-            s.objectives = pd::parse_list<programs::Objective>(flag, value(), "mse, moe, mbe, reg-mbe",
-                                                            programs::parse_objective);
-        } else if (flag == "--policies" || flag == "--policy") {  // --policies: maxent-paper's spelling
-            s.policies = pd::parse_list<programs::PolicyClass>(flag, value(), "O, BA, S, BM, B",
-                                                            programs::parse_policy_class);
-        } else if (flag == "--smooth") {
-            o.smooth = pd::positive_count(flag, value());
-        } else if (flag == "--estimator") {
-            const std::string_view v = value();
-            const auto e = programs::parse_estimator(v);
-            if (!e) pd::bad_value(flag, v, cat("is not one of ", programs::estimator_names));
-            s.estimator = *e;
-        } else if (flag == "--step") {
-            const std::string_view v = value();
-            const auto x = programs::parse_step(v);
-            if (!x) pd::bad_value(flag, v, cat("is not one of ", programs::step_names));
-            s.step = *x;
-        } else if (flag == "--counting") {
-            const std::string_view v = value();
-            const auto x = programs::parse_counting(v);
-            if (!x) pd::bad_value(flag, v, "is not one of paper, authors");
-            s.counting = *x;
+            o.uniform_trajectories = pd::positive_count(flag, a.value());
         } else if (flag == "--empty-rows") {
-            const std::string_view v = value();
+            const std::string_view v = a.value();
             if (programs::iequals(v, "error"))
                 o.empty_rows = EmptyRows::error;
             else if (programs::iequals(v, "self-loop") || programs::iequals(v, "self_loop"))
                 o.empty_rows = EmptyRows::self_loop;
             else
                 pd::bad_value(flag, v, "is not one of error, self-loop");
-        } else if (flag == "--out") {
-            o.out = pd::out_directory(flag, value());
-        } else if (flag == "--shard") {
-            o.shard = pd::parse_shard(flag, value());
         } else {
             throw usage_error(cat("unknown option '", flag, "'"));
         }

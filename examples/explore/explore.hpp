@@ -407,16 +407,7 @@ struct WorkEstimate {
     field("log_S", num(std::log(static_cast<double>(m.states))));
     field("even_split_bound", num(even_split_bound(m.states, m.horizon)));
     field("state_observed_optimum", x.state_observed ? num(*x.state_observed) : std::string("null"));
-    std::string seeds = "[";
-    for (std::size_t i = 0; i < s.seeds.size(); ++i) seeds += cat(i ? ", " : "", std::to_string(s.seeds[i]));
-    field("seeds", cat(seeds, "]"));
-    field("iterations", std::to_string(s.iterations));
-    field("batch", std::to_string(s.batch));
-    field("alpha", num(s.effective_alpha()));
-    field("step", str(programs::name_of(s.step)));
-    field("estimator", str(programs::name_of(s.estimator)));
-    field("rho", num(s.rho));
-    field("counting", str(programs::name_of(s.counting)));
+    programs::settings_fields(s, field);
     field("horizon", std::to_string(m.horizon));
     field("initial_parameters", str("zero"));
     field("plotted", str("true_entropy"));

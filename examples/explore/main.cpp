@@ -39,22 +39,10 @@ namespace mp = maxent::programs;
 /// The study fields of a maxent-explore shard (what must be equal for shards to be merged).
 mp::Fields study_fields(const mx::Options& o, const std::string& model_name, const std::string& model_key,
                         std::size_t uniform_episodes) {
-    const mp::Settings& s = o.settings;
-    std::string curves, seeds;
-    for (const mp::Curve& c : mx::make_curves(s)) curves += mp::cat(curves.empty() ? "" : ",", c.label);
-    for (const std::uint64_t x : s.seeds) seeds += mp::cat(seeds.empty() ? "" : ",", std::to_string(x));
-    return {{"model", model_name},
-            {"model_key", model_key},
-            {"curves", curves},
-            {"seeds", seeds},
-            {"iterations", std::to_string(s.iterations)},
-            {"batch", std::to_string(s.batch)},
-            {"alpha", mp::format_number(s.effective_alpha())},
-            {"rho", mp::format_number(s.rho)},
-            {"estimator", std::string(mp::name_of(s.estimator))},
-            {"step", std::string(mp::name_of(s.step))},
-            {"counting", std::string(mp::name_of(s.counting))},
-            {"uniform_episodes", std::to_string(uniform_episodes)}};
+    mp::Fields f{{"model", model_name}, {"model_key", model_key}};
+    for (auto& x : mp::study_settings_fields(mx::make_curves(o.settings), o.settings)) f.push_back(std::move(x));
+    f.emplace_back("uniform_episodes", std::to_string(uniform_episodes));
+    return f;
 }
 
 double json_double(const mp::Json* v, const std::string& what) {
@@ -65,153 +53,104 @@ double json_double(const mp::Json* v, const std::string& what) {
     return x;
 }
 
-/// maxent-explore merge SHARD_DIR... --out DIR (common/shards.hpp).
+/// What maxent-explore's merge assembles from one model's shards.
+struct Merged {
+    mx::ModelFacts facts;
+    mx::Result result;
+    std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
+};
+
+/// maxent-explore merge SHARD_DIR... --out DIR (common/merge.hpp merge_command).
 int merge_main(const std::vector<std::string>& args) {
-    mp::MergeOptions options;
-    try {
-        options = mp::parse_merge_command_line(args);
-    } catch (const mp::usage_error& e) {
-        std::fprintf(stderr, "maxent-explore: %s\nTry 'maxent-explore --help'.\n", e.what());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(mx::help_text().c_str(), stdout);
-        return 0;
-    }
-    struct Group {
-        std::string name;
-        std::vector<mp::ShardFolder> shards;
-        mx::ModelFacts facts;
-        mx::Result result;
-        mp::RunInfo info;
-        std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
+    using Group = mp::MergeGroup<mx::Options, Merged>;
+    auto model_of = [](const mp::ShardFolder& s) {
+        const mp::Json* model = s.config.find("model");
+        const mp::Json* name = model ? model->find("name") : nullptr;
+        if (name == nullptr) throw mp::merge_error(mp::cat("'", s.dir.string(), "': config.json has no model name"));
+        return name->text;
     };
-    std::vector<Group> groups;
-    try {
-        for (const std::string& dir : options.shards) {
-            mp::ShardFolder s = mp::read_shard_folder(dir, "maxent-explore");
-            const mp::Json* model = s.config.find("model");
-            const mp::Json* name = model ? model->find("name") : nullptr;
-            if (name == nullptr) throw mp::merge_error(mp::cat("'", dir, "': config.json has no model name"));
-            Group* g = nullptr;
-            for (Group& x : groups)
-                if (x.name == name->text) g = &x;
-            if (g == nullptr) {
-                groups.emplace_back();
-                g = &groups.back();
-                g->name = name->text;
-            }
-            g->shards.push_back(std::move(s));
-        }
-        for (Group& g : groups) {
-            mp::sort_shards(g.shards);
-            std::vector<mp::Fields> studies;
-            std::vector<mx::Options> parsed;
-            for (const mp::ShardFolder& s : g.shards) {
-                mx::Options o;
-                try {
-                    o = mx::parse_command_line(mp::without_shard(s.arguments), false);
-                } catch (const mp::usage_error& e) {
-                    throw mp::merge_error(mp::cat(mp::shard_name(s), ": its arguments do not parse: ", e.what()));
-                }
-                const mp::Json* section = s.config.find("shard");
-                const mp::Json* key = section->find("model_key");
-                studies.push_back(study_fields(o, g.name, key ? key->text : std::string(),
-                                               static_cast<std::size_t>(mp::json_uint(section->find("uniform_episodes"),
-                                                                                      mp::shard_name(s) + ": uniform_episodes"))));
-                parsed.push_back(std::move(o));
-            }
-            mp::check_studies(g.shards, studies);
-            mp::check_builds(g.shards, "maxent-explore");
-            g.smooth = parsed.front().smooth;
+    auto study = [](const mx::Options& o, const mp::ShardFolder& s, const std::string& model_name) {
+        const mp::Json* section = s.config.find("shard");
+        const mp::Json* key = section->find("model_key");
+        return study_fields(o, model_name, key ? key->text : std::string(),
+                            static_cast<std::size_t>(
+                                mp::json_uint(section->find("uniform_episodes"), mp::shard_name(s) + ": uniform_episodes")));
+    };
+    auto assemble = [](Group& g) {
+        g.data.smooth = g.options.front().smooth;
+        const mp::ShardFolder& first = g.shards.front();
+        const mp::Json& model = *first.config.find("model");
+        const std::string what = mp::cat(first.dir.string(), "/config.json: model");
+        auto text = [&](const char* n) {
+            const mp::Json* v = model.find(n);
+            if (v == nullptr) throw mp::merge_error(mp::cat(what, ".", n, ": missing"));
+            return v->text;
+        };
+        mx::ModelFacts& f = g.data.facts;
+        f.file = text("file");
+        f.name = text("name");
+        f.states = static_cast<std::size_t>(mp::json_uint(model.find("states"), what + ".states"));
+        f.actions = static_cast<std::size_t>(mp::json_uint(model.find("actions"), what + ".actions"));
+        f.observations = static_cast<std::size_t>(mp::json_uint(model.find("observations"), what + ".observations"));
+        f.horizon = static_cast<std::size_t>(mp::json_uint(model.find("horizon"), what + ".horizon"));
+        const mp::Json* discount = model.find("discount_ignored");
+        if (discount != nullptr && discount->kind == mp::Json::Kind::number)
+            f.discount = json_double(discount, what + ".discount_ignored");
+        f.empty_rows = text("empty_rows") == "self-loop" ? maxent::EmptyRows::self_loop : maxent::EmptyRows::error;
+        f.absorbing_rows = static_cast<std::size_t>(mp::json_uint(model.find("absorbing_rows_added"), what + ".absorbing_rows_added"));
 
-            const mp::ShardFolder& first = g.shards.front();
-            const mp::Json& model = *first.config.find("model");
-            const std::string what = mp::cat(first.dir.string(), "/config.json: model");
-            auto text = [&](const char* n) {
-                const mp::Json* v = model.find(n);
-                if (v == nullptr) throw mp::merge_error(mp::cat(what, ".", n, ": missing"));
-                return v->text;
-            };
-            mx::ModelFacts& f = g.facts;
-            f.file = text("file");
-            f.name = text("name");
-            f.states = static_cast<std::size_t>(mp::json_uint(model.find("states"), what + ".states"));
-            f.actions = static_cast<std::size_t>(mp::json_uint(model.find("actions"), what + ".actions"));
-            f.observations = static_cast<std::size_t>(mp::json_uint(model.find("observations"), what + ".observations"));
-            f.horizon = static_cast<std::size_t>(mp::json_uint(model.find("horizon"), what + ".horizon"));
-            const mp::Json* discount = model.find("discount_ignored");
-            if (discount != nullptr && discount->kind == mp::Json::Kind::number)
-                f.discount = json_double(discount, what + ".discount_ignored");
-            f.empty_rows = text("empty_rows") == "self-loop" ? maxent::EmptyRows::self_loop : maxent::EmptyRows::error;
-            f.absorbing_rows = static_cast<std::size_t>(mp::json_uint(model.find("absorbing_rows_added"), what + ".absorbing_rows_added"));
-
-            const mp::Settings& settings = parsed.front().settings;
-            mp::ExperimentResult& r = g.result.runs;
-            r.settings = settings;
-            for (const mp::Curve& c : mx::make_curves(settings))
-                r.curves.push_back({c, std::vector<mp::SeedRun>(settings.seeds.size())});
-            mp::place_runs(g.shards, r);
-            mx::compute_learned(g.result);
-            // The uniform baseline per seed, from the shards that computed it.
-            std::map<std::uint64_t, std::pair<double, const mp::ShardFolder*>> uniform;
-            for (const mp::ShardFolder& s : g.shards) {
-                const mp::Json* list = s.config.find("shard")->find("uniform");
-                if (list == nullptr) continue;
-                for (const mp::Json& u : list->items) {
-                    const std::uint64_t seed = mp::json_uint(u.find("seed"), mp::shard_name(s) + ": uniform.seed");
-                    const double v = json_double(u.find("true_entropy"), mp::shard_name(s) + ": uniform.true_entropy");
-                    const auto [it, added] = uniform.emplace(seed, std::pair(v, &s));
-                    if (!added && it->second.first != v)
-                        throw mp::merge_error(mp::cat("the shards disagree on the uniform baseline of seed ", std::to_string(seed),
-                                                      ": ", mp::format_number(it->second.first), " in ",
-                                                      mp::shard_name(*it->second.second), " but ", mp::format_number(v), " in ",
-                                                      mp::shard_name(s)));
-                }
-            }
-            g.result.uniform_episodes = static_cast<std::size_t>(
-                mp::json_uint(first.config.find("shard")->find("uniform_episodes"), mp::shard_name(first) + ": uniform_episodes"));
-            for (const std::uint64_t seed : settings.seeds) {
-                const auto it = uniform.find(seed);
-                if (it == uniform.end())
-                    throw mp::merge_error(mp::cat("no shard holds the uniform baseline of seed ", std::to_string(seed)));
-                g.result.uniform_seeds.push_back(seed);
-                g.result.uniform_per_seed.push_back(it->second.first);
-            }
-            g.result.uniform = maxent::two_pass_mean_interval(g.result.uniform_per_seed, 0.95);
-            if (const mp::Json* best = first.config.find("state_observed_optimum");
-                best != nullptr && best->kind == mp::Json::Kind::number)
-                g.result.state_observed = json_double(best, mp::shard_name(first) + ": state_observed_optimum");
-            g.info.version = MAXENT_VERSION;
-            g.info.build = mp::fields_json(mp::build_fingerprint());
-            g.info.threads = first.threads;
-            g.info.command_line = "maxent-explore";
-            for (const std::string& a : mp::without_shard(first.arguments)) g.info.command_line += mp::cat(" ", a);
-        }
-    } catch (const maxent::error& e) {
-        std::fprintf(stderr, "maxent-explore: merge: %s\n", e.what());
-        return 1;
-    }
-    bool plot_failed = false;
-    try {
-        for (Group& g : groups) {
-            mp::OutputFolder folder(std::filesystem::path(options.out) / mp::safe_folder_name(g.name, "model"));
-            std::printf("%s: merged %zu shard%s: %zu runs\n", g.name.c_str(), g.shards.size(), g.shards.size() == 1 ? "" : "s",
-                        g.result.runs.complete_runs());
-            std::fputs(mx::table(g.facts, g.result).c_str(), stdout);
-            const mp::WrittenFiles w = mx::write_outputs(folder, g.facts, g.result, g.info, options.plot, g.smooth);
-            std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
-                        w.plot.drawn ? ",curves.png" : "");
-            if (w.plot.failed) {
-                plot_failed = true;
-                std::fprintf(stderr, "maxent-explore: error: %s\n", w.plot.message.c_str());
+        const mp::Settings& settings = g.options.front().settings;
+        mp::ExperimentResult& r = g.data.result.runs;
+        r.settings = settings;
+        for (const mp::Curve& c : mx::make_curves(settings))
+            r.curves.push_back({c, std::vector<mp::SeedRun>(settings.seeds.size())});
+        mp::place_runs(g.shards, r);
+        mx::compute_learned(g.data.result);
+        // The uniform baseline per seed, from the shards that computed it.
+        std::map<std::uint64_t, std::pair<double, const mp::ShardFolder*>> uniform;
+        for (const mp::ShardFolder& s : g.shards) {
+            const mp::Json* list = s.config.find("shard")->find("uniform");
+            if (list == nullptr) continue;
+            for (const mp::Json& u : list->items) {
+                const std::uint64_t seed = mp::json_uint(u.find("seed"), mp::shard_name(s) + ": uniform.seed");
+                const double v = json_double(u.find("true_entropy"), mp::shard_name(s) + ": uniform.true_entropy");
+                const auto [it, added] = uniform.emplace(seed, std::pair(v, &s));
+                if (!added && it->second.first != v)
+                    throw mp::merge_error(mp::cat("the shards disagree on the uniform baseline of seed ", std::to_string(seed),
+                                                  ": ", mp::format_number(it->second.first), " in ",
+                                                  mp::shard_name(*it->second.second), " but ", mp::format_number(v), " in ",
+                                                  mp::shard_name(s)));
             }
         }
-    } catch (const std::exception& ex) {
-        std::fprintf(stderr, "maxent-explore: merge: error: %s\n", ex.what());
-        return 1;
-    }
-    return plot_failed ? 1 : 0;
+        g.data.result.uniform_episodes = static_cast<std::size_t>(
+            mp::json_uint(first.config.find("shard")->find("uniform_episodes"), mp::shard_name(first) + ": uniform_episodes"));
+        for (const std::uint64_t seed : settings.seeds) {
+            const auto it = uniform.find(seed);
+            if (it == uniform.end())
+                throw mp::merge_error(mp::cat("no shard holds the uniform baseline of seed ", std::to_string(seed)));
+            g.data.result.uniform_seeds.push_back(seed);
+            g.data.result.uniform_per_seed.push_back(it->second.first);
+        }
+        g.data.result.uniform = maxent::two_pass_mean_interval(g.data.result.uniform_per_seed, 0.95);
+        if (const mp::Json* best = first.config.find("state_observed_optimum");
+            best != nullptr && best->kind == mp::Json::Kind::number)
+            g.data.result.state_observed = json_double(best, mp::shard_name(first) + ": state_observed_optimum");
+    };
+    auto write = [](Group& g, const mp::MergeOptions& options) {
+        mp::OutputFolder folder(std::filesystem::path(options.out) / mp::safe_folder_name(g.key, "model"));
+        std::printf("%s: merged %zu shard%s: %zu runs\n", g.key.c_str(), g.shards.size(), g.shards.size() == 1 ? "" : "s",
+                    g.data.result.runs.complete_runs());
+        std::fputs(mx::table(g.data.facts, g.data.result).c_str(), stdout);
+        const mp::WrittenFiles w = mx::write_outputs(folder, g.data.facts, g.data.result, g.info, options.plot, g.data.smooth);
+        std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
+                    w.plot.drawn ? ",curves.png" : "");
+        if (!w.plot.failed) return true;
+        std::fprintf(stderr, "maxent-explore: error: %s\n", w.plot.message.c_str());
+        return false;
+    };
+    return mp::merge_command<mx::Options, Merged>(
+        "maxent-explore", MAXENT_VERSION, args, [] { return mx::help_text(); }, model_of,
+        [](const std::vector<std::string>& a) { return mx::parse_command_line(a, false); }, study, assemble, write);
 }
 
 }  // namespace
@@ -220,20 +159,9 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
     mx::Options options;
-    try {
-        options = mx::parse_command_line(args);
-    } catch (const mp::usage_error& e) {
-        std::fprintf(stderr, "maxent-explore: %s\nTry 'maxent-explore --help'.\n", e.what());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(mx::help_text().c_str(), stdout);
-        return 0;
-    }
-    if (options.version) {
-        std::printf("maxent-explore (maxent %s)\n", MAXENT_VERSION);
-        return 0;
-    }
+    if (const auto done = mp::parse_or_exit("maxent-explore", MAXENT_VERSION, options,
+                                            [&] { return mx::parse_command_line(args); }, [] { return mx::help_text(); }))
+        return *done;
 
     // The output folder is checked and its staging folder created before any work, so that a
     // bad --out fails now (exit 2, with the system's reason), not after the training.
@@ -243,8 +171,7 @@ int main(int argc, char** argv) {
         folder = mp::OutputFolder(std::filesystem::path(options.out) /
                                   (options.shard.active() ? mp::shard_folder_name(name, options.shard) : name));
     } catch (const mp::output_error& e) {
-        std::fprintf(stderr, "maxent-explore: --out: %s\nTry 'maxent-explore --help'.\n", e.what());
-        return 2;
+        return mp::usage_failure("maxent-explore", mp::cat("--out: ", e.what()));
     }
 
     std::optional<mx::LoadedModel> loaded;

@@ -15,6 +15,7 @@ set(tiger "${POMDP_DIR}/tiger.95.POMDP")
 if(NOT EXISTS "${tiger}")
   message(FATAL_ERROR "maxent-explore smoke test: no ${tiger}")
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/../common/test_checks.cmake")
 file(REMOVE_RECURSE "${OUT}")
 
 execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0-2 --iterations 20 --threads 2 --out "${OUT}" --quiet
@@ -22,53 +23,20 @@ execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0-2 --iterations 20 --thread
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "maxent-explore failed (${rc}):\n${out}\n${err}")
 endif()
-foreach(text "uniform random " "mse \\(learned\\) " "mbe \\(learned\\) " "log S = log 2 +0\\.6931"
-             "tiger\\.95 .*S = 2 states, A = 3 actions, O = 2 observations, T = 10"
-             "best, true state seen +0\\.[0-9]+" "even split of T states +0\\.6931")
-  if(NOT out MATCHES "${text}")
-    message(FATAL_ERROR "the printed output does not match '${text}':\n${out}")
-  endif()
-endforeach()
+require_matches("${out}" "the printed output" "uniform random " "mse \\(learned\\) " "mbe \\(learned\\) "
+                "log S = log 2 +0\\.6931" "tiger\\.95 .*S = 2 states, A = 3 actions, O = 2 observations, T = 10"
+                "best, true state seen +0\\.[0-9]+" "even split of T states +0\\.6931")
 
 set(dir "${OUT}/tiger.95")
-foreach(f config.json runs.csv summary.csv curves.gp)
-  if(NOT EXISTS "${dir}/${f}")
-    message(FATAL_ERROR "missing ${dir}/${f}")
-  endif()
-endforeach()
+require_files("${dir}" config.json runs.csv summary.csv curves.gp)
 
-file(STRINGS "${dir}/runs.csv" runs)
-list(LENGTH runs n)
-list(GET runs 0 header)
-if(NOT header STREQUAL "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum")
-  message(FATAL_ERROR "runs.csv header is '${header}'")
-endif()
 # 2 objectives x 3 seeds x 20 iterations + header
-if(NOT n EQUAL 121)
-  message(FATAL_ERROR "runs.csv has ${n} lines, expected 121")
-endif()
-
-file(STRINGS "${dir}/summary.csv" summary)
-list(LENGTH summary n)
-list(GET summary 0 header)
-if(NOT header STREQUAL "objective,iteration,mean,ci_low,ci_high,n")
-  message(FATAL_ERROR "summary.csv header is '${header}'")
-endif()
-if(NOT n EQUAL 41)
-  message(FATAL_ERROR "summary.csv has ${n} lines, expected 41")
-endif()
-list(GET summary 1 first)
-if(NOT first MATCHES "^mse,0,[^,]+,[^,]+,[^,]+,3$")
-  message(FATAL_ERROR "unexpected first summary row '${first}'")
-endif()
+check_csv("${dir}/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 121)
+check_csv("${dir}/summary.csv" "objective,iteration,mean,ci_low,ci_high,n" 41 "^mse,0,[^,]+,[^,]+,[^,]+,3$")
 
 file(READ "${dir}/config.json" config)
-foreach(key "\"seeds\": \\[0, 1, 2\\]" "\"iterations\": 20" "\"maxent_version\": \"[0-9]" "\"alpha\": 0.3"
-            "\"states\": 2, \"actions\": 3, \"observations\": 2" "\"episodes_per_seed\": 20")
-  if(NOT config MATCHES "${key}")
-    message(FATAL_ERROR "config.json does not match ${key}:\n${config}")
-  endif()
-endforeach()
+require_matches("${config}" "config.json" "\"seeds\": \\[0, 1, 2\\]" "\"iterations\": 20" "\"maxent_version\": \"[0-9]"
+                "\"alpha\": 0.3" "\"states\": 2, \"actions\": 3, \"observations\": 2" "\"episodes_per_seed\": 20")
 
 find_program(GNUPLOT gnuplot)
 if(GNUPLOT AND NOT EXISTS "${dir}/curves.png")

@@ -31,30 +31,14 @@
 
 namespace {
 
-std::string join_seeds(const std::vector<std::uint64_t>& seeds) {
-    std::string out;
-    for (std::size_t i = 0; i < seeds.size(); ++i) out += maxent::programs::cat(i ? "," : "", std::to_string(seeds[i]));
-    return out;
-}
-
 /// The study fields of maxent-paper's shard (what must be equal for shards to be merged).
 maxent::programs::Fields study_fields(const maxent::programs::Experiment& e, const maxent::programs::Settings& s) {
     namespace mp = maxent::programs;
-    std::string curves;
-    for (const mp::Curve& c : mp::make_curves(e, s)) curves += mp::cat(curves.empty() ? "" : ",", c.label);
-    return {{"experiment", e.name},
-            {"environment", e.env.describe()},
-            {"curves", curves},
-            {"seeds", join_seeds(s.seeds)},
-            {"iterations", std::to_string(s.iterations)},
-            {"batch", std::to_string(s.batch)},
-            {"alpha", mp::format_number(s.effective_alpha())},
-            {"rho", mp::format_number(s.rho)},
-            {"estimator", std::string(mp::name_of(s.estimator))},
-            {"step", std::string(mp::name_of(s.step))},
-            {"counting", std::string(mp::name_of(s.counting))},
-            {"learning", s.learning.key()},
-            {"heatmap_episodes", std::to_string(s.heatmap_episodes)}};
+    mp::Fields f{{"experiment", e.name}, {"environment", e.env.describe()}};
+    for (auto& x : mp::study_settings_fields(mp::make_curves(e, s), s)) f.push_back(std::move(x));
+    f.emplace_back("learning", s.learning.key());
+    f.emplace_back("heatmap_episodes", std::to_string(s.heatmap_episodes));
+    return f;
 }
 
 /// The files of a written experiment folder, for the "wrote DIR/{...}" line.
@@ -80,102 +64,61 @@ bool report_heatmap(const std::string& experiment, const maxent::programs::Writt
     return true;
 }
 
-/// maxent-paper merge SHARD_DIR... --out DIR (shards.hpp).
+/// What maxent-paper's merge assembles from one experiment's shards.
+struct Merged {
+    const maxent::programs::Experiment* experiment = nullptr;
+    maxent::programs::ExperimentResult result;
+    std::size_t smooth = 1;           ///< the shards' --smooth, so the merged plot is the one-process plot
+    bool heatmap_own_scales = false;  ///< the shards' --heatmap-scale, likewise
+};
+
+/// maxent-paper merge SHARD_DIR... --out DIR (merge.hpp merge_command).
 int merge_main(const std::vector<std::string>& args) {
     namespace mp = maxent::programs;
-    mp::MergeOptions options;
-    try {
-        options = mp::parse_merge_command_line(args);
-    } catch (const mp::usage_error& e) {
-        std::fprintf(stderr, "maxent-paper: %s\nTry 'maxent-paper --help'.\n", e.what());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(mp::help_text().c_str(), stdout);
-        return 0;
-    }
-    struct Group {
-        const mp::Experiment* experiment = nullptr;
-        std::vector<mp::ShardFolder> shards;
-        mp::ExperimentResult result;
-        mp::RunInfo info;
-        std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
-        bool heatmap_own_scales = false;  ///< the shards' --heatmap-scale, likewise
+    using Group = mp::MergeGroup<mp::Options, Merged>;
+    auto experiment_of = [](const mp::ShardFolder& s) {
+        const mp::Json* name = s.config.find("experiment");
+        const mp::Experiment* e = name ? mp::find_experiment(name->text) : nullptr;
+        if (e == nullptr) throw mp::merge_error(mp::cat("'", s.dir.string(), "': config.json names no known experiment"));
+        return e->name;
     };
-    std::vector<Group> groups;
-    try {
-        for (const std::string& dir : options.shards) {
-            mp::ShardFolder s = mp::read_shard_folder(dir, "maxent-paper");
-            const maxent::programs::Json* name = s.config.find("experiment");
-            const mp::Experiment* e = name ? mp::find_experiment(name->text) : nullptr;
-            if (e == nullptr) throw mp::merge_error(mp::cat("'", dir, "': config.json names no known experiment"));
-            Group* g = nullptr;
-            for (Group& x : groups)
-                if (x.experiment == e) g = &x;
-            if (g == nullptr) {
-                groups.emplace_back();
-                g = &groups.back();
-                g->experiment = e;
-            }
-            g->shards.push_back(std::move(s));
+    auto study = [](const mp::Options& o, const mp::ShardFolder&, const std::string& experiment) {
+        return study_fields(*mp::find_experiment(experiment), o.settings);
+    };
+    auto assemble = [](Group& g) {
+        Merged& m = g.data;
+        m.experiment = mp::find_experiment(g.key);
+        const mp::Settings& settings = g.options.front().settings;
+        m.smooth = g.options.front().smooth;
+        m.heatmap_own_scales = g.options.front().heatmap_own_scales;
+        m.result.experiment = m.experiment;
+        m.result.settings = settings;
+        for (const mp::Curve& c : mp::make_curves(*m.experiment, settings))
+            m.result.curves.push_back({c, std::vector<mp::SeedRun>(settings.seeds.size())});
+        mp::place_runs(g.shards, m.result);
+    };
+    auto write = [](Group& g, const mp::MergeOptions& options) {
+        const Merged& m = g.data;
+        mp::OutputFolder folder = mp::experiment_folder(options.out, *m.experiment);
+        const mp::WrittenFiles w =
+            mp::write_experiment(folder, m.result, g.info, {options.plot, m.smooth, 0, m.heatmap_own_scales});
+        std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", m.experiment->name.c_str(),
+                    g.shards.size(), g.shards.size() == 1 ? "" : "s", m.result.complete_runs(), m.result.curves.size(),
+                    m.result.settings.seeds.size(), m.result.settings.iterations);
+        std::printf("  wrote %s/{%s}\n", w.dir.string().c_str(), written_names(m.result, w).c_str());
+        bool ok = true;
+        if (w.plot.failed) {
+            ok = false;
+            std::fprintf(stderr, "maxent-paper: error: %s: %s\n", m.experiment->name.c_str(), w.plot.message.c_str());
+        } else if (!w.plot.drawn) {
+            std::printf("  %s\n", w.plot.message.c_str());
         }
-        for (Group& g : groups) {
-            mp::sort_shards(g.shards);
-            std::vector<mp::Fields> studies;
-            std::vector<mp::Options> parsed;
-            for (const mp::ShardFolder& s : g.shards) {
-                mp::Options o;
-                try {
-                    o = mp::parse_command_line(mp::without_shard(s.arguments));
-                } catch (const mp::usage_error& e) {
-                    throw mp::merge_error(mp::cat(mp::shard_name(s), ": its arguments do not parse: ", e.what()));
-                }
-                studies.push_back(study_fields(*g.experiment, o.settings));
-                parsed.push_back(std::move(o));
-            }
-            mp::check_studies(g.shards, studies);
-            mp::check_builds(g.shards, "maxent-paper");
-            const mp::Settings& settings = parsed.front().settings;
-            g.smooth = parsed.front().smooth;
-            g.heatmap_own_scales = parsed.front().heatmap_own_scales;
-            g.result.experiment = g.experiment;
-            g.result.settings = settings;
-            for (const mp::Curve& c : mp::make_curves(*g.experiment, settings))
-                g.result.curves.push_back({c, std::vector<mp::SeedRun>(settings.seeds.size())});
-            mp::place_runs(g.shards, g.result);
-            g.info.version = MAXENT_VERSION;
-            g.info.build = mp::fields_json(mp::build_fingerprint());
-            g.info.threads = g.shards.front().threads;
-            g.info.command_line = "maxent-paper";
-            for (const std::string& a : mp::without_shard(g.shards.front().arguments)) g.info.command_line += mp::cat(" ", a);
-        }
-    } catch (const maxent::error& e) {
-        std::fprintf(stderr, "maxent-paper: merge: %s\n", e.what());
-        return 1;
-    }
-    bool plot_failed = false;
-    try {
-        for (Group& g : groups) {
-            mp::OutputFolder folder = mp::experiment_folder(options.out, *g.experiment);
-            const mp::WrittenFiles w = mp::write_experiment(folder, g.result, g.info,
-                                                            {options.plot, g.smooth, 0, g.heatmap_own_scales});
-            std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", g.experiment->name.c_str(),
-                        g.shards.size(), g.shards.size() == 1 ? "" : "s", g.result.complete_runs(), g.result.curves.size(),
-                        g.result.settings.seeds.size(), g.result.settings.iterations);
-            std::printf("  wrote %s/{%s}\n", w.dir.string().c_str(), written_names(g.result, w).c_str());
-            if (w.plot.failed) {
-                plot_failed = true;
-                std::fprintf(stderr, "maxent-paper: error: %s: %s\n", g.experiment->name.c_str(), w.plot.message.c_str());
-            } else if (!w.plot.drawn) {
-                std::printf("  %s\n", w.plot.message.c_str());
-            }
-            if (!report_heatmap(g.experiment->name, w)) plot_failed = true;
-        }
-    } catch (const std::exception& ex) {
-        std::fprintf(stderr, "maxent-paper: merge: error: %s\n", ex.what());
-        return 1;
-    }
-    return plot_failed ? 1 : 0;
+        if (!report_heatmap(m.experiment->name, w)) ok = false;
+        return ok;
+    };
+    return mp::merge_command<mp::Options, Merged>(
+        "maxent-paper", MAXENT_VERSION, args, [] { return mp::help_text(); }, experiment_of,
+        [](const std::vector<std::string>& a) { return mp::parse_command_line(a); }, study, assemble, write);
 }
 
 }  // namespace
@@ -185,20 +128,9 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
     mp::Options options;
-    try {
-        options = mp::parse_command_line(args);
-    } catch (const mp::usage_error& e) {
-        std::fprintf(stderr, "maxent-paper: %s\nTry 'maxent-paper --help'.\n", e.what());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(mp::help_text().c_str(), stdout);
-        return 0;
-    }
-    if (options.version) {
-        std::printf("maxent-paper (maxent %s)\n", MAXENT_VERSION);
-        return 0;
-    }
+    if (const auto done = mp::parse_or_exit("maxent-paper", MAXENT_VERSION, options,
+                                            [&] { return mp::parse_command_line(args); }, [] { return mp::help_text(); }))
+        return *done;
     if (options.list) {
         std::fputs(mp::list_text().c_str(), stdout);
         return 0;
@@ -235,7 +167,7 @@ int main(int argc, char** argv) {
         std::printf("maxent-paper: no arguments, so running %s at the paper's full settings (%zu seeds %s, K = %zu, "
                     "N = %zu, alpha = %s); see --help for the other experiments.\n",
                     std::string(mp::default_experiment).c_str(), settings.seeds.size(),
-                    join_seeds(settings.seeds).c_str(), settings.iterations, settings.batch,
+                    mp::seed_list(settings.seeds).c_str(), settings.iterations, settings.batch,
                     mp::format_number(settings.effective_alpha()).c_str());
 
     // Every experiment's folder is checked and its staging folder created before any work, so
@@ -247,8 +179,7 @@ int main(int argc, char** argv) {
                                                                 mp::shard_folder_name(mp::safe_folder_name(e->name, "experiment"), shard))
                                              : mp::experiment_folder(options.out, *e));
     } catch (const mp::output_error& e) {
-        std::fprintf(stderr, "maxent-paper: --out: %s\nTry 'maxent-paper --help'.\n", e.what());
-        return 2;
+        return mp::usage_failure("maxent-paper", mp::cat("--out: ", e.what()));
     }
 
     mp::install_stop_handlers();

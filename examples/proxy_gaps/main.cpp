@@ -160,11 +160,9 @@ int main(int argc, char** argv) try {
         // OUT/fig1 is replaced as a whole).
         folder = maxent::programs::OutputFolder(o.out / "fig1");
     } catch (const maxent::programs::output_error& e) {
-        std::fprintf(stderr, "maxent-proxy-gaps: --out: %s\nTry 'maxent-proxy-gaps --help'.\n", e.what());
-        return 2;
+        return maxent::programs::usage_failure("maxent-proxy-gaps", maxent::programs::cat("--out: ", e.what()));
     } catch (const maxent::programs::usage_error& e) {
-        std::fprintf(stderr, "maxent-proxy-gaps: %s\nTry 'maxent-proxy-gaps --help'.\n", e.what());
-        return 2;
+        return maxent::programs::usage_failure("maxent-proxy-gaps", e.what());
     }
     const double log_s = std::log(25.0);
     const std::filesystem::path dir = folder.staging();
