@@ -79,8 +79,10 @@ PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, st
                 programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned");  // refused earlier
                 return {};
             } else {
+                LearnedBeliefOptions options = j.options;
+                options.fit.stop = &stop;  // Ctrl-C also cuts an EM fit short, between its iterations
                 LearnedBeliefTrainer<Model, P, FeedbackBox, EstimatorBox, StepBox> trainer(
-                    *j.world->model, p, j.feedback, j.estimator, j.step, j.config, j.options);
+                    *j.world->model, p, j.feedback, j.estimator, j.step, j.config, options);
                 TrainResult r =
                     trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
                 fits = trainer.fits();
