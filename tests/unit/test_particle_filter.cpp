@@ -516,7 +516,7 @@ TEST_CASE("feature maps: sizes whose product overflows are refused naming them",
     CHECK(maxent::BilinearGridFeatures(4, 5, maxent::Box{}, maxent::RescuePosition{}).dimension() == 20);
 }
 
-TEST_CASE("rescue world: NaN and out-of-arena positions are errors naming them; the edge is the last cell",
+TEST_CASE("rescue world: NaN and out-of-arena positions are errors naming them, the edge is the last cell",
           "[particles][reliability]") {
     const maxent::RescueWorld world;  // 4 x 4 sensor cells
     const double nan = std::numeric_limits<double>::quiet_NaN();
