@@ -157,6 +157,8 @@ struct std::hash<belief_test::Cell> {
     std::size_t operator()(const belief_test::Cell& c) const noexcept { return std::hash<int>{}(c.x * 1000 + c.y); }
 };
 
+namespace test_belief {
+
 using namespace belief_test;
 using maxent::BayesFilter;
 using maxent::NoisyBelief;
@@ -784,16 +786,12 @@ TEST_CASE("noisy oracle: perturbation statistics at a small sigma match the seco
     CHECK(std::abs(sd / sd_predicted - 1.0) < 0.02);
 }
 
-namespace belief_test {
-
 // The model without transition matrices (tests/support/forward_only.hpp): BayesFilter takes its
 // forward path, scattering the transition rows of the believed states.
 template <class M>
 using ConceptOnly = test_models::ForwardOnly<M>;
 
 using maxent_test::random_model;
-
-}  // namespace belief_test
 
 TEST_CASE("the filter's backward prediction gives the forward scatter's posterior bit for bit", "[belief]") {
     // FinitePomdp exposes transition_matrix_transposed, so BayesFilter predicts each state of
@@ -857,3 +855,5 @@ TEST_CASE("FinitePomdp: transposed transitions list predecessors in ascending or
     }
     REQUIRE_THROWS_AS(m.transition_matrix_transposed(2), maxent::config_error);
 }
+
+}  // namespace test_belief

@@ -19,6 +19,8 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/finite_pomdp.hpp"
 
+namespace test_concepts {
+
 namespace concepts_test {
 
 using maxent::SparseDistribution;
@@ -273,3 +275,5 @@ TEST_CASE("updaters missing one member fail BeliefUpdater on that member's check
         STATIC_REQUIRE_FALSE(maxent::BeliefUpdater<NoUpdaterDimension>);
     }
 }
+
+}  // namespace test_concepts

@@ -11,6 +11,8 @@
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/random.hpp"
 
+namespace test_core {
+
 using namespace maxent;
 
 TEST_CASE("xoshiro256++ matches the reference sequence and is a standard generator", "[core][random]") {
@@ -211,3 +213,5 @@ TEST_CASE("binary search in running sums draws exactly what the linear scan draw
     REQUIRE(sample_categorical(SparseDistribution{short_idx, short_pr}, a) == 3);
     REQUIRE(sample_categorical(SparseDistribution{short_idx, short_pr, short_cdf}, b) == 3);
 }
+
+}  // namespace test_core

@@ -32,6 +32,8 @@
 
 #include "ring_model.hpp"
 
+namespace test_estimator_quality {
+
 using namespace maxent;
 
 namespace {
@@ -425,3 +427,5 @@ TEST_CASE("trainer exposes its updater and estimator", "[estimator-quality]") {
     CHECK(constant.updater().sigma() == 0.3);
     CHECK(std::string(constant.estimator().name()) == "optimal");
 }
+
+}  // namespace test_estimator_quality

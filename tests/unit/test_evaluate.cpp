@@ -27,6 +27,8 @@
 
 #include "ring_model.hpp"
 
+namespace test_evaluate {
+
 using namespace maxent;
 
 namespace {
@@ -151,3 +153,5 @@ TEST_CASE("windowed means of a training history, with hand-computed t intervals"
     CHECK(f[0].value.mean == 10.0);
     CHECK(f[0].value.half_width() == 0.0);
 }
+
+}  // namespace test_evaluate

@@ -30,6 +30,8 @@
 
 #include "ring_model.hpp"
 
+namespace test_exact {
+
 using namespace maxent;
 
 namespace {
@@ -440,3 +442,5 @@ TEST_CASE("exact objective rejects a policy or updater that does not fit the mod
     FrozenBelief wrong{Eigen::VectorXd::Constant(2, 0.5)};
     CHECK_THROWS_AS(exact_objective(m, wrong, BeliefAveragedPolicy(3, 2), MSE{}), config_error);
 }
+
+}  // namespace test_exact

@@ -57,6 +57,7 @@ template <>
 struct std::hash<finite_pomdp_test::Pos> {
     std::size_t operator()(const finite_pomdp_test::Pos& p) const noexcept { return std::hash<int>{}(p.x); }
 };
+namespace test_finite_pomdp {
 
 namespace {
 
@@ -798,3 +799,5 @@ TEST_CASE("FinitePomdp satisfies the model concepts for every label type used he
     REQUIRE(dense(copy.likelihood(1, 1), 3) == vector({0.0, 0.5, 1.0}));
     REQUIRE(dense(copy.initial_observation(1), 2) == vector({0.5, 0.5}));
 }
+
+}  // namespace test_finite_pomdp

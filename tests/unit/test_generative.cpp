@@ -34,6 +34,8 @@
 
 #include "../../examples/plug_in/continuous_room.hpp"
 
+namespace test_generative {
+
 using Catch::Matchers::Contains;
 using plug_in::ContinuousRoom;
 using plug_in::HistogramFilter;
@@ -298,3 +300,5 @@ TEST_CASE("bad input from user components is named: bins, observations, belief d
         CHECK_THROWS_WITH(sampler.run(wrong, g, wrong_score), Contains("belief has 16 entries") && Contains("25 rows"));
     }
 }
+
+}  // namespace test_generative

@@ -20,6 +20,8 @@
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/grid_world.hpp"
 
+namespace test_grid_world {
+
 using namespace maxent;
 
 namespace {
@@ -843,3 +845,5 @@ TEST_CASE("grid construction rejects bad sizes and precisions by name", "[grid][
     CHECK(msg.find("1500 x 1500") != std::string::npos);
     CHECK(msg.find("sparse index") != std::string::npos);
 }
+
+}  // namespace test_grid_world

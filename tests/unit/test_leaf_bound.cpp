@@ -20,6 +20,8 @@
 #include "random_pomdp.hpp"
 #include "ring_model.hpp"
 
+namespace test_leaf_bound {
+
 using namespace maxent;
 
 namespace {
@@ -141,3 +143,5 @@ TEST_CASE("leaf bound: long horizons end, saturate or stay at 1", "[exact][leaf-
     short_absorbing.set_horizon(10);
     CHECK(exact_leaf_bound(short_absorbing, MSE{}.needs(), StateCounting::paper) == 10);  // stay k times, k = 0..9
 }
+
+}  // namespace test_leaf_bound

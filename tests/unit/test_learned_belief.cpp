@@ -21,6 +21,8 @@
 
 #include "ring_model.hpp"
 
+namespace test_learned_belief {
+
 namespace {
 
 using maxent::ActionObservationSequence;
@@ -261,3 +263,5 @@ TEST_CASE("the loop without a model: a stop flag cuts its fits short, marked in 
     CHECK_FALSE(u.fits()[0].stopped);
     CHECK(u.fits()[0].em_iterations > 0);
 }
+
+}  // namespace test_learned_belief

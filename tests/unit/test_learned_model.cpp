@@ -36,6 +36,8 @@
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
+namespace test_learned_model {
+
 using Catch::Matchers::Contains;
 using maxent::ActionObservationSequence;
 using maxent::EmissionModel;
@@ -749,3 +751,5 @@ TEST_CASE("a stop flag ends EM between iterations, with the result marked stoppe
     for (std::size_t i = 1; i < cut.penalized_log_likelihood.size(); ++i)
         CHECK(cut.penalized_log_likelihood[i] >= cut.penalized_log_likelihood[i - 1] - 1e-9);
 }
+
+}  // namespace test_learned_model

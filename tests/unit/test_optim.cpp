@@ -16,6 +16,8 @@
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
+namespace test_optim {
+
 using namespace maxent;
 using Catch::Matchers::Contains;
 
@@ -331,3 +333,5 @@ TEST_CASE("parallel runs give bit-identical results for any thread count", "[opt
                                      }),
                         Catch::Contains("job 2") || Catch::Contains("job 3"));
 }
+
+}  // namespace test_optim

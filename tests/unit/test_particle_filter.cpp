@@ -42,6 +42,8 @@
 
 #include "../support/ring_model.hpp"
 
+namespace test_particle_filter {
+
 using Catch::Matchers::Contains;
 
 namespace particle_test {
@@ -537,3 +539,5 @@ TEST_CASE("rescue world: NaN and out-of-arena positions are errors naming them, 
     CHECK_THROWS_WITH(bins({0.1, 2.0}), Contains("2"));
     CHECK_THROWS_WITH((maxent::RescueGridBinning{0}({0.1, 0.1})), Contains("per_side") && Contains("0"));
 }
+
+}  // namespace test_particle_filter

@@ -21,6 +21,8 @@
 #include "maxent/core/random.hpp"
 #include "maxent/policy/policies.hpp"
 
+namespace test_policies {
+
 namespace policy_test {
 
 using maxent::AgentView;
@@ -583,3 +585,6 @@ TEST_CASE("ObservationPolicy reads only the observation", "[policy]") {
     CHECK_THROWS_WITH(p.log_gradient(bad, 0, score), Contains("observation 4"));
     CHECK(score.isZero(0.0));
 }
+
+}  // namespace test_policies
+#undef MAXENT_ALL_POLICY_CASES

@@ -34,6 +34,8 @@
 #error "tests/CMakeLists.txt must define MAXENT_TEST_DATA_DIR"
 #endif
 
+namespace test_pomdp_file {
+
 namespace pomdp_file_test {
 
 namespace fs = std::filesystem;
@@ -631,3 +633,5 @@ TEST_CASE("fuzzer regressions parse or throw parse_error", "[pomdp-file]") {
     }
     CHECK(count >= 1);
 }
+
+}  // namespace test_pomdp_file

@@ -22,6 +22,8 @@
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
+namespace test_proxy_gaps {
+
 using maxent::proxy_gap_bounds;
 
 TEST_CASE("proxy gap bounds: hand values", "[proxy-gaps]") {
@@ -146,3 +148,5 @@ TEST_CASE("state_observed_optimum: a hand-solved two-state world", "[proxy-gaps]
     // Too many (state, counts) nodes for the budget: no value.
     CHECK_FALSE(maxent::state_observed_optimum(world, maxent::StateCounting::paper, 1).has_value());
 }
+
+}  // namespace test_proxy_gaps

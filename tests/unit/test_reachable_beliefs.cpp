@@ -22,6 +22,8 @@
 #error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
 #endif
 
+namespace test_reachable_beliefs {
+
 namespace reachable_beliefs_test {
 
 using namespace maxent;
@@ -281,3 +283,5 @@ TEST_CASE("policy_belief_depth follows the counting convention", "[beliefs]") {
 }
 
 }  // namespace reachable_beliefs_test
+
+}  // namespace test_reachable_beliefs

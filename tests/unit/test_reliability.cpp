@@ -31,6 +31,8 @@
 
 #include "ring_model.hpp"
 
+namespace test_reliability {
+
 using namespace maxent;
 
 namespace {
@@ -331,3 +333,5 @@ TEST_CASE("entropies reject non-finite input and do not overflow on huge counts"
     p << 0.5, inf;
     REQUIRE_THROWS_WITH(entropy(p), Catch::Contains("entry 1 is inf"));
 }
+
+}  // namespace test_reliability

@@ -28,6 +28,8 @@
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
+namespace test_row_sparse_scores {
+
 namespace {
 
 maxent::GridPomdp square_room(std::size_t side, double k, std::size_t horizon) {
@@ -394,3 +396,5 @@ TEST_CASE("BA's first-step logits, computed once per batch, follow θ changed be
         }
     }
 }
+
+}  // namespace test_row_sparse_scores

@@ -36,6 +36,8 @@
 #include "forward_only.hpp"
 #include "random_pomdp.hpp"
 
+namespace test_support {
+
 namespace {
 
 using maxent::sparse_index;
@@ -610,3 +612,5 @@ TEST_CASE("training through the decorators keeps the dense path's bits", "[suppo
         REQUIRE((sum.array() == recorded.array()).all());
     }
 }
+
+}  // namespace test_support

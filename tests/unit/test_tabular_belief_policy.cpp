@@ -28,10 +28,11 @@
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
-
 #ifndef MAXENT_CLASSIC_POMDP_DIR
 #error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
 #endif
+
+namespace test_tabular_belief_policy {
 
 namespace tabular_belief_policy_test {
 
@@ -328,3 +329,5 @@ TEST_CASE("the table's byte budget is a budget_error, not an allocation failure"
 }
 
 }  // namespace tabular_belief_policy_test
+
+}  // namespace test_tabular_belief_policy
