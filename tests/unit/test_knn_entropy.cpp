@@ -26,7 +26,7 @@ double harmonic_digamma(std::size_t m) {
     return static_cast<double>(h);
 }
 
-// The k-th smallest squared distance from each point to the others, by sorting all of them.
+// The k-th smallest squared distance from each point to the others, among all of them.
 std::vector<double> brute_force_kth(std::span<const double> points, std::size_t dim, std::size_t k) {
     const std::size_t n = points.size() / dim;
     std::vector<double> out(n), all;
@@ -41,7 +41,7 @@ std::vector<double> brute_force_kth(std::span<const double> points, std::size_t 
             }
             all.push_back(s);
         }
-        std::sort(all.begin(), all.end());
+        std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k - 1), all.end());
         out[i] = all[k - 1];
     }
     return out;
