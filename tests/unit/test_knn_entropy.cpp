@@ -98,7 +98,7 @@ std::vector<double> tied_points(std::size_t n, std::size_t dim, std::uint64_t se
     return points;
 }
 
-TEST_CASE("the k-d tree finds the brute-force k-th distances, bit for bit", "[core][knn]") {
+TEST_CASE("knn entropy: the k-d tree finds the brute-force k-th distances, bit for bit", "[core][knn]") {
     for (std::size_t dim : {1, 2, 3, 4, 5, 6, 7, 8, 11})
         for (std::size_t n : {2, 3, 8, 9, 17, 100, 300})
             for (std::size_t k : {1, 2, 5}) {
@@ -189,7 +189,7 @@ TEST_CASE("knn entropy is within its measured bias and tolerance of the closed f
     }
 }
 
-TEST_CASE("knn entropy: same input, same bits; reordered input, the same value", "[core][knn]") {
+TEST_CASE("knn entropy: same input, same bits, and reordered input, the same value", "[core][knn]") {
     const std::size_t n = 500, dim = 3;
     maxent::DefaultRng g = maxent::stream(11);
     std::vector<double> points(n * dim);
