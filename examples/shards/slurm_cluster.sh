@@ -12,15 +12,16 @@
 slurm_cluster_missing() {
     local tool
     for tool in munged slurmctld slurmd sbatch squeue scancel scontrol; do
-        command -v "$tool" >/dev/null 2>&1 || { echo "'$tool' is not installed"; return 1; }
+        command -v "$tool" >/dev/null 2>&1 || { echo "'$tool' is not installed (scripts/install-deps.sh installs slurm-wlm and munge)"; return 1; }
     done
     [[ "$(id -u)" -eq 0 ]] || { echo "not root (the daemons of a test cluster run as root)"; return 1; }
     return 0
 }
 
-# A TCP port nobody listens on (asked from the kernel).
+# A TCP port nobody listens on (asked from the kernel; without Python, a random high port).
 slurm_free_port() {
-    /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+        echo $((20000 + RANDOM % 40000))
 }
 
 # slurm_cluster_start DIR: writes the configuration under DIR and starts the daemons; returns
@@ -89,7 +90,8 @@ EOF
     return 1
 }
 
-# Stops the daemons started by slurm_cluster_start (by their pid files), waiting up to 10 s each.
+# Stops the daemons started by slurm_cluster_start (by their pid files, removed then), waiting
+# up to 10 s each.
 slurm_cluster_stop() {
     local d="${SLURM_TEST_DIR:-}" f pid i
     [[ -n "$d" ]] || return 0
@@ -102,5 +104,6 @@ slurm_cluster_stop() {
             sleep 0.1
         done
         kill -9 "$pid" 2>/dev/null || true
+        rm -f "$f"
     done
 }

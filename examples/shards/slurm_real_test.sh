@@ -26,7 +26,7 @@ if ! why="$(slurm_cluster_missing)"; then
         bash "$repo/scripts/install-deps.sh" --if-missing || skip "$why, and install-deps.sh failed"
         why="$(slurm_cluster_missing)" || skip "$why"
     else
-        skip "$why (install slurm-wlm and munge: scripts/install-deps.sh)"
+        skip "$why"
     fi
 fi
 
@@ -35,6 +35,7 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cleanup() {
     local jobs
+    [[ -n "${watchdog:-}" ]] && kill "$watchdog" 2>/dev/null
     if [[ -n "${SLURM_CONF:-}" ]]; then
         jobs="$(squeue -h -o %A 2>/dev/null | sort -u | tr '\n' ' ')"
         [[ -n "${jobs// /}" ]] && scancel $jobs 2>/dev/null
@@ -43,6 +44,11 @@ cleanup() {
 }
 trap cleanup EXIT
 slurm_cluster_start "$out/cluster" || skip "the Slurm daemons did not start (logs above)"
+# Should this test be killed (a CTest timeout) before its trap runs, a watchdog in its own
+# session stops the daemons once this shell is gone.
+setsid bash -c "source '$here/slurm_cluster.sh'; SLURM_TEST_DIR='$out/cluster'
+                while kill -0 $$ 2>/dev/null; do sleep 1; done; slurm_cluster_stop" >/dev/null 2>&1 &
+watchdog=$!
 cpus="$SLURM_TEST_CPUS"
 echo "cluster up in $((SECONDS - start_time)) s: node maxentnode with $cpus CPUs, SLURM_CONF=$SLURM_CONF"
 
