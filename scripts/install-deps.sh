@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — installs the build and test dependencies of maxent with apt-get
 # (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test),
-# and for the Python module (python/): pybind11, Python's headers, numpy, pytest, matplotlib.
+# Slurm and munge (slurm-wlm, munge: the Slurm test starts its own single-node cluster on
+# localhost with its own configuration, whatever the packages' services do), and for the Python module (python/): pybind11, Python's
+# headers, numpy, pytest, matplotlib.
 # Runs apt-get directly as root, through sudo otherwise. Idempotent.
 #
 #   bash scripts/install-deps.sh              # apt-get update && apt-get install
@@ -9,20 +11,20 @@
 set -euo pipefail
 
 packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
+          slurm-wlm munge
           pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib)
-
-is_installed() {
-    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
-}
 
 if [[ "${1:-}" == "--if-missing" ]]; then
     if ! command -v dpkg-query >/dev/null 2>&1; then
         echo "install-deps: dpkg not found; not a Debian system, assuming the dependencies are installed" >&2
         exit 0
     fi
+    # One dpkg-query for all packages (fast): the installed ones, then the rest are missing.
+    installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
+                  awk '$NF == "installed" && $(NF-1) == "ok" { printf "%s ", $1 }')"
     missing=()
     for p in "${packages[@]}"; do
-        is_installed "$p" || missing+=("$p")
+        [[ "$installed" == *" $p "* ]] || missing+=("$p")
     done
     if [[ ${#missing[@]} -eq 0 ]]; then
         exit 0

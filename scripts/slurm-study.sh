@@ -1,78 +1,159 @@
 #!/usr/bin/env bash
 # scripts/slurm-study.sh — runs one study of maxent-paper or maxent-explore on a Slurm
 # cluster: a job array with one task per shard, then a merge job that starts only when every
-# task has succeeded (--dependency=afterok). See README.md, "Running a study on a cluster".
+# task has succeeded. See README.md, "Running a study on a cluster".
 #
-#   scripts/slurm-study.sh [-n SHARDS] [-o OUT] [-p PROGRAM] [-s "SBATCH OPTIONS"] -- ARGS...
+#   scripts/slurm-study.sh [-n SHARDS] [-o OUT] [-p PROGRAM] [-j NAME] [-s "OPTS"] [-S OPT]... -- ARGS...
 #
 #   -n SHARDS   array tasks, one shard each (default 4)
 #   -o OUT      output directory on a file system every node sees (default out); the shards
 #               go to OUT/<name>.shard-I-of-N/, the merged study to OUT/<name>/
 #   -p PROGRAM  the maxent-paper or maxent-explore binary (default maxent-paper on PATH)
-#   -s OPTS     more sbatch options for both jobs, e.g. "--partition=short --time=02:00:00
-#               --cpus-per-task=4" (then give ARGS --threads 4)
-#   ARGS        the program's arguments, as for one process (no --out, no --shard)
+#   -j NAME     the study's name in the job names NAME-shards and NAME-merge (default
+#               maxent-<first argument that is not an option>, e.g. maxent-fig2)
+#   -s OPTS     more sbatch options for both jobs, split at white space, e.g.
+#               "--partition=short --time=02:00:00 --cpus-per-task=4"
+#   -S OPT      one more sbatch option, passed as one word (it may hold spaces); repeatable
+#   ARGS        the program's arguments, as for one process (no --out, no --shard); threads
+#               default to the task's CPUs (--cpus-per-task)
 #
-# Array task I (1..SHARDS) runs   PROGRAM ARGS --out OUT --quiet --shard I/SHARDS
-# and the merge job               PROGRAM merge OUT/*.shard-*-of-SHARDS --out OUT
+# First the arguments are checked here (the program parses them with --version, so a typo
+# costs nothing in the queue). Array task I runs, from a bash job script,
+#     PROGRAM ARGS --out OUT --quiet --shard I/SHARDS
+# and the merge job   PROGRAM merge OUT/*.shard-*-of-SHARDS --out OUT
 # so the merged config.json records the command line of `PROGRAM ARGS --out OUT --quiet`,
 # and the merged files are byte for byte those of that command run in one process. Slurm
-# logs go to OUT/slurm-<job>_<task>.out and OUT/slurm-merge-<job>.out. Prints the two job ids.
+# logs go to OUT/slurm-<job>_<task>.out and OUT/slurm-merge-<job>.out. Prints the job ids.
 #
-# A task that fails or is cancelled keeps its finished runs (OUT/.<name>.shard-I-of-N.runs/):
-# submit the same command again, and each task trains only its missing runs. Use a fresh OUT
-# per study: the merge takes every OUT/*.shard-*-of-SHARDS folder.
+# Resubmitting the same command resubmits only the tasks that have not succeeded (a task
+# that fails or is cancelled keeps its finished runs in OUT/.<name>.shard-I-of-N.runs/ and
+# trains only the missing ones), cancels the earlier submission's merge job if it still
+# waits, and submits a new merge job. A merge job whose tasks fail is cancelled by Slurm
+# (--kill-on-invalid-dep=yes) instead of waiting forever. The job scripts and the record of
+# finished tasks are kept in OUT/.slurm-study-<hash of the command>/. Use a fresh OUT per
+# study: the merge takes every OUT/*.shard-*-of-SHARDS folder.
 set -euo pipefail
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
+fail() { echo "slurm-study.sh: $*" >&2; exit 2; }
 
 shards=4
 out=out
 program=maxent-paper
-sbatch_opts=""
-while getopts "n:o:p:s:h" opt; do
+name=""
+sbatch_opts=()
+while getopts "n:o:p:j:s:S:h" opt; do
     case "$opt" in
         n) shards="$OPTARG" ;;
         o) out="$OPTARG" ;;
         p) program="$OPTARG" ;;
-        s) sbatch_opts="$OPTARG" ;;
+        j) name="$OPTARG" ;;
+        s) read -r -a words <<<"$OPTARG"; sbatch_opts+=("${words[@]}") ;;
+        S) sbatch_opts+=("$OPTARG") ;;
         h) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 [[ "${1:-}" == "--" ]] && shift
-if ! [[ "$shards" =~ ^[1-9][0-9]*$ ]]; then
-    echo "slurm-study.sh: -n '$shards' is not a positive number of shards" >&2
-    exit 2
-fi
-if [[ $# -eq 0 ]]; then
-    echo "slurm-study.sh: no program arguments (e.g. -- fig2a --seeds 0-15)" >&2
-    exit 2
-fi
+[[ "$shards" =~ ^[1-9][0-9]*$ ]] || fail "-n '$shards' is not a positive number of shards"
+[[ $# -gt 0 ]] || fail "no program arguments (e.g. -- fig2a --seeds 0-15)"
+[[ -n "$out" ]] || fail "-o: empty output directory"
+for a in "$@"; do
+    case "$a" in
+        --out|--out=*|--shard|--shard=*) fail "ARGS must not hold $a (the script adds --out and --shard)" ;;
+    esac
+done
 # The compute nodes need the program by an absolute path.
 if [[ "$program" == */* ]]; then
     program="$(cd "$(dirname "$program")" && pwd)/$(basename "$program")"
 else
-    program="$(command -v "$program")" || { echo "slurm-study.sh: '$program' not found on PATH" >&2; exit 2; }
+    program="$(command -v "$program")" || fail "'$program' not found on PATH"
 fi
-[[ -x "$program" ]] || { echo "slurm-study.sh: '$program' is not executable" >&2; exit 2; }
-mkdir -p "$out"
+[[ -x "$program" ]] || fail "'$program' is not executable"
 
-quoted_args=""
-for a in "$@"; do quoted_args+=" $(printf '%q' "$a")"; done
-qprog="$(printf '%q' "$program")"
-qout="$(printf '%q' "$out")"
+# A dry run of the arguments here: the program parses them as task 1 would, then exits.
+if ! check="$("$program" "$@" --out "$out" --quiet --shard "1/${shards}" --version 2>&1)"; then
+    echo "$check" >&2
+    fail "the arguments do not parse (checked before submitting; nothing submitted)"
+fi
+command -v sbatch >/dev/null 2>&1 || fail "sbatch not found on PATH (is this a Slurm login node?)"
 
-# shellcheck disable=SC2086  # sbatch_opts is a list of options
-array_job="$(sbatch --parsable $sbatch_opts --job-name=maxent-shards --array="1-${shards}" \
-    --output="${out}/slurm-%A_%a.out" \
-    --wrap "exec ${qprog}${quoted_args} --out ${qout} --quiet --shard \"\${SLURM_ARRAY_TASK_ID}/${shards}\"")"
-array_job="${array_job%%;*}"
-# shellcheck disable=SC2086
-merge_job="$(sbatch --parsable $sbatch_opts --job-name=maxent-merge --dependency="afterok:${array_job}" \
-    --output="${out}/slurm-merge-%j.out" \
-    --wrap "exec ${qprog} merge ${qout}/*.shard-*-of-${shards} --out ${qout}")"
+if [[ -z "$name" ]]; then
+    for a in "$@"; do
+        if [[ "$a" != -* ]]; then name="maxent-$(basename "$a")"; break; fi
+    done
+    name="${name:-maxent-study}"
+fi
+name="$(printf '%s' "$name" | tr -c 'A-Za-z0-9._+-' '_')"
+
+mkdir -p -- "$out"
+# What Slurm reads as a file name pattern: '%' is written '%%'.
+slurm_out="${out//%/%%}"
+
+# The job scripts run under bash (never /bin/sh), so printf %q's quoting of any argument
+# (spaces, tabs, newlines, non-ASCII) reads back as the same word.
+q() { printf '%q' "$1"; }
+task_cmd="$(q "$program")"
+for a in "$@"; do task_cmd+=" $(q "$a")"; done
+task_cmd+=" --out $(q "$out") --quiet"
+key="$(printf '%s\n%s\n' "$task_cmd" "$shards" | sha256sum | cut -c1-12)"
+state="${out}/.slurm-study-${key}"
+mkdir -p -- "$state"
+
+cat > "$state/task.sh" <<EOF
+#!/bin/bash
+# slurm-study.sh: array task \${SLURM_ARRAY_TASK_ID} of ${shards}; records its success.
+${task_cmd} --shard "\${SLURM_ARRAY_TASK_ID}/${shards}" || exit
+: > $(q "$state")/task-"\${SLURM_ARRAY_TASK_ID}".done
+EOF
+cat > "$state/merge.sh" <<EOF
+#!/bin/bash
+# slurm-study.sh: the merge of the ${shards} shards.
+exec $(q "$program") merge $(q "$out")/*.shard-*-of-${shards} --out $(q "$out")
+EOF
+
+# The tasks still to run: those without a record of success (and of whose shards something
+# is missing: a task that succeeded wrote at least one OUT/*.shard-I-of-N folder).
+todo=()
+finished=()
+for i in $(seq 1 "$shards"); do
+    done_shard=no
+    if [[ -e "$state/task-$i.done" ]]; then
+        for f in "$out"/*.shard-"$i"-of-"$shards"; do
+            [[ -e "$f/config.json" ]] && done_shard=yes
+        done
+    fi
+    if [[ "$done_shard" == yes ]]; then finished+=("$i"); else todo+=("$i"); fi
+done
+
+# An earlier submission's merge job that still waits would never run (its tasks failed or
+# were cancelled) or would run a second merge: cancel it.
+if [[ -s "$state/merge.job" ]] && command -v squeue >/dev/null 2>&1; then
+    old="$(cat "$state/merge.job")"
+    if [[ "$(squeue -h -j "$old" -o %T 2>/dev/null || true)" == PENDING ]]; then
+        scancel "$old" && echo "cancelled the earlier submission's merge job ${old}, which was still pending"
+    fi
+fi
+
+dependency=()
+if [[ ${#todo[@]} -gt 0 ]]; then
+    list="$(IFS=,; echo "${todo[*]}")"
+    [[ ${#finished[@]} -eq 0 ]] && list="1-${shards}"
+    array_job="$(sbatch --parsable "${sbatch_opts[@]}" --job-name="${name}-shards" --array="$list" \
+        --output="${slurm_out}/slurm-%A_%a.out" "$state/task.sh")"
+    array_job="${array_job%%;*}"
+    dependency=(--dependency="afterok:${array_job}" --kill-on-invalid-dep=yes)
+    if [[ ${#finished[@]} -gt 0 ]]; then
+        echo "shards finished earlier: $(IFS=,; echo "${finished[*]}") (not resubmitted)"
+    fi
+    what="shards: job array ${array_job} (tasks ${list})"
+else
+    what="shards: all ${shards} finished earlier"
+fi
+merge_job="$(sbatch --parsable "${sbatch_opts[@]}" --job-name="${name}-merge" "${dependency[@]}" \
+    --output="${slurm_out}/slurm-merge-%j.out" "$state/merge.sh")"
 merge_job="${merge_job%%;*}"
-echo "submitted shards: job array ${array_job} (tasks 1-${shards}); merge: job ${merge_job} (after all tasks succeed)"
-echo "results: ${out}/<name>/ once job ${merge_job} has finished (squeue -j ${array_job},${merge_job})"
+echo "$merge_job" > "$state/merge.job"
+echo "submitted ${what}; merge: job ${merge_job} (after all tasks succeed)"
+echo "results: ${out}/<name>/ once job ${merge_job} has finished (squeue -j ${array_job:+${array_job},}${merge_job})"

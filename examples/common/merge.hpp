@@ -7,7 +7,8 @@
 // the shards (the lowest I/N) with --shard removed. It refuses, naming the difference: shards
 // whose settings differ (study fields), whose builds differ (fingerprint.hpp; also from the
 // merging program's own), that hold the same run twice, or that leave runs missing (listed,
-// with the --shard slices that hold them).
+// with the --shard slices that hold them). Shards that ran on different numbers of threads
+// merge (results do not depend on it), with a note saying so.
 #pragma once
 
 #include <algorithm>
@@ -530,6 +531,19 @@ template <class O, class Data, class Help, class Key, class Parse, class Study, 
             g.info.version = std::string(version);
             g.info.build = fields_json(build_fingerprint());
             g.info.threads = first.threads;
+            // Results do not depend on the thread count, so shards that differ in it merge;
+            // the merged config.json records the first shard's, and this says so.
+            std::string counts;
+            bool differ = false;
+            for (const ShardFolder& s : g.shards) {
+                counts += cat(counts.empty() ? "" : ", ", std::to_string(s.spec.index), "/", std::to_string(s.spec.count),
+                              ": ", std::to_string(s.threads));
+                differ = differ || s.threads != first.threads;
+            }
+            if (differ)
+                std::printf("%s: note: the shards ran on different numbers of threads (%s); results do not depend "
+                            "on it, and config.json records the first shard's %zu\n",
+                            g.key.c_str(), counts.c_str(), first.threads);
             g.info.command_line = name;
             for (const std::string& a : without_shard(first.arguments)) g.info.command_line += cat(" ", a);
             assemble(g);

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 
 #include "policy_classes.hpp"
 #include "run_store.hpp"
+#include "shards.hpp"
 #include "train_seed.hpp"
 
 namespace maxent::programs {
@@ -73,90 +76,187 @@ std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache*
     return n;
 }
 
-ExperimentResult run_experiment(const Experiment& e, const Settings& s, std::size_t threads, const std::atomic<bool>* stop,
-                                ProgressCounters* progress, RunCache* cache, const std::vector<char>* selected,
-                                const RunStore* store) {
-    ExperimentResult result;
-    result.experiment = &e;
-    result.settings = s;
-    if (selected != nullptr) result.selected = *selected;
-    const std::vector<Curve> curves = make_curves(e, s);
-    // Refused before any run starts (run_curve_seed would throw the same from its job).
-    for (const Curve& c : curves) {
-        if (c.policy != PolicyClass::belief_state) continue;
-        if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
-        if (s.estimator == EstimatorKind::per_step)
-            throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
-                                   "belief-state class B (row-sparse table) does not record; choose another "
-                                   "estimator or policy class"));
-    }
-    const GridPomdp model = e.env.build();
-    const std::size_t seeds = s.seeds.size();
+/// CPU time of the calling thread (a run's cost, whatever else the machine runs).
+static double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
-    // Jobs (curve-major, seed-minor); cached runs are not jobs.
+std::uint64_t estimated_run_cost(const GridPomdp& model, const Curve& c, const Settings& s) {
+    return run_cost(c) * static_cast<std::uint64_t>(s.iterations) * static_cast<std::uint64_t>(s.batch) *
+           static_cast<std::uint64_t>(model.horizon()) * static_cast<std::uint64_t>(model.num_states());
+}
+
+std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>& plans, std::size_t threads,
+                                              const std::atomic<bool>* stop, RunCache* cache) {
+    std::vector<ExperimentResult> results(plans.size());
+    std::vector<std::vector<Curve>> curves(plans.size());
+    std::vector<GridPomdp> models;
+    models.reserve(plans.size());
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        const Experiment& e = *plans[p].experiment;
+        const Settings& s = plans[p].settings;
+        curves[p] = make_curves(e, s);
+        // Refused before any run starts (run_curve_seed would throw the same from its job).
+        for (const Curve& c : curves[p]) {
+            if (c.policy != PolicyClass::belief_state) continue;
+            if (c.learned) refuse_learned_class_b(c.policy, cat("curve '", c.label, "'"));
+            if (s.estimator == EstimatorKind::per_step)
+                throw config_error(cat("curve '", c.label, "': the per-step estimator needs per-step scores, which the "
+                                       "belief-state class B (row-sparse table) does not record; choose another "
+                                       "estimator or policy class"));
+        }
+        models.push_back(e.env.build());
+    }
+
+    // A run's place in a plan's result; the jobs (each run to train once) and who needs them.
+    struct Slot {
+        std::size_t plan, curve, seed_index;
+    };
     struct Job {
-        std::size_t curve;
-        std::size_t seed_index;
+        std::string key;
+        std::uint64_t cost = 0;
+        std::vector<Slot> slots;  ///< slots.front() owns the job (its plan's model, settings and curve)
     };
     std::vector<Job> jobs;
-    result.curves.resize(curves.size());
-    for (std::size_t c = 0; c < curves.size(); ++c) {
-        result.curves[c].curve = curves[c];
-        result.curves[c].runs.resize(seeds);
-        for (std::size_t i = 0; i < seeds; ++i) {
-            result.curves[c].runs[i].seed = s.seeds[i];
-            if (!result.is_selected(c, i)) continue;
-            const std::string key = run_key(e.env, curves[c], s, s.seeds[i]);
-            const SeedRun* hit = cache ? cache->find(key) : nullptr;
-            if (hit != nullptr && !kept_run_serves(*hit, s)) hit = nullptr;
-            std::optional<SeedRun> stored;
-            if (hit == nullptr && store != nullptr) stored = store->load(key);
-            if (stored && !kept_run_serves(*stored, s)) stored.reset();
-            if (hit != nullptr || stored) {
-                result.curves[c].runs[i] = hit != nullptr ? *hit : *stored;
-                if (stored) {
-                    ++result.reused;
-                    if (cache) cache->insert(key, *stored);
+    std::map<std::string, std::size_t> job_of_key;
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        const ExperimentPlan& plan = plans[p];
+        const Settings& s = plan.settings;
+        ExperimentResult& result = results[p];
+        result.experiment = plan.experiment;
+        result.settings = s;
+        result.selected = plan.selected;
+        result.curves.resize(curves[p].size());
+        for (std::size_t c = 0; c < curves[p].size(); ++c) {
+            result.curves[c].curve = curves[p][c];
+            result.curves[c].runs.resize(s.seeds.size());
+            for (std::size_t i = 0; i < s.seeds.size(); ++i) {
+                result.curves[c].runs[i].seed = s.seeds[i];
+                if (!result.is_selected(c, i)) continue;
+                const std::string key = run_key(plan.experiment->env, curves[p][c], s, s.seeds[i]);
+                const SeedRun* hit = cache ? cache->find(key) : nullptr;
+                if (hit != nullptr && !kept_run_serves(*hit, s)) hit = nullptr;
+                std::optional<SeedRun> stored;
+                if (hit == nullptr && plan.store != nullptr) stored = plan.store->load(key);
+                if (stored && !kept_run_serves(*stored, s)) stored.reset();
+                if (hit != nullptr || stored) {
+                    result.curves[c].runs[i] = hit != nullptr ? *hit : *stored;
+                    if (stored) {
+                        ++result.reused;
+                        if (cache) cache->insert(key, *stored);
+                    }
+                    if (plan.progress) plan.progress->runs_done[plan.progress_curve_offset + c].fetch_add(1);
+                    continue;
                 }
-                if (progress) progress->runs_done[c].fetch_add(1);
-            } else {
-                jobs.push_back({c, i});
+                const auto [it, fresh] = job_of_key.try_emplace(key, jobs.size());
+                if (fresh) jobs.push_back({key, estimated_run_cost(models[p], curves[p][c], s), {}});
+                jobs[it->second].slots.push_back({p, c, i});
             }
         }
     }
 
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<SeedRun> fresh = run_parallel(jobs.size(), threads, [&](std::size_t j) {
-        const Job& job = jobs[j];
-        SeedRun run = run_curve_seed(model, curves[job.curve], s, s.seeds[job.seed_index], stop,
-                                     progress ? &progress->iterations : nullptr);
-        if (store != nullptr && run.complete)
-            store->save(run_key(e.env, curves[job.curve], s, s.seeds[job.seed_index]), run);
-        if (progress && run.complete) progress->runs_done[job.curve].fetch_add(1);
-        return run;
-    });
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Longest first; equal costs in plan and job order.
+    std::vector<std::size_t> order(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return jobs[a].cost > jobs[b].cost; });
 
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-        SeedRun& run = fresh[j];
-        result.iterations_run += run.records.size();
-        if (cache) cache->insert(run_key(e.env, curves[jobs[j].curve], s, run.seed), run);
-        result.curves[jobs[j].curve].runs[jobs[j].seed_index] = std::move(run);
-    }
-    for (std::size_t c = 0; c < result.curves.size(); ++c)
-        for (std::size_t i = 0; i < seeds; ++i)
-            if (result.is_selected(c, i) && !result.curves[c].runs[i].complete) result.interrupted = true;
-    for (const CurveRuns& c : result.curves)
-        if (c.curve.policy == PolicyClass::belief_state) {
-            const TableStats t = table_stats(c);
-            if (t.runs > 0)
-                std::fprintf(stderr,
-                             "%s: %s: class B table per run: %.0f rows on average (max %zu), max %.2f MiB "
-                             "(%zu runs)\n",
-                             e.name.c_str(), c.curve.label.c_str(), t.mean_rows, t.max_rows,
-                             static_cast<double>(t.max_bytes) / (1024.0 * 1024.0), t.runs);
+    struct Done {
+        SeedRun run;
+        double finished = 0.0;  ///< seconds from the pool's start
+    };
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<Done> done = run_parallel(order.size(), threads, [&](std::size_t k) {
+        const Job& job = jobs[order[k]];
+        const Slot& own = job.slots.front();
+        const ExperimentPlan& plan = plans[own.plan];
+        const double cpu_start = thread_cpu_seconds();
+        SeedRun run = run_curve_seed(models[own.plan], curves[own.plan][own.curve], plan.settings,
+                                     plan.settings.seeds[own.seed_index], stop,
+                                     plan.progress ? &plan.progress->iterations : nullptr);
+        run.seconds = thread_cpu_seconds() - cpu_start;
+        const auto run_end = std::chrono::steady_clock::now();
+        if (run.complete) {
+            const RunStore* saved = nullptr;
+            for (const Slot& slot : job.slots) {
+                const ExperimentPlan& p = plans[slot.plan];
+                if (p.store != nullptr && p.store != saved) {
+                    p.store->save(job.key, run);
+                    saved = p.store;
+                }
+                if (p.progress) p.progress->runs_done[p.progress_curve_offset + slot.curve].fetch_add(1);
+            }
         }
-    return result;
+        return Done{std::move(run), std::chrono::duration<double>(run_end - start).count()};
+    });
+
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const Job& job = jobs[order[k]];
+        SeedRun& run = done[k].run;
+        if (cache) cache->insert(job.key, run);
+        for (std::size_t x = 0; x < job.slots.size(); ++x) {
+            const Slot& slot = job.slots[x];
+            ExperimentResult& result = results[slot.plan];
+            result.seconds = std::max(result.seconds, done[k].finished);
+            if (x == 0) {
+                result.iterations_run += run.records.size();
+            } else {
+                ++result.shared;
+            }
+            SeedRun& place = result.curves[slot.curve].runs[slot.seed_index];
+            place = x + 1 == job.slots.size() ? std::move(run) : run;
+            if (x > 0) place.seconds = 0.0;  // trained once, for the first
+        }
+    }
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+        ExperimentResult& result = results[p];
+        for (std::size_t c = 0; c < result.curves.size(); ++c)
+            for (std::size_t i = 0; i < result.settings.seeds.size(); ++i)
+                if (result.is_selected(c, i) && !result.curves[c].runs[i].complete) result.interrupted = true;
+        for (const CurveRuns& c : result.curves)
+            if (c.curve.policy == PolicyClass::belief_state) {
+                const TableStats t = table_stats(c);
+                if (t.runs > 0)
+                    std::fprintf(stderr,
+                                 "%s: %s: class B table per run: %.0f rows on average (max %zu), max %.2f MiB "
+                                 "(%zu runs)\n",
+                                 result.experiment->name.c_str(), c.curve.label.c_str(), t.mean_rows, t.max_rows,
+                                 static_cast<double>(t.max_bytes) / (1024.0 * 1024.0), t.runs);
+            }
+    }
+    return results;
+}
+
+void append_run_times(const std::string& path, const std::vector<ExperimentPlan>& plans,
+                      const std::vector<ExperimentResult>& results) {
+    std::FILE* f = std::fopen(path.c_str(), "a");
+    if (f == nullptr) throw output_error(cat("MAXENT_RUN_TIMES: cannot open '", path, "' for appending"));
+    for (std::size_t p = 0; p < results.size() && p < plans.size(); ++p) {
+        const ExperimentResult& r = results[p];
+        const GridPomdp model = r.experiment->env.build();
+        for (const CurveRuns& c : r.curves)
+            for (const SeedRun& run : c.runs)
+                if (run.seconds > 0.0)
+                    std::fprintf(f, "%s,%s,%llu,%llu,%.6f\n", r.experiment->name.c_str(), c.curve.label.c_str(),
+                                 static_cast<unsigned long long>(run.seed),
+                                 static_cast<unsigned long long>(estimated_run_cost(model, c.curve, plans[p].settings)),
+                                 run.seconds);
+    }
+    if (std::fclose(f) != 0) throw output_error(cat("MAXENT_RUN_TIMES: cannot write '", path, "'"));
+}
+
+ExperimentResult run_experiment(const Experiment& e, const Settings& s, std::size_t threads, const std::atomic<bool>* stop,
+                                ProgressCounters* progress, RunCache* cache, const std::vector<char>* selected,
+                                const RunStore* store) {
+    ExperimentPlan plan;
+    plan.experiment = &e;
+    plan.settings = s;
+    if (selected != nullptr) plan.selected = *selected;
+    plan.store = store;
+    plan.progress = progress;
+    return std::move(run_experiments({plan}, threads, stop, cache).front());
 }
 
 }  // namespace maxent::programs

@@ -70,6 +70,7 @@ struct SeedRun {
     std::vector<FitRecord> fits{};
     double truth_heldout = std::numeric_limits<double>::quiet_NaN();
     VisitCounts visits{};  ///< the final policy's visits (Settings::heatmap_episodes > 0), else empty
+    double seconds = 0.0;  ///< CPU time of its training here (0 when kept); written to no file
 };
 
 /// The runs of one curve, in the order of Settings::seeds.
@@ -96,6 +97,7 @@ struct ExperimentResult {
     /// not count as interrupted.
     std::vector<char> selected;
     std::size_t reused = 0;  ///< runs taken from the work area (RunStore) instead of trained
+    std::size_t shared = 0;  ///< runs trained for an earlier experiment of the same queue (run_experiments)
 
     [[nodiscard]] bool is_selected(std::size_t curve, std::size_t seed_index) const {
         return selected.empty() || selected.at(curve * settings.seeds.size() + seed_index) != 0;
@@ -200,8 +202,45 @@ using FileModel = FinitePomdp<std::string, std::string, std::string>;
                                               const std::vector<char>* selected = nullptr,
                                               const RunStore* store = nullptr);
 
+/// The estimated relative duration of one run of curve `c` on `model` under `s`, for ordering
+/// a work queue longest first: run_cost (shards.hpp: the policy class) x K x N x T x S (a step
+/// of the belief filter and of the policy's features costs about S). Measured per run in
+/// docs/performance.md ("One work queue").
+[[nodiscard]] std::uint64_t estimated_run_cost(const GridPomdp& model, const Curve& c, const Settings& s);
+
+/// One experiment of a command's work queue (run_experiments): what run_experiment takes.
+struct ExperimentPlan {
+    const Experiment* experiment = nullptr;
+    Settings settings;
+    std::vector<char> selected;               ///< a shard's slice (ExperimentResult::selected); empty = all
+    const RunStore* store = nullptr;          ///< its work area (may be null)
+    ProgressCounters* progress = nullptr;     ///< may be null; may be shared by several plans
+    std::size_t progress_curve_offset = 0;    ///< index of its first curve in progress->runs_done
+};
+
+/// The runs of all `plans` in ONE pool of `threads` threads, longest first
+/// (estimated_run_cost; equal costs in plan and job order), so that no thread idles while
+/// another experiment still has work. Each experiment's result is what run_experiment would
+/// give it: runs are pure functions of (curve, settings, seed), so the order changes nothing
+/// but the time. A run several plans need (same run_key) is trained once, for the first,
+/// and counted as `shared` by the others; kept runs come from `cache` (may be null) or the
+/// plan's store as in run_experiment, and each new complete run is saved in the store of
+/// every plan that needs it. Results in plan order; `seconds` is each plan's time from the
+/// pool's start until its last run finished.
+[[nodiscard]] std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>& plans,
+                                                            std::size_t threads,
+                                                            const std::atomic<bool>* stop = nullptr,
+                                                            RunCache* cache = nullptr);
+
+/// Appends to file `path` one line "experiment,curve,seed,estimated_cost,seconds" per run
+/// trained in `results` (SeedRun::seconds > 0; results[p] is plans[p]'s): the inputs of
+/// docs/performance.md's makespan model (scripts/makespan.py; maxent-paper writes them when
+/// the environment variable MAXENT_RUN_TIMES names a file).
+void append_run_times(const std::string& path, const std::vector<ExperimentPlan>& plans,
+                      const std::vector<ExperimentResult>& results);
+
 /// Runs every (curve, seed) job of experiment `e` under settings `s` on `threads` threads
-/// (0 = all hardware threads). Runs found in `cache` (may be null) are reused, and complete
+/// (0 = all hardware threads; run_experiments with one plan). Runs found in `cache` (may be null) are reused, and complete
 /// new runs are added to it. `stop` and `progress` may be null. Only the `selected` jobs run
 /// (null or empty: all; a shard's slice, shards.hpp). Runs found in `store` (may be null: the
 /// work area, RunStore) are reused, and every complete new run is saved there as soon as it

@@ -24,6 +24,7 @@
 #include "../common/run_store.hpp"
 #include "../common/shards.hpp"
 #include "../common/signals.hpp"
+#include "../common/threads.hpp"
 #include "cli.hpp"
 #include "explore.hpp"
 
@@ -58,6 +59,7 @@ struct Merged {
     mx::ModelFacts facts;
     mx::Result result;
     std::size_t smooth = 1;  ///< the shards' --smooth, so the merged plot is the one-process plot
+    bool plot = true;        ///< no shard said --no-plot
 };
 
 /// maxent-explore merge SHARD_DIR... --out DIR (common/merge.hpp merge_command).
@@ -78,6 +80,7 @@ int merge_main(const std::vector<std::string>& args) {
     };
     auto assemble = [](Group& g) {
         g.data.smooth = g.options.front().smooth;
+        for (const mx::Options& o : g.options) g.data.plot = g.data.plot && o.plot;
         const mp::ShardFolder& first = g.shards.front();
         const mp::Json& model = *first.config.find("model");
         const std::string what = mp::cat(first.dir.string(), "/config.json: model");
@@ -141,7 +144,7 @@ int merge_main(const std::vector<std::string>& args) {
         std::printf("%s: merged %zu shard%s: %zu runs\n", g.key.c_str(), g.shards.size(), g.shards.size() == 1 ? "" : "s",
                     g.data.result.runs.complete_runs());
         std::fputs(mx::table(g.data.facts, g.data.result).c_str(), stdout);
-        const mp::WrittenFiles w = mx::write_outputs(folder, g.data.facts, g.data.result, g.info, options.plot, g.data.smooth);
+        const mp::WrittenFiles w = mx::write_outputs(folder, g.data.facts, g.data.result, g.info, options.plot && g.data.plot, g.data.smooth);
         std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
                     w.plot.drawn ? ",curves.png" : "");
         if (!w.plot.failed) return true;
@@ -190,7 +193,8 @@ int main(int argc, char** argv) {
     const std::size_t uniform_episodes = options.uniform_trajectories.value_or(window * settings.batch);
     mp::RunInfo info;
     info.version = MAXENT_VERSION;
-    info.threads = options.threads == 0 ? maxent::hardware_threads() : options.threads;
+    options.threads = mp::resolve_threads(options.threads);
+    info.threads = options.threads;
     info.command_line = "maxent-explore";
     for (const std::string& a : args) info.command_line += mp::cat(" ", a);
     info.build = mp::fields_json(mp::build_fingerprint());

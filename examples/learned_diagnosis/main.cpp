@@ -30,6 +30,7 @@
 #include "maxent/optim/learned_belief.hpp"
 
 #include "../common/experiments.hpp"
+#include "../common/threads.hpp"
 
 namespace {
 
@@ -174,7 +175,7 @@ int main(int argc, char** argv) {
                 }
                 maxent::IohmmOptions o{.latent_states = L, .num_actions = world.num_actions(),
                                        .num_observations = world.num_observations(), .smoothing = 1.0,
-                                       .restarts = 2, .max_iterations = 100, .seed = seed, .threads = threads};
+                                       .restarts = 2, .max_iterations = 100, .seed = seed, .threads = maxent::programs::resolve_threads(threads)};
                 const maxent::IohmmFit fit = maxent::fit_iohmm(train, o, held_seq);
                 o.latent_states = 1;
                 const maxent::IohmmFit one = maxent::fit_iohmm(train, o, held_seq);

@@ -3,6 +3,9 @@
 // command line, experiments.hpp for the registry, output.hpp for the files).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <optional>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -24,6 +27,7 @@
 #include "../common/runner.hpp"
 #include "../common/shards.hpp"
 #include "../common/signals.hpp"
+#include "../common/threads.hpp"
 
 #ifndef MAXENT_VERSION
 #define MAXENT_VERSION "unknown"
@@ -70,6 +74,7 @@ struct Merged {
     maxent::programs::ExperimentResult result;
     std::size_t smooth = 1;           ///< the shards' --smooth, so the merged plot is the one-process plot
     bool heatmap_own_scales = false;  ///< the shards' --heatmap-scale, likewise
+    bool plot = true;                 ///< no shard said --no-plot
 };
 
 /// maxent-paper merge SHARD_DIR... --out DIR (merge.hpp merge_command).
@@ -91,6 +96,7 @@ int merge_main(const std::vector<std::string>& args) {
         const mp::Settings& settings = g.options.front().settings;
         m.smooth = g.options.front().smooth;
         m.heatmap_own_scales = g.options.front().heatmap_own_scales;
+        for (const mp::Options& o : g.options) m.plot = m.plot && o.plot;
         m.result.experiment = m.experiment;
         m.result.settings = settings;
         for (const mp::Curve& c : mp::make_curves(*m.experiment, settings))
@@ -101,7 +107,7 @@ int merge_main(const std::vector<std::string>& args) {
         const Merged& m = g.data;
         mp::OutputFolder folder = mp::experiment_folder(options.out, *m.experiment);
         const mp::WrittenFiles w =
-            mp::write_experiment(folder, m.result, g.info, {options.plot, m.smooth, 0, m.heatmap_own_scales});
+            mp::write_experiment(folder, m.result, g.info, {options.plot && m.plot, m.smooth, 0, m.heatmap_own_scales});
         std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", m.experiment->name.c_str(),
                     g.shards.size(), g.shards.size() == 1 ? "" : "s", m.result.complete_runs(), m.result.curves.size(),
                     m.result.settings.seeds.size(), m.result.settings.iterations);
@@ -157,7 +163,8 @@ int main(int argc, char** argv) {
     for (const std::string& a : args) command_line += mp::cat(" ", a);
     mp::RunInfo info;
     info.version = MAXENT_VERSION;
-    info.threads = options.threads == 0 ? maxent::hardware_threads() : options.threads;
+    options.threads = mp::resolve_threads(options.threads);
+    info.threads = options.threads;
     info.command_line = command_line;
     info.build = mp::fields_json(mp::build_fingerprint());
     const mp::ShardSpec& shard = options.shard;
@@ -185,37 +192,58 @@ int main(int argc, char** argv) {
     mp::install_stop_handlers();
     mp::RunCache cache;
     bool plot_failed = false;
+    bool stopped = false;
     std::vector<std::string> pngs;
     try {
+        // One work queue for the whole command: the runs of every experiment named, longest
+        // first (runner.hpp run_experiments), so no thread idles while another experiment
+        // still has work; each experiment's files are then written as if it ran alone.
+        std::deque<mp::RunStore> stores;
+        std::vector<mp::ExperimentPlan> plans;
+        std::vector<std::string> labels;
+        std::set<std::string> to_train;
+        std::string names;
         for (std::size_t x = 0; x < todo.size(); ++x) {
             const mp::Experiment& e = *todo[x];
             if (!e.note.empty()) std::printf("%s: note: %s\n", e.name.c_str(), e.note.c_str());
             const std::vector<mp::Curve> curves = mp::make_curves(e, settings);
-            std::vector<std::string> labels;
-            for (const mp::Curve& c : curves) labels.push_back(c.label);
-            const std::vector<char> selected =
-                shard.active() ? mp::shard_selection(curves, settings.seeds.size(), shard) : std::vector<char>{};
-            const mp::RunStore store(mp::work_area_of(folders[x].path()), info.build);
-            const std::size_t pending = mp::pending_runs(e, settings, &cache, &selected, &store);
-
-            mp::ProgressCounters counters(curves.size());
-            mp::ExperimentResult result;
-            {
-                mp::ProgressReporter reporter(mode, e.name, labels, settings.seeds.size(),
-                                              static_cast<std::uint64_t>(pending) * settings.iterations, counters);
-                result = mp::run_experiment(e, settings, options.threads, &mp::stop_flag(), &counters, &cache, &selected,
-                                            &store);
-                reporter.finish();
+            mp::ExperimentPlan plan;
+            plan.experiment = &e;
+            plan.settings = settings;
+            if (shard.active()) plan.selected = mp::shard_selection(curves, settings.seeds.size(), shard);
+            plan.store = &stores.emplace_back(mp::work_area_of(folders[x].path()), info.build);
+            plan.progress_curve_offset = labels.size();
+            std::size_t j = 0;
+            for (const mp::Curve& c : curves) {
+                labels.push_back(todo.size() > 1 ? mp::cat(e.name, " ", c.label) : c.label);
+                for (const std::uint64_t seed : settings.seeds) {
+                    const bool wanted = plan.selected.empty() || plan.selected[j] != 0;
+                    ++j;
+                    if (!wanted) continue;
+                    const std::string key = mp::run_key(e.env, c, settings, seed);
+                    const std::optional<mp::SeedRun> kept = plan.store->load(key);
+                    if (!kept || !mp::kept_run_serves(*kept, settings)) to_train.insert(key);
+                }
             }
+            names += mp::cat(names.empty() ? "" : ",", e.name);
+            plans.push_back(std::move(plan));
+        }
+        mp::ProgressCounters counters(labels.size());
+        for (mp::ExperimentPlan& plan : plans) plan.progress = &counters;
+        std::vector<mp::ExperimentResult> results;
+        {
+            mp::ProgressReporter reporter(mode, names, labels, settings.seeds.size(),
+                                          static_cast<std::uint64_t>(to_train.size()) * settings.iterations, counters);
+            results = mp::run_experiments(plans, options.threads, &mp::stop_flag(), &cache);
+            reporter.finish();
+        }
+        if (const char* times = std::getenv("MAXENT_RUN_TIMES")) mp::append_run_times(times, plans, results);
 
-            // Keep in the cache only the runs a later experiment of this invocation will use.
-            std::set<std::string> needed;
-            for (std::size_t y = x + 1; y < todo.size(); ++y)
-                for (const mp::Curve& c : mp::make_curves(*todo[y], settings))
-                    for (const std::uint64_t seed : settings.seeds)
-                        needed.insert(mp::run_key(todo[y]->env, c, settings, seed));
-            cache.retain([&](const std::string& key) { return needed.count(key) != 0; });
-
+        for (std::size_t x = 0; x < todo.size(); ++x) {
+            const mp::Experiment& e = *todo[x];
+            const mp::ExperimentResult& result = results[x];
+            const mp::RunStore& store = stores[x];
+            const std::size_t curves = result.curves.size();
             const auto write_start = std::chrono::steady_clock::now();
             mp::RunInfo run_info = info;
             if (shard.active())
@@ -229,11 +257,9 @@ int main(int argc, char** argv) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - write_start).count();
             const std::size_t runs = result.complete_runs();
             const double rate = result.seconds > 0.0 ? static_cast<double>(result.iterations_run) / result.seconds : 0.0;
-            const std::size_t not_trained = result.selected_runs() - std::min(result.selected_runs(), pending);
-            const std::size_t shared_runs = not_trained - std::min(not_trained, result.reused);
             const std::string shared =
-                shared_runs > 0
-                    ? mp::cat("; ", std::to_string(shared_runs), " runs shared with an earlier experiment")
+                result.shared > 0
+                    ? mp::cat("; ", std::to_string(result.shared), " runs shared with an earlier experiment")
                     : std::string();
             const std::string of_shard =
                 shard.active() ? mp::cat(" of shard ", std::to_string(shard.index), "/", std::to_string(shard.count), ", ",
@@ -242,7 +268,7 @@ int main(int argc, char** argv) {
                                : std::string();
             std::printf("%s: kept %zu of %zu runs%s (%zu curves x %zu seed%s, K = %zu); trained %llu iterations in %.1f s "
                         "(%.0f iterations/s, %zu threads)%s\n",
-                        e.name.c_str(), runs, result.selected_runs(), of_shard.c_str(), curves.size(), settings.seeds.size(),
+                        e.name.c_str(), runs, result.selected_runs(), of_shard.c_str(), curves, settings.seeds.size(),
                         settings.seeds.size() == 1 ? "" : "s",
                         settings.iterations, static_cast<unsigned long long>(result.iterations_run), result.seconds,
                         rate, info.threads, shared.c_str());
@@ -268,7 +294,8 @@ int main(int argc, char** argv) {
                 if (!report_heatmap(e.name, w)) plot_failed = true;
             }
             std::fflush(stdout);
-            if (result.interrupted || mp::stop_requested()) {
+            if (result.interrupted || (mp::stop_requested() && !stopped && x + 1 == todo.size())) {
+                stopped = true;
                 std::fprintf(stderr, "maxent-paper: %s during %s: kept %zu complete runs of %zu", mp::stop_signal_name(),
                              e.name.c_str(), runs, result.selected_runs());
                 if (w.wrote) {
@@ -286,16 +313,15 @@ int main(int argc, char** argv) {
                 } else {
                     std::fprintf(stderr, "; nothing written for it");
                 }
-                if (x + 1 < todo.size()) std::fprintf(stderr, "; skipped %zu later experiment(s)", todo.size() - x - 1);
                 std::fprintf(stderr, "; the finished runs stay in %s: rerun the same command to train only the rest.\n",
                              store.dir().string().c_str());
-                return mp::stop_exit_status();
             }
         }
     } catch (const std::exception& ex) {
         std::fprintf(stderr, "maxent-paper: error: %s\n", ex.what());
         return 1;
     }
+    if (stopped) return mp::stop_exit_status();
     if (pngs.size() == 1) std::printf("PNG: %s\n", pngs.front().c_str());
     return plot_failed ? 1 : 0;
 }

@@ -55,6 +55,7 @@
 #include "../common/components.hpp"
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
+#include "../common/threads.hpp"
 
 namespace {
 
@@ -247,6 +248,7 @@ int main(int argc, char** argv) try {
         else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
         else name = a;
     }
+    threads = programs::resolve_threads(threads);
     const RescueExperiment* found = nullptr;
     for (const RescueExperiment& x : experiments())
         if (x.name == name) found = &x;

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "../../examples/common/run_store.hpp"
 #include "../../examples/common/runner.hpp"
 #include "../../examples/common/signals.hpp"
+#include "../../examples/common/threads.hpp"
 
 namespace mp = maxent::programs;
 
@@ -418,6 +420,93 @@ TEST_CASE("fig2f shares the runs of fig2e and plots the regulariser", "[paper]")
     const std::string script_e = mp::gnuplot_script(e, mp::summarize(e, e.experiment->plotted));
     CHECK(script_e.find("true-state entropy") != std::string::npos);
     CHECK(script_e.find("log S = log 25") != std::string::npos);
+}
+
+TEST_CASE("one work queue: each experiment's runs are those it gets alone, for any thread count", "[paper]") {
+    mp::Settings s;
+    s.seeds = {0, 3};
+    s.iterations = 4;
+    s.objectives = std::vector<mp::Objective>{mp::Objective::mse, mp::Objective::reg_mbe};
+    std::vector<mp::ExperimentPlan> plans;
+    for (const char* name : {"fig2a", "fig2e", "fig2f", "fig2c"}) {
+        mp::ExperimentPlan p;
+        p.experiment = mp::find_experiment(name);
+        p.settings = s;
+        p.progress_curve_offset = 2 * plans.size();
+        plans.push_back(p);
+    }
+    plans[0].selected = {1, 0, 0, 1};  // a shard's slice of fig2a
+    // fig2c's runs (6 x 6, T = 36) are estimated (36 * 36) / (25 * 25) times fig2a's: they start first.
+    const mp::Curve c = mp::make_curves(*plans[0].experiment, s)[0];
+    CHECK(mp::estimated_run_cost(plans[3].experiment->env.build(), c, s) * 625 ==
+          mp::estimated_run_cost(plans[0].experiment->env.build(), c, s) * 1296);
+    for (const std::size_t threads : {std::size_t{1}, std::size_t{3}}) {
+        mp::ProgressCounters progress(8);
+        for (mp::ExperimentPlan& p : plans) p.progress = &progress;
+        const std::vector<mp::ExperimentResult> all = mp::run_experiments(plans, threads);
+        REQUIRE(all.size() == plans.size());
+        for (std::size_t p = 0; p < plans.size(); ++p) {
+            const std::vector<char>* sel = plans[p].selected.empty() ? nullptr : &plans[p].selected;
+            const mp::ExperimentResult alone = mp::run_experiment(*plans[p].experiment, s, 1, nullptr, nullptr, nullptr, sel);
+            REQUIRE(all[p].curves.size() == alone.curves.size());
+            CHECK_FALSE(all[p].interrupted);
+            for (std::size_t k = 0; k < alone.curves.size(); ++k) {
+                std::size_t wanted = 0;
+                for (std::size_t i = 0; i < s.seeds.size(); ++i) {
+                    wanted += all[p].is_selected(k, i) ? 1 : 0;
+                    const mp::SeedRun& a = all[p].curves[k].runs[i];
+                    const mp::SeedRun& b = alone.curves[k].runs[i];
+                    CHECK(a.complete == b.complete);
+                    REQUIRE(a.records.size() == b.records.size());
+                    for (std::size_t r = 0; r < a.records.size(); ++r) {
+                        CHECK(a.records[r].true_entropy == b.records[r].true_entropy);
+                        CHECK(a.records[r].feedback == b.records[r].feedback);
+                        CHECK(a.records[r].belief_entropy_sum == b.records[r].belief_entropy_sum);
+                    }
+                }
+                CHECK(progress.runs_done[2 * p + k].load() == wanted);  // each plan's curves at its offset
+            }
+        }
+        CHECK(all[0].complete_runs() == 2);
+        CHECK(all[1].iterations_run == 4 * 4);  // fig2e trains its 4 runs ...
+        CHECK(all[2].iterations_run == 0);      // ... and fig2f shares them
+        CHECK(all[2].shared == 4);
+        CHECK(all[3].iterations_run == 4 * 4);
+    }
+}
+
+TEST_CASE("threads default to the CPUs the process may use: its affinity mask and its Slurm task", "[paper]") {
+    for (const char* v : {"SLURM_CPUS_PER_TASK", "SLURM_JOB_ID", "SLURM_CPUS_ON_NODE"}) unsetenv(v);
+    cpu_set_t mask;
+    REQUIRE(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    const std::size_t cpus = static_cast<std::size_t>(CPU_COUNT(&mask));
+    CHECK(mp::usable_threads() == cpus);
+    CHECK(mp::resolve_threads(3) == 3);
+    CHECK(mp::resolve_threads(0) == cpus);
+    // Pinned to one CPU (as by taskset -c): one thread.
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &mask)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK(mp::usable_threads() == 1);
+    REQUIRE(sched_setaffinity(0, sizeof mask, &mask) == 0);
+    // A Slurm task: its --cpus-per-task, else the job's CPUs on the node; never above the mask.
+    setenv("SLURM_CPUS_PER_TASK", "1", 1);
+    CHECK(mp::usable_threads() == 1);
+    setenv("SLURM_CPUS_PER_TASK", "100000", 1);
+    CHECK(mp::usable_threads() == cpus);
+    setenv("SLURM_CPUS_PER_TASK", "two", 1);
+    CHECK(mp::usable_threads() == cpus);
+    unsetenv("SLURM_CPUS_PER_TASK");
+    setenv("SLURM_CPUS_ON_NODE", "1", 1);
+    CHECK(mp::usable_threads() == cpus);  // not in a job: ignored
+    setenv("SLURM_JOB_ID", "42", 1);
+    CHECK(mp::usable_threads() == 1);
+    for (const char* v : {"SLURM_CPUS_PER_TASK", "SLURM_JOB_ID", "SLURM_CPUS_ON_NODE"}) unsetenv(v);
 }
 
 // ---------------------------------------------------------------------------------------
