@@ -200,6 +200,14 @@ using FileModel = FinitePomdp<std::string, std::string, std::string>;
                                               const std::vector<char>* selected = nullptr,
                                               const RunStore* store = nullptr);
 
+/// The checks of settings `s` for experiment `e` that the programs' flags make when parsed, for
+/// callers that build Settings otherwise (the Python module): iterations, batch and seeds
+/// (>= 1, no seed twice), alpha and rho, the override lists (nothing twice; noises in [0, 1];
+/// noises and policies not empty), at least one curve, with distinct labels, and the
+/// learned-belief options (LearnedBeliefOptions::validate). Throws config_error naming the
+/// setting and its value. run_experiment calls it first.
+void validate_settings(const Experiment& e, const Settings& s);
+
 /// Runs every (curve, seed) job of experiment `e` under settings `s` on `threads` threads
 /// (0 = all hardware threads). Runs found in `cache` (may be null) are reused, and complete
 /// new runs are added to it. `stop` and `progress` may be null. Only the `selected` jobs run
