@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — installs the build and test dependencies of maxent with apt-get
 # (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test),
-# and for the Python module (python/): pybind11, Python's headers, numpy, pytest, matplotlib.
+# and for the Python module (python/): pybind11, Python's headers, numpy, pytest, matplotlib, and pip, setuptools,
+# wheel and venv for `pip install --no-build-isolation .`.
 # Runs apt-get directly as root, through sudo otherwise. Idempotent.
 #
 #   bash scripts/install-deps.sh              # apt-get update && apt-get install
@@ -9,7 +10,8 @@
 set -euo pipefail
 
 packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
-          pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib)
+          pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
+          python3-pip python3-setuptools python3-wheel python3-venv)
 
 is_installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
