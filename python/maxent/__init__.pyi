@@ -309,8 +309,8 @@ names the bound; raise it for a longer horizon at the cost of time)."""
 def evaluate(world: Any, updater: Any, policy: Policy, *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ...) -> dict:
     """The policy's mean true-state entropy, MOE, MBE and Σ_t H(b_t) over `episodes` episodes with 95%
 intervals (episode n draws from stream(seed, evaluation_stream_run, n)). world: a Model (updater:
-BayesFilter, NoisyBelief or None) or a simulator (a Python world or GenerativeView, updater: its
-ParticleFilter; a Python world runs on the calling thread)."""
+BayesFilter, NoisyBelief or None) or a simulator written in Python (updater: its ParticleFilter; run
+on the calling thread; a GenerativeView is evaluated through its model)."""
     ...
 def evaluate_uniform(world: Any, updater: Any = ..., *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ...) -> dict:
     """evaluate() for the uniformly random policy, on the same streams: the baseline (a simulator world

@@ -169,8 +169,8 @@ void bind_analysis(py::module_& m) {
         py::arg("seed") = 0, py::arg("threads") = 1, py::arg("counting") = "paper",
         "The policy's mean true-state entropy, MOE, MBE and Σ_t H(b_t) over `episodes` episodes with 95%\n"
         "intervals (episode n draws from stream(seed, evaluation_stream_run, n)). world: a Model (updater:\n"
-        "BayesFilter, NoisyBelief or None) or a simulator (a Python world or GenerativeView, updater: its\n"
-        "ParticleFilter; a Python world runs on the calling thread).");
+        "BayesFilter, NoisyBelief or None) or a simulator written in Python (updater: its ParticleFilter; run\n"
+        "on the calling thread; a GenerativeView is evaluated through its model).");
     m.def(
         "evaluate_uniform",
         [](const py::object& world, const py::object& updater, std::size_t episodes, std::uint64_t seed,

@@ -232,7 +232,7 @@ py::object train_generative(const py::object& world, const py::object& updater, 
                             const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
                             const TrainOptions& options);
 /// evaluate() (policy given) or evaluate_uniform() (policy null) with a world that is not a
-/// finite Model: a Python simulator (run on the calling thread) or a GenerativeView, with a ParticleFilter.
+/// finite Model: a Python simulator with its ParticleFilter, run on the calling thread.
 Evaluation evaluate_generative(const py::object& world, const py::object& updater, const PyPolicy* policy,
                                std::size_t episodes, std::uint64_t seed, std::size_t threads, StateCounting counting);
 /// The Python object of a finished run.

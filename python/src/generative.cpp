@@ -282,13 +282,13 @@ py::object train_generative(const py::object& world, const py::object& updater, 
 }
 
 Evaluation evaluate_generative(const py::object& world, const py::object& updater, const PyPolicy* policy,
-                               std::size_t episodes, std::uint64_t seed, std::size_t threads, StateCounting counting) {
+                               std::size_t episodes, std::uint64_t seed, std::size_t /*threads: one*/, StateCounting counting) {
     const char* who = policy != nullptr ? "evaluate" : "evaluate_uniform";
     if (!py::isinstance<PyParticleFilter>(updater))
         throw config_error(detail::message(who, ": a simulator world needs a ParticleFilter as its updater, got ",
                                            std::string(py::repr(updater))));
     const auto pf = updater.cast<std::shared_ptr<PyParticleFilter>>();
-    // One evaluation for world W and filter U: the policy's class, or the uniform policy.
+    // The evaluation for the policy's class, or the uniform policy.
     auto run = [&](const auto& w, const auto& filter, std::size_t workers) -> Evaluation {
         if (policy == nullptr) return evaluate_uniform(w, filter, episodes, seed, workers, counting);
         return std::visit(
@@ -302,15 +302,11 @@ Evaluation evaluate_generative(const py::object& world, const py::object& update
             },
             policy->p);
     };
-    if (py::isinstance<PyGenerativeView>(world)) {
-        if (!pf->view_filter)
-            throw config_error(detail::message(who, ": the ParticleFilter was built for a Python world, not this "
-                                               "GenerativeView"));
-        const auto v = world.cast<std::shared_ptr<PyGenerativeView>>();
-        const ModelInUse in_use(v->model);
-        py::gil_scoped_release release;
-        return run(*v->view, *pf->view_filter, threads);
-    }
+    // A GenerativeView is refused: its model is evaluated as a Model (each world type here
+    // instantiates the evaluation for every policy class, compile time the module pays).
+    if (py::isinstance<PyGenerativeView>(world))
+        throw config_error(detail::message(who, ": a GenerativeView is evaluated through its finite model: ", who,
+                                           "(view.model, updater, ...) with a BayesFilter or NoisyBelief"));
     if (!pf->py_filter)
         throw config_error(detail::message(who, ": the ParticleFilter was built for a GenerativeView, not a Python "
                                            "world"));
