@@ -11,6 +11,7 @@ endfunction()
 
 # The Python module's tests: one pytest process (bit-identity runs of maxent-paper included).
 maxent_test_cost(120 python.pytest)
+maxent_test_cost(30 python.pip_install)  # a venv and pip, offline
 # The programs end to end (examples/CMakeLists.txt).
 maxent_test_cost(40 shards.merge)
 maxent_test_cost(12 explore.smoke shards.slurm)

@@ -239,6 +239,14 @@ struct ExperimentPlan {
 void append_run_times(const std::string& path, const std::vector<ExperimentPlan>& plans,
                       const std::vector<ExperimentResult>& results);
 
+/// The checks of settings `s` for experiment `e` that the programs' flags make when parsed, for
+/// callers that build Settings otherwise (the Python module): iterations, batch and seeds
+/// (>= 1, no seed twice), alpha and rho, the override lists (nothing twice; noises in [0, 1];
+/// noises and policies not empty), at least one curve, with distinct labels, and the
+/// learned-belief options (LearnedBeliefOptions::validate). Throws config_error naming the
+/// setting and its value. run_experiment and run_experiments call it first, for each experiment.
+void validate_settings(const Experiment& e, const Settings& s);
+
 /// Runs every (curve, seed) job of experiment `e` under settings `s` on `threads` threads
 /// (0 = all hardware threads; run_experiments with one plan). Runs found in `cache` (may be null) are reused, and complete
 /// new runs are added to it. `stop` and `progress` may be null. Only the `selected` jobs run

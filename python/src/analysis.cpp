@@ -64,13 +64,15 @@ void bind_analysis(py::module_& m) {
     m.def(
         "exact_objective",
         [](std::shared_ptr<PyModel> world, const PyPolicy& policy, const py::object& feedback,
-           const py::object& updater, const std::string& counting, std::size_t max_leaves) {
+           const py::object& updater, const std::string& counting, std::size_t max_leaves, std::size_t max_horizon) {
+            const auto in_use = models_in_use(world, updater);
             std::optional<Filter> own;
             const Filter& filter = exact_filter(updater, world, own);
             const FeedbackBox f = to_feedback(feedback);
             ExactOptions o;
             o.counting = to_counting(counting);
             o.max_leaves = max_leaves;
+            o.max_horizon = max_horizon;
             ExactResult r;
             {
                 py::gil_scoped_release release;
@@ -86,14 +88,17 @@ void bind_analysis(py::module_& m) {
         },
         py::arg("world"), py::arg("policy"), py::arg("feedback") = "mse", py::arg("updater") = py::none(),
         py::kw_only(), py::arg("counting") = "paper", py::arg("max_leaves") = ExactOptions{}.max_leaves,
+        py::arg("max_horizon") = ExactOptions{}.max_horizon,
         "J(θ) and ∇J(θ) exactly, by enumerating every trajectory of a tiny model: {'objective', 'gradient',\n"
-        "'leaves', 'leaf_bound', 'probability'}. BudgetError above max_leaves.");
+        "'leaves', 'leaf_bound', 'probability'}. BudgetError above max_leaves (a bound on the enumerated\n"
+        "trajectories) or max_horizon (the recursion's depth: raise it only with the stack to match).");
 
     m.def(
         "estimator_quality",
         [](std::shared_ptr<PyModel> world, const PyPolicy& policy, const py::object& feedback,
            const py::object& estimators, const py::object& updater, std::size_t batch, std::size_t repetitions,
-           std::uint64_t seed, std::size_t threads, const std::string& counting) -> py::object {
+           std::uint64_t seed, std::size_t threads, const std::string& counting, std::size_t max_leaves) -> py::object {
+            const auto in_use = models_in_use(world, updater);
             std::optional<Filter> own;
             const Filter& filter = exact_filter(updater, world, own);
             const FeedbackBox f = to_feedback(feedback);
@@ -103,6 +108,7 @@ void bind_analysis(py::module_& m) {
             c.seed = seed;
             c.threads = threads;
             c.counting = to_counting(counting);
+            c.max_leaves = max_leaves;
             const bool many = py::isinstance<py::list>(estimators) || py::isinstance<py::tuple>(estimators);
             std::vector<EstimatorBox> es;
             if (many)
@@ -135,20 +141,26 @@ void bind_analysis(py::module_& m) {
         py::arg("world"), py::arg("policy"), py::arg("feedback"), py::arg("estimators"),
         py::arg("updater") = py::none(), py::kw_only(), py::arg("batch") = 10, py::arg("repetitions") = 1000,
         py::arg("seed") = 0, py::arg("threads") = 1, py::arg("counting") = "paper",
+        py::arg("max_leaves") = ExactOptions{}.max_leaves,
         "An estimator (or a list: compare_estimators) against the exact gradient, on the same batches\n"
         "(trajectory n of repetition r draws from stream(seed, r, n)): bias, its standard error, covariance\n"
-        "trace, cosines, zero estimates, times.");
+        "trace, cosines, zero estimates, times. max_leaves: the exact gradient's enumeration budget (BudgetError\n"
+        "names the bound; raise it for a longer horizon at the cost of time).");
 
     m.def(
         "evaluate",
-        [](std::shared_ptr<PyModel> world, const py::object& updater, const PyPolicy& policy, std::size_t episodes,
+        [](const py::object& world, const py::object& updater, const PyPolicy& policy, std::size_t episodes,
            std::uint64_t seed, std::size_t threads, const std::string& counting) {
-            const Noisy u = finite_updater(updater, world, "evaluate");
             const StateCounting c = to_counting(counting);
+            if (!py::isinstance<PyModel>(world))
+                return evaluation(evaluate_generative(world, updater, &policy, episodes, seed, threads, c));
+            const auto w = world.cast<std::shared_ptr<PyModel>>();
+            const auto in_use = models_in_use(w, updater);
+            const Noisy u = finite_updater(updater, w, "evaluate");
             Evaluation e;
             {
                 py::gil_scoped_release release;
-                e = std::visit([&](const auto& p) { return evaluate(*world->model, u, p, episodes, seed, threads, c); },
+                e = std::visit([&](const auto& p) { return evaluate(*w->model, u, p, episodes, seed, threads, c); },
                                policy.p);
             }
             return evaluation(e);
@@ -156,23 +168,30 @@ void bind_analysis(py::module_& m) {
         py::arg("world"), py::arg("updater"), py::arg("policy"), py::kw_only(), py::arg("episodes") = 1000,
         py::arg("seed") = 0, py::arg("threads") = 1, py::arg("counting") = "paper",
         "The policy's mean true-state entropy, MOE, MBE and Σ_t H(b_t) over `episodes` episodes with 95%\n"
-        "intervals (episode n draws from stream(seed, evaluation_stream_run, n)).");
+        "intervals (episode n draws from stream(seed, evaluation_stream_run, n)). world: a Model (updater:\n"
+        "BayesFilter, NoisyBelief or None) or a simulator written in Python (updater: its ParticleFilter; run\n"
+        "on the calling thread; a GenerativeView is evaluated through its model).");
     m.def(
         "evaluate_uniform",
-        [](std::shared_ptr<PyModel> world, const py::object& updater, std::size_t episodes, std::uint64_t seed,
+        [](const py::object& world, const py::object& updater, std::size_t episodes, std::uint64_t seed,
            std::size_t threads, const std::string& counting) {
-            const Noisy u = finite_updater(updater, world, "evaluate_uniform");
             const StateCounting c = to_counting(counting);
+            if (!py::isinstance<PyModel>(world))
+                return evaluation(evaluate_generative(world, updater, nullptr, episodes, seed, threads, c));
+            const auto w = world.cast<std::shared_ptr<PyModel>>();
+            const auto in_use = models_in_use(w, updater);
+            const Noisy u = finite_updater(updater, w, "evaluate_uniform");
             Evaluation e;
             {
                 py::gil_scoped_release release;
-                e = evaluate_uniform(*world->model, u, episodes, seed, threads, c);
+                e = evaluate_uniform(*w->model, u, episodes, seed, threads, c);
             }
             return evaluation(e);
         },
         py::arg("world"), py::arg("updater") = py::none(), py::kw_only(), py::arg("episodes") = 1000,
         py::arg("seed") = 0, py::arg("threads") = 1, py::arg("counting") = "paper",
-        "evaluate() for the uniformly random policy, on the same streams: the baseline.");
+        "evaluate() for the uniformly random policy, on the same streams: the baseline (a simulator world\n"
+        "needs its ParticleFilter as the updater).");
 }
 
 }  // namespace maxent::python

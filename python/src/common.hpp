@@ -38,6 +38,7 @@
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
+#include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/policies.hpp"
@@ -57,7 +58,10 @@ using Noisy = NoisyBelief<Filter>;
 struct PyModel {
     std::shared_ptr<Model> model;
     py::list states, actions, observations;
-    std::string description;  ///< e.g. the grid's spec; "" for models from arrays
+    std::string description;  ///< e.g. the grid's spec, or the sizes and matrices of a model from arrays
+    /// Calls running with the GIL released that read the model (train, evaluate, ...): while
+    /// any runs, setting the horizon is refused (it would change the model under them).
+    std::atomic<int> users{0};
 
     /// Index of `x` in `labels` (a label first, else an int index in range); unknown_label_error naming it.
     std::size_t index(const py::list& labels, const py::handle& x, const char* what) const;
@@ -65,6 +69,31 @@ struct PyModel {
     std::size_t action(const py::handle& x) const { return index(actions, x, "action"); }
     std::size_t observation(const py::handle& x) const { return index(observations, x, "observation"); }
 };
+/// Marks a model as read by a call that releases the GIL, for the call's duration (PyModel::users).
+class ModelInUse {
+public:
+    ModelInUse() = default;
+    explicit ModelInUse(std::shared_ptr<PyModel> m) : m_(std::move(m)) {
+        if (m_) ++m_->users;
+    }
+    ModelInUse(const ModelInUse&) = delete;
+    ModelInUse& operator=(const ModelInUse&) = delete;
+    ModelInUse(ModelInUse&& o) noexcept : m_(std::move(o.m_)) {}
+    ModelInUse& operator=(ModelInUse&&) = delete;
+    ~ModelInUse() {
+        if (m_) --m_->users;
+    }
+
+private:
+    std::shared_ptr<PyModel> m_;
+};
+/// The models a call reads: the world and, if `updater` is a BayesFilter or NoisyBelief, its agent model.
+std::vector<ModelInUse> models_in_use(const std::shared_ptr<PyModel>& world, const py::handle& updater);
+
+/// Refuses a size whose `bytes_each`-byte elements would not fit in memory (ValueError naming
+/// `what` and `n`), instead of a bare MemoryError; `n_other` multiplies n (rows x columns).
+void check_size(const char* what, std::size_t n, std::size_t bytes_each, std::size_t n_other = 1);
+
 /// Labels 0..n-1.
 py::list index_labels(std::size_t n);
 /// A model with its labels and a description.
@@ -180,9 +209,21 @@ struct SignalPoll {
     bool operator()(const IterationMetrics&);
 };
 
+/// train(progress=fn, progress_every=k): fn(info) after every k-th iteration and the last, with
+/// the GIL taken; info is a dict (seed, iteration, iterations, and the iteration's metrics). A
+/// return value of False stops the run (stopped_early); an exception ends the call with it.
+struct Progress {
+    PyRef fn;  ///< empty: no progress
+    std::size_t every = 1;
+    std::size_t iterations = 0;
+    /// Whether training goes on after iteration m of the run with `seed`.
+    bool operator()(std::uint64_t seed, const IterationMetrics& m) const;
+};
+
 /// Shared options of every train call (finite or generative world).
 struct TrainOptions {
     TrainerConfig config;
+    Progress progress;
     std::optional<std::vector<std::uint64_t>> seeds;  ///< several runs (threads) instead of config.seed
     std::size_t threads = 0;
 };
@@ -190,6 +231,10 @@ struct TrainOptions {
 py::object train_generative(const py::object& world, const py::object& updater, const PyPolicy& policy,
                             const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
                             const TrainOptions& options);
+/// evaluate() (policy given) or evaluate_uniform() (policy null) with a world that is not a
+/// finite Model: a Python simulator with its ParticleFilter, run on the calling thread.
+Evaluation evaluate_generative(const py::object& world, const py::object& updater, const PyPolicy* policy,
+                               std::size_t episodes, std::uint64_t seed, std::size_t threads, StateCounting counting);
 /// The Python object of a finished run.
 py::object to_python(PyTrainResult r);
 /// The seeds of a train call: options.seeds, or the one config.seed.

@@ -17,11 +17,13 @@
 // finite models; the two are what python/examples/generative_slowdown.py compares.
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <string_view>
 
 #include "common.hpp"
 #include "maxent/belief/particle_filter.hpp"
 #include "maxent/model/generative_view.hpp"
+#include "maxent/optim/evaluate.hpp"
 
 namespace maxent::python {
 
@@ -119,7 +121,22 @@ public:
     }
     [[nodiscard]] double observation_likelihood(std::size_t a, std::size_t o, const py::object& s) const {
         if (!like_) throw config_error("generative world: a particle filter needs observation_likelihood(a, o, s)");
-        return like_(a, o, s).cast<double>();
+        const py::object r = like_(a, o, s);
+        // A real number: a float, an int or a numpy scalar (not a bool, a complex, a string or None).
+        const bool real = !py::isinstance<py::bool_>(r) && !PyComplex_Check(r.ptr()) &&
+                          (PyFloat_Check(r.ptr()) || PyLong_Check(r.ptr()) ||
+                           (py::hasattr(r, "dtype") && PyNumber_Check(r.ptr()) &&
+                            py::str(r.attr("dtype").attr("kind")).cast<std::string>().find_first_of("fiu") == 0));
+        if (!real)
+            throw py::type_error(detail::message("observation_likelihood(a=", a, ", o=", o, ", s) returned ",
+                                                 std::string(py::repr(r)), ", not a real number"));
+        const double x = PyFloat_AsDouble(r.ptr());
+        if (x == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            throw py::value_error(detail::message("observation_likelihood(a=", a, ", o=", o, ", s) returned ",
+                                                  std::string(py::repr(r)), ", which is not a finite double"));
+        }
+        return x;
     }
     [[nodiscard]] std::size_t state_bin(const py::object& s) const { return to_index(bin_(s), "state_bin"); }
     [[nodiscard]] const py::object& object() const { return env_; }
@@ -156,6 +173,28 @@ struct PyParticleFilter {
     std::optional<PyPF> py_filter;
     std::optional<ViewPF> view_filter;
     std::size_t bins = 0;
+    /// A Python world's filter runs one call at a time: its world lends one generator to the
+    /// Python methods, which another thread's call would re-point while this one runs Python code.
+    std::atomic<bool> busy{false};
+};
+
+/// Holds a Python world's particle filter for one call; ConfigError if another thread holds it.
+class FilterInUse {
+public:
+    explicit FilterInUse(PyParticleFilter& p) : p_(p.py_filter ? &p : nullptr) {
+        if (p_ != nullptr && p_->busy.exchange(true))
+            throw config_error("ParticleFilter: this filter of a Python world is in use by another call (another "
+                               "thread); a Python world's filter runs one call at a time: give each thread its own "
+                               "ParticleFilter (and world object)");
+    }
+    FilterInUse(const FilterInUse&) = delete;
+    FilterInUse& operator=(const FilterInUse&) = delete;
+    ~FilterInUse() {
+        if (p_ != nullptr) p_->busy.store(false);
+    }
+
+private:
+    PyParticleFilter* p_;
 };
 
 ParticleFilterOptions pf_options(std::size_t particles, double threshold, const std::string& entropy) {
@@ -221,22 +260,60 @@ py::object train_generative(const py::object& world, const py::object& updater, 
         const auto v = world.cast<std::shared_ptr<PyGenerativeView>>();
         std::atomic<bool> stop{false};
         run_jobs(seeds.size(), options.threads, [&](std::size_t i) {
-            run(i, *v->view, *pf->view_filter,
-                [&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
+            run(i, *v->view, *pf->view_filter, [&](const IterationMetrics& m) {
+                return !stop.load(std::memory_order_relaxed) && options.progress(seeds[i], m);
+            });
         }, stop);
     } else {
         if (!pf->py_filter)
             throw config_error("train: the ParticleFilter was built for a GenerativeView, not a Python world");
         const PyWorld w(world);
+        const FilterInUse hold(*pf);
         for (std::size_t i = 0; i < seeds.size(); ++i) {
             SignalPoll poll;
             poll.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                std::chrono::steady_clock::now().time_since_epoch()).count();
-            run(i, w, *pf->py_filter, poll);
+            run(i, w, *pf->py_filter,
+                [&](const IterationMetrics& m) { return poll(m) && options.progress(seeds[i], m); });
             if (poll.interrupted) throw py::error_already_set();
         }
     }
     return results(std::move(out), options);
+}
+
+Evaluation evaluate_generative(const py::object& world, const py::object& updater, const PyPolicy* policy,
+                               std::size_t episodes, std::uint64_t seed, std::size_t /*threads: one*/, StateCounting counting) {
+    const char* who = policy != nullptr ? "evaluate" : "evaluate_uniform";
+    if (!py::isinstance<PyParticleFilter>(updater))
+        throw config_error(detail::message(who, ": a simulator world needs a ParticleFilter as its updater, got ",
+                                           std::string(py::repr(updater))));
+    const auto pf = updater.cast<std::shared_ptr<PyParticleFilter>>();
+    // The evaluation for the policy's class, or the uniform policy.
+    auto run = [&](const auto& w, const auto& filter, std::size_t workers) -> Evaluation {
+        if (policy == nullptr) return evaluate_uniform(w, filter, episodes, seed, workers, counting);
+        return std::visit(
+            [&](const auto& p) -> Evaluation {
+                using P = std::decay_t<decltype(p)>;
+                if constexpr (std::is_same_v<P, TabularBeliefPolicy>)
+                    throw config_error(detail::message(who, ": TabularBeliefPolicy is not offered with a particle "
+                                                       "filter (see train)"));
+                else
+                    return evaluate(w, filter, p, episodes, seed, workers, counting);
+            },
+            policy->p);
+    };
+    // A GenerativeView is refused: its model is evaluated as a Model (each world type here
+    // instantiates the evaluation for every policy class, compile time the module pays).
+    if (py::isinstance<PyGenerativeView>(world))
+        throw config_error(detail::message(who, ": a GenerativeView is evaluated through its finite model: ", who,
+                                           "(view.model, updater, ...) with a BayesFilter or NoisyBelief"));
+    if (!pf->py_filter)
+        throw config_error(detail::message(who, ": the ParticleFilter was built for a GenerativeView, not a Python "
+                                           "world"));
+    // A Python world runs on this thread, with the GIL (the results do not depend on the thread count).
+    const PyWorld w(world);
+    const FilterInUse hold(*pf);
+    return run(w, *pf->py_filter, 1);
 }
 
 void bind_generative(py::module_& m) {
@@ -263,6 +340,16 @@ void bind_generative(py::module_& m) {
             return uniform_index(g, n);
         }, py::arg("n"), "a uniform index in [0, n)")
         .def("categorical", [](PyRng& r, const Eigen::VectorXd& p) {
+            double total = 0.0;
+            for (Eigen::Index i = 0; i < p.size(); ++i) {
+                if (!std::isfinite(p[i]) || p[i] < 0.0)
+                    throw py::value_error(detail::message("Rng.categorical: probabilities[", i, "] is ", p[i],
+                                                          ", not a finite probability >= 0"));
+                total += p[i];
+            }
+            if (!(std::abs(total - 1.0) <= 1e-6))
+                throw py::value_error(detail::message("Rng.categorical: the probabilities sum to ", total,
+                                                      ", not 1 (within 1e-6)"));
             DefaultRng& g = r.get();
             return sample_categorical(p, g);
         }, py::arg("probabilities"), "an index drawn with the given probabilities (inverse CDF)");
@@ -287,6 +374,7 @@ void bind_generative(py::module_& m) {
         .def(py::init([](const py::object& world, std::optional<std::size_t> bins, const py::object& binning,
                          std::size_t particles, double resample_threshold, const std::string& entropy,
                          std::uint64_t seed) {
+                 check_size("particles", particles, 64);
                  auto p = std::make_shared<PyParticleFilter>();
                  const ParticleFilterOptions o = pf_options(particles, resample_threshold, entropy);
                  DefaultRng g = stream(seed, ~std::uint64_t{0});
@@ -309,7 +397,8 @@ void bind_generative(py::module_& m) {
              py::arg("seed") = 0)
         .def_readonly("bins", &PyParticleFilter::bins)
         .def_property_readonly("dimension", [](const PyParticleFilter& p) { return p.bins; })
-        .def("initial", [](const PyParticleFilter& p) {
+        .def("initial", [](PyParticleFilter& p) {
+            const FilterInUse hold(p);
             Eigen::VectorXd b;
             if (p.py_filter) p.py_filter->initial(b);
             else p.view_filter->initial(b);

@@ -154,9 +154,15 @@ void bind_models(py::module_& m) {
                  const std::size_t O = Z.empty() ? 0 : static_cast<std::size_t>(Z[0].cols());
                  Model model(iota(S), iota(A), iota(O), P, Z, initial, horizon, {.tolerance = tolerance});
                  if (initial_observation) model.set_initial_observation(to_sparse(*initial_observation));
+                 const bool labelled = states || actions || observation_labels;
+                 std::string d = detail::message("from arrays: S=", S, ", A=", A, ", O=", O, ", T=", horizon,
+                                                 Z.size() == 1 ? ", observations shared by all actions"
+                                                               : ", observations per action",
+                                                 initial_observation ? ", initial observation matrix given" : "",
+                                                 labelled ? ", labelled" : "");
                  return wrap_model(std::move(model), labels_or_indices(states, S, "state"),
                              labels_or_indices(actions, A, "action"),
-                             labels_or_indices(observation_labels, O, "observation"), "");
+                             labels_or_indices(observation_labels, O, "observation"), std::move(d));
              }),
              py::arg("transitions"), py::arg("observations"), py::arg("initial"), py::arg("horizon"),
              py::arg("states") = py::none(), py::arg("actions") = py::none(),
@@ -169,11 +175,23 @@ void bind_models(py::module_& m) {
         .def_property_readonly("num_actions", [](const PyModel& p) { return p.model->num_actions(); })
         .def_property_readonly("num_observations", [](const PyModel& p) { return p.model->num_observations(); })
         .def_property("horizon", [](const PyModel& p) { return p.model->horizon(); },
-                      [](PyModel& p, std::size_t T) { p.model->set_horizon(T); })
+                      [](PyModel& p, std::size_t T) {
+                          // A call with the GIL released (train, evaluate, ...) reads the horizon on other threads.
+                          if (p.users.load() > 0)
+                              throw config_error(detail::message(
+                                  "Model.horizon = ", T, ": the model is in use by a running call (train, evaluate, "
+                                  "...) in another thread; set the horizon before or after it"));
+                          p.model->set_horizon(T);
+                      },
+                      "T; refused (ConfigError) while a call running in another thread uses the model")
+        .def_property_readonly("tolerance", [](const PyModel& p) { return p.model->tolerance(); })
+        .def_property_readonly("observation_depends_on_action",
+                               [](const PyModel& p) { return p.model->observation_depends_on_action(); })
         .def_readonly("states", &PyModel::states)
         .def_readonly("actions", &PyModel::actions)
         .def_readonly("observations", &PyModel::observations)
-        .def_readonly("description", &PyModel::description)
+        .def_readwrite("description", &PyModel::description,
+                       "what the model is: a grid's spec, 'POMDP file', or the sizes and matrices of a model from arrays")
         .def("state_index", &PyModel::state, py::arg("label"))
         .def("action_index", &PyModel::action, py::arg("label"))
         .def("observation_index", &PyModel::observation, py::arg("label"))
@@ -198,6 +216,7 @@ void bind_models(py::module_& m) {
         [](std::size_t width, std::size_t height, const std::string& layout, double slip,
            const std::string& observation, std::optional<double> precision, std::optional<double> variance,
            std::optional<std::size_t> horizon, std::pair<int, int> start) {
+            check_size("width", width, 8 * 64, height);  // S = width x height states, sparse rows
             GridLayout g = layout == "single_room" || layout == "single-room" ? GridLayout::single_room(width, height)
                            : layout == "four_rooms" || layout == "four-rooms"
                                ? GridLayout::four_rooms(width, height)
@@ -337,16 +356,17 @@ void bind_models(py::module_& m) {
             const auto& t = std::visit([](const auto& x) -> const Eigen::MatrixXd& { return x.parameters(); }, p.p);
             return detail::message("maxent.", p.class_name(), "(θ: ", t.rows(), " x ", t.cols(), ")");
         });
-    m.def("ObservationPolicy", [](std::size_t O, std::size_t A) { return PyPolicy{ObservationPolicy(O, A)}; },
+    m.def("ObservationPolicy", [](std::size_t O, std::size_t A) { check_size("num_observations", O, 8, A); return PyPolicy{ObservationPolicy(O, A)}; },
           py::arg("num_observations"), py::arg("num_actions"), "Class O: softmax(θ[o_t]).");
-    m.def("BeliefAveragedPolicy", [](std::size_t L, std::size_t A) { return PyPolicy{BeliefAveragedPolicy(L, A)}; },
+    m.def("BeliefAveragedPolicy", [](std::size_t L, std::size_t A) { check_size("num_states", L, 8, A); return PyPolicy{BeliefAveragedPolicy(L, A)}; },
           py::arg("num_states"), py::arg("num_actions"), "Class BA (the paper's): softmax(θᵀ b_t).");
-    m.def("BelievedStatePolicy", [](std::size_t L, std::size_t A) { return PyPolicy{BelievedStatePolicy(L, A)}; },
+    m.def("BelievedStatePolicy", [](std::size_t L, std::size_t A) { check_size("num_states", L, 8, A); return PyPolicy{BelievedStatePolicy(L, A)}; },
           py::arg("num_states"), py::arg("num_actions"), "Class S̃: s̃_t ~ b_t, softmax(θ[s̃_t]).");
-    m.def("BeliefMixturePolicy", [](std::size_t L, std::size_t A) { return PyPolicy{BeliefMixturePolicy(L, A)}; },
+    m.def("BeliefMixturePolicy", [](std::size_t L, std::size_t A) { check_size("num_states", L, 8, A); return PyPolicy{BeliefMixturePolicy(L, A)}; },
           py::arg("num_states"), py::arg("num_actions"), "Class BM: Σ_s b_t(s) softmax(θ_s).");
     m.def("TabularBeliefPolicy",
           [](std::size_t L, std::size_t A, double tolerance) {
+              check_size("num_states", L, 8, A);
               return PyPolicy{TabularBeliefPolicy(L, A, tolerance)};
           },
           py::arg("num_states"), py::arg("num_actions"), py::arg("tolerance") = default_belief_tolerance,

@@ -20,7 +20,16 @@ namespace maxent::python {
 void bind_errors(py::module_& m) {
     static py::exception<error> base(m, "Error", PyExc_RuntimeError);
     static py::exception<model_error> model(m, "ModelError", base.ptr());
-    static py::exception<config_error> config(m, "ConfigError", base.ptr());
+    // ConfigError is also a ValueError (a bad argument), built with both bases; its class object
+    // lives as long as the process (released, not destroyed after the interpreter).
+    static const py::handle config = [&] {
+        py::dict ns;
+        ns["__module__"] = "maxent";
+        ns["__doc__"] = "A setting or argument with a value the library refuses (also a ValueError).";
+        py::object t = py::module_::import("builtins").attr("type")("ConfigError", py::make_tuple(base, py::handle(PyExc_ValueError)), ns);
+        m.attr("ConfigError") = t;
+        return t.release();
+    }();
     static py::exception<unknown_label_error> label(m, "UnknownLabelError", base.ptr());
     static py::exception<zero_likelihood_error> zero(m, "ZeroLikelihoodError", base.ptr());
     static py::exception<budget_error> budget(m, "BudgetError", base.ptr());
@@ -32,7 +41,7 @@ void bind_errors(py::module_& m) {
         } catch (const numeric_error& e) {
             numeric(e.what());
         } catch (const config_error& e) {
-            config(e.what());
+            PyErr_SetString(config.ptr(), e.what());
         } catch (const model_error& e) {
             model(e.what());
         } catch (const unknown_label_error& e) {
@@ -47,6 +56,40 @@ void bind_errors(py::module_& m) {
             base(e.what());
         }
     });
+}
+
+std::vector<ModelInUse> models_in_use(const std::shared_ptr<PyModel>& world, const py::handle& updater) {
+    std::vector<ModelInUse> out;
+    if (world) out.emplace_back(world);
+    if (py::isinstance<PyFilter>(updater)) out.emplace_back(updater.cast<PyFilter&>().agent);
+    else if (py::isinstance<PyNoisy>(updater)) out.emplace_back(updater.cast<PyNoisy&>().inner->agent);
+    return out;
+}
+
+void check_size(const char* what, std::size_t n, std::size_t bytes_each, std::size_t n_other) {
+    // 2^46 bytes (64 TiB): more than any machine this runs on; the product is checked for overflow.
+    constexpr std::size_t limit = std::size_t{1} << 46;
+    const bool over = n != 0 && (n_other > limit / n || bytes_each > limit / (n * n_other));
+    if (over)
+        throw py::value_error(detail::message(what, " = ", n, n_other > 1 ? detail::message(" (x ", n_other, ")") : "",
+                                              " is too large: it would need more than 2^46 bytes of memory"));
+}
+
+bool Progress::operator()(std::uint64_t seed, const IterationMetrics& m) const {
+    if (!fn.obj) return true;
+    const std::size_t done = m.iteration + 1;
+    if (done % every != 0 && done != iterations) return true;
+    py::gil_scoped_acquire gil;
+    py::dict d;
+    d["seed"] = seed;
+    d["iteration"] = m.iteration;
+    d["iterations"] = iterations;
+    d["true_entropy"] = m.true_entropy;
+    d["feedback"] = m.feedback;
+    d["belief_entropy_sum"] = m.belief_entropy_sum;
+    d["gradient_norm"] = m.gradient_norm;
+    const py::object r = fn.get()(d);
+    return !(py::isinstance<py::bool_>(r) && !r.cast<bool>());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,19 +394,29 @@ void bind_components(py::module_& m) {
           "per step and parameter, the variance-minimising baseline from the other trajectories (unbiased);\n"
           "records N x K per-step scores per iteration; not with TabularBeliefPolicy (no per-step scores)");
 
-    py::class_<StepBox>(m, "StepRule", "A step rule (gradient ascent).")
+    py::class_<StepBox>(m, "StepRule", "A step rule (gradient ascent).", py::dynamic_attr())
         .def_property_readonly("name", [](const StepBox& r) { return std::string(r.name()); })
         .def_property_readonly("alpha", &StepBox::alpha)
         .def("__repr__", [](const StepBox& r) {
             return detail::message("maxent.StepRule('", r.name(), "', alpha=", r.alpha(), ")");
         });
-    m.def("ConstantStep", [](double alpha) { return StepBox(ConstantStep(alpha)); }, py::arg("alpha") = 0.3,
-          "θ += α ĝ");
-    m.def("Adam", [](double alpha, double b1, double b2, double eps) { return StepBox(Adam(alpha, b1, b2, eps)); },
+    // Each keeps its constructor's arguments in `_args` (pickling, copy.deepcopy, ==).
+    auto with_args = [](StepBox r, py::tuple args) {
+        py::object o = py::cast(std::move(r));
+        o.attr("_args") = std::move(args);
+        return o;
+    };
+    m.def("ConstantStep", [with_args](double alpha) { return with_args(StepBox(ConstantStep(alpha)), py::make_tuple(alpha)); },
+          py::arg("alpha") = 0.3, "θ += α ĝ");
+    m.def("Adam", [with_args](double alpha, double b1, double b2, double eps) {
+              return with_args(StepBox(Adam(alpha, b1, b2, eps)), py::make_tuple(alpha, b1, b2, eps));
+          },
           py::arg("alpha") = 0.05, py::arg("beta1") = 0.9, py::arg("beta2") = 0.999, py::arg("epsilon") = 1e-8,
           "Adam (ascent); its moments decay at every parameter, every step");
     m.def("LazyAdam",
-          [](double alpha, double b1, double b2, double eps) { return StepBox(LazyAdam(alpha, b1, b2, eps)); },
+          [with_args](double alpha, double b1, double b2, double eps) {
+              return with_args(StepBox(LazyAdam(alpha, b1, b2, eps)), py::make_tuple(alpha, b1, b2, eps));
+          },
           py::arg("alpha") = 0.05, py::arg("beta1") = 0.9, py::arg("beta2") = 0.999, py::arg("epsilon") = 1e-8,
           "Adam on the rows with a non-zero gradient only (a skipped row does not move; its decays are caught\n"
           "up when it is next updated): O(touched rows) per step on the trainer's row-sparse path; differs\n"
@@ -377,13 +430,14 @@ void bind_components(py::module_& m) {
 
 }  // namespace maxent::python
 
-PYBIND11_MODULE(maxent, m) {
+PYBIND11_MODULE(_core, m) {
     using namespace maxent::python;
     m.doc() =
         "maxent: state entropy maximisation in POMDPs (Python bindings of the header-only C++ library).\n"
         "Models from numpy arrays, grid worlds and POMDP files; exact and noisy belief filters, learned belief\n"
         "models, particle filters of simulators written in Python; the policy classes, feedbacks, estimators\n"
-        "and step rules; train(), the exact objective, evaluation, estimator quality and the paper's experiments.";
+        "and step rules; train(), the exact objective, evaluation, estimator quality and the paper's experiments.\n"
+        "The compiled part of the package maxent (maxent/__init__.py re-exports it with the Python helpers).";
     m.attr("__version__") = "0.1.0";
     bind_errors(m);
     bind_components(m);

@@ -11,9 +11,11 @@
 // latent states; the belief-state class B is refused (examples/common/policy_classes.hpp).
 // run_experiment is the programs' own (examples/common/runner.hpp), on the grid world itself.
 #include <cmath>
+#include <sstream>
 
 #include "common.hpp"
 #include "maxent/optim/evaluate.hpp"
+#include "maxent/belief/learned/sequences.hpp"
 #include "maxent/optim/learned_belief.hpp"
 #include "policy_classes.hpp"
 #include "runner.hpp"
@@ -31,6 +33,7 @@ struct FiniteJob {
     EstimatorBox estimator;
     StepBox step;
     TrainerConfig config;
+    const Progress* progress = nullptr;
 };
 
 PyTrainResult finish(TrainResult r, std::uint64_t seed, PolicyVariant policy, const char* name) {
@@ -51,7 +54,9 @@ PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
             using P = std::decay_t<decltype(p)>;
             Trainer<Model, Noisy, P, FeedbackBox, EstimatorBox, StepBox> trainer(
                 *j.world->model, j.updater, p, j.feedback, j.estimator, j.step, j.config);
-            TrainResult r = trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
+            TrainResult r = trainer.run([&](const IterationMetrics& m) {
+                return !stop.load(std::memory_order_relaxed) && (*j.progress)(j.config.seed, m);
+            });
             PolicyVariant trained = trainer.policy();
             return finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
         },
@@ -69,6 +74,7 @@ struct LearnedJob {
     StepBox step;
     TrainerConfig config;
     LearnedBeliefOptions options;
+    const Progress* progress = nullptr;
 };
 
 PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, std::vector<FitRecord>& fits) {
@@ -83,8 +89,9 @@ PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, st
                 options.fit.stop = &stop;  // Ctrl-C also cuts an EM fit short, between its iterations
                 LearnedBeliefTrainer<Model, P, FeedbackBox, EstimatorBox, StepBox> trainer(
                     *j.world->model, p, j.feedback, j.estimator, j.step, j.config, options);
-                TrainResult r =
-                    trainer.run([&](const IterationMetrics&) { return !stop.load(std::memory_order_relaxed); });
+                TrainResult r = trainer.run([&](const IterationMetrics& m) {
+                    return !stop.load(std::memory_order_relaxed) && (*j.progress)(j.config.seed, m);
+                });
                 fits = trainer.fits();
                 PolicyVariant trained = trainer.policy();
                 return finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
@@ -112,18 +119,52 @@ py::array_t<double> history_of(const PyTrainResult& r, double IterationMetrics::
     return a;
 }
 
-/// (actions, observations) pairs from Python.
-std::vector<ActionObservationSequence> sequences_from(const py::iterable& data) {
+/// An index >= 0 from a Python int (or numpy integer); TypeError/ValueError naming `what` otherwise.
+std::size_t index_from(const py::handle& x, const std::string& what) {
+    if (py::isinstance<py::bool_>(x) || !PyIndex_Check(x.ptr()))
+        throw py::type_error(detail::message(what, " is ", std::string(py::repr(x)), ", not an integer index"));
+    const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
+    if (!i) throw py::error_already_set();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+    if (overflow != 0 || v < 0)
+        throw py::value_error(detail::message(what, " is ", std::string(py::repr(x)), ", not an index in [0, 2^63)"));
+    return static_cast<std::size_t>(v);
+}
+
+/// A 1-d sequence of indices (a list or a 1-d array), entries checked by index_from.
+std::vector<std::size_t> indices_from(const py::handle& x, const std::string& what) {
+    if (py::isinstance<py::str>(x) || !py::hasattr(x, "__iter__"))
+        throw py::type_error(detail::message(what, " is ", std::string(py::repr(x)), ", not a sequence of indices"));
+    std::vector<std::size_t> out;
+    std::size_t i = 0;
+    for (const py::handle e : py::reinterpret_borrow<py::iterable>(x))
+        out.push_back(index_from(e, detail::message(what, "[", i++, "]")));
+    return out;
+}
+
+/// (actions, observations) pairs from Python; `who` names the call in messages.
+std::vector<ActionObservationSequence> sequences_from(const py::iterable& data, const char* who) {
     std::vector<ActionObservationSequence> out;
     for (const py::handle item : data) {
-        const auto pair = item.cast<py::sequence>();
-        if (pair.size() != 2)
-            throw config_error(detail::message("sequence ", out.size(), ": expected (actions, observations), got ",
-                                               std::string(py::repr(item))));
+        const bool pair_like = (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) && py::len(item) == 2;
+        if (!pair_like)
+            throw py::type_error(detail::message(who, ": sequence ", out.size(), " is ", std::string(py::repr(item)),
+                                                 ", not an (actions, observations) pair"));
+        const auto pair = py::reinterpret_borrow<py::sequence>(item);
         ActionObservationSequence s;
-        s.actions = pair[0].cast<std::vector<std::size_t>>();
-        s.observations = pair[1].cast<std::vector<std::size_t>>();
+        s.actions = indices_from(pair[0], detail::message(who, ": sequence ", out.size(), ": actions"));
+        s.observations = indices_from(pair[1], detail::message(who, ": sequence ", out.size(), ": observations"));
         out.push_back(std::move(s));
+    }
+    return out;
+}
+
+py::list sequences_to_python(const std::vector<ActionObservationSequence>& seqs, bool with_ids) {
+    py::list out;
+    for (const ActionObservationSequence& q : seqs) {
+        if (with_ids) out.append(py::make_tuple(q.id, to_array(q.actions), to_array(q.observations)));
+        else out.append(py::make_tuple(to_array(q.actions), to_array(q.observations)));
     }
     return out;
 }
@@ -136,10 +177,15 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
         // The bounds of maxent-paper's flags (programs::learning_counts).
         auto count = [&](std::size_t& field, std::size_t least = 0) {
             const bool integer = py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v);
-            const long long x = integer ? v.cast<long long>() : -1;
-            if (!integer || x < static_cast<long long>(least))
+            int overflow = 0;
+            const long long x = integer ? PyLong_AsLongLongAndOverflow(v.ptr(), &overflow) : -1;
+            if (!integer || (overflow == 0 && x < static_cast<long long>(least)))
                 throw config_error(detail::message("run_experiment: learning['", key, "'] must be an integer >= ", least,
                                                    ", got ", std::string(py::repr(v))));
+            // maxent-paper's bound on its counts (cli.hpp: at most 10^8)
+            if (overflow != 0 || x > 100'000'000LL)
+                throw config_error(detail::message("run_experiment: learning['", key, "'] must be an integer in [",
+                                                   least, ", 100000000], got ", std::string(py::repr(v))));
             field = static_cast<std::size_t>(x);
         };
         if (key == "latent_states" && latent_states_given)
@@ -171,7 +217,7 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
 
 TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
                            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
-                           bool track, std::size_t threads) {
+                           bool track, std::size_t threads, const py::object& progress, std::size_t every) {
     TrainOptions o;
     o.config.iterations = iterations;
     o.config.batch = batch;
@@ -182,6 +228,15 @@ TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint6
     o.seeds = std::move(seeds);
     if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
     o.threads = threads;
+    if (!progress.is_none()) {
+        if (!PyCallable_Check(progress.ptr()))
+            throw py::type_error(detail::message("train: progress must be a callable (or True: a progress bar, or None), "
+                                                 "got ", std::string(py::repr(progress))));
+        if (every == 0) throw py::value_error("train: progress_every must be >= 1, got 0");
+        o.progress.fn = PyRef(progress);
+        o.progress.every = every;
+        o.progress.iterations = iterations;
+    }
     return o;
 }
 
@@ -229,6 +284,44 @@ void bind_train(py::module_& m) {
             return out;
         }, py::arg("window"), py::arg("metric") = "true_entropy",
            "The history in windows of `window` iterations, each with its mean and 95% interval.")
+        .def(py::pickle(
+            [](const PyTrainResult& r) {
+                // (seed, parameters, iteration numbers, metrics (n x 4), stopped_early, class, policy, fits)
+                const std::size_t n = r.history.size();
+                py::array_t<std::uint64_t> its(static_cast<py::ssize_t>(n));
+                py::array_t<double> metrics({n, std::size_t{4}});
+                for (std::size_t i = 0; i < n; ++i) {
+                    const IterationMetrics& h = r.history[i];
+                    its.mutable_at(i) = h.iteration;
+                    metrics.mutable_at(i, 0) = h.true_entropy;
+                    metrics.mutable_at(i, 1) = h.feedback;
+                    metrics.mutable_at(i, 2) = h.belief_entropy_sum;
+                    metrics.mutable_at(i, 3) = h.gradient_norm;
+                }
+                py::list fits;
+                for (const py::dict& f : r.fits) fits.append(f);
+                return py::make_tuple(r.seed, r.parameters, its, metrics, r.stopped_early, r.policy_class,
+                                      r.policy ? py::cast(PyPolicy{*r.policy}) : py::none(), fits);
+            },
+            [](const py::tuple& t) {
+                if (t.size() != 8) throw py::value_error("TrainResult.__setstate__: expected a tuple of 8 entries");
+                PyTrainResult r;
+                r.seed = t[0].cast<std::uint64_t>();
+                r.parameters = t[1].cast<Eigen::MatrixXd>();
+                const auto its = t[2].cast<py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>>();
+                const auto metrics = t[3].cast<py::array_t<double, py::array::c_style | py::array::forcecast>>();
+                const auto n = static_cast<std::size_t>(its.size());
+                if (metrics.ndim() != 2 || static_cast<std::size_t>(metrics.shape(0)) != n || metrics.shape(1) != 4)
+                    throw py::value_error("TrainResult.__setstate__: metrics must be an n x 4 array");
+                for (std::size_t i = 0; i < n; ++i)
+                    r.history.push_back({static_cast<std::size_t>(its.at(i)), metrics.at(i, 0), metrics.at(i, 1),
+                                         metrics.at(i, 2), metrics.at(i, 3)});
+                r.stopped_early = t[4].cast<bool>();
+                r.policy_class = t[5].cast<std::string>();
+                if (!t[6].is_none()) r.policy = t[6].cast<PyPolicy>().p;
+                for (const py::handle f : t[7]) r.fits.push_back(py::reinterpret_borrow<py::dict>(f));
+                return r;
+            }))
         .def("__repr__", [](const PyTrainResult& r) {
             return detail::message("maxent.TrainResult(seed=", r.seed, ", iterations=", r.history.size(), ", ",
                                    r.policy_class, ")");
@@ -239,18 +332,20 @@ void bind_train(py::module_& m) {
         [](const py::object& world, const py::object& updater, const PyPolicy& policy, const py::object& feedback,
            const py::object& estimator, const py::object& step, std::size_t iterations, std::size_t batch,
            std::uint64_t seed, std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
-           bool track_belief_entropy, std::size_t threads) -> py::object {
-            const TrainOptions o =
-                train_options(iterations, batch, seed, std::move(seeds), counting, track_belief_entropy, threads);
+           bool track_belief_entropy, std::size_t threads, const py::object& progress,
+           std::size_t progress_every) -> py::object {
+            const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting,
+                                                 track_belief_entropy, threads, progress, progress_every);
             const FeedbackBox f = to_feedback(feedback);
             const EstimatorBox e = to_estimator(estimator);
             const StepBox r = to_step(step);
             if (!py::isinstance<PyModel>(world)) return train_generative(world, updater, policy, f, e, r, o);
             const auto w = world.cast<std::shared_ptr<PyModel>>();
+            const auto in_use = models_in_use(w, updater);
             const std::vector<std::uint64_t> all = seeds_of(o);
             std::vector<FiniteJob> jobs;
             for (const std::uint64_t s : all) {
-                FiniteJob j{w, finite_updater(updater, w, "train"), policy.p, f, e, r, o.config};
+                FiniteJob j{w, finite_updater(updater, w, "train"), policy.p, f, e, r, o.config, &o.progress};
                 j.config.seed = s;
                 jobs.push_back(std::move(j));
             }
@@ -264,6 +359,7 @@ void bind_train(py::module_& m) {
         py::arg("estimator") = "batch-mean", py::arg("step") = "constant", py::kw_only(),
         py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0, py::arg("seeds") = py::none(),
         py::arg("counting") = "paper", py::arg("track_belief_entropy") = true, py::arg("threads") = 0,
+        py::arg("progress") = py::none(), py::arg("progress_every") = 1,
         "Algorithm 1: K iterations of N trajectories from the policy's θ. world: a Model (updater: BayesFilter,\n"
         "NoisyBelief, or None for the world's exact filter) with any policy class, or a simulator (a Python object\n"
         "with the sampling methods, or GenerativeView) with a ParticleFilter and an ObservationPolicy (over the\n"
@@ -271,7 +367,9 @@ void bind_train(py::module_& m) {
         "filter's bins); TabularBeliefPolicy is refused there (a particle filter's beliefs are random: the same\n"
         "history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,\n"
         "or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C\n"
-        "raises KeyboardInterrupt.");
+        "raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and the last\n"
+        "(seed, iteration, iterations and the metrics; returning False stops that run early), or True (maxent.train:\n"
+        "a one-line progress bar).");
 
     m.def(
         "train_learned",
@@ -280,8 +378,10 @@ void bind_train(py::module_& m) {
            std::size_t heldout, std::size_t refit_every, std::size_t refit_iterations, std::size_t window,
            std::size_t restarts, std::size_t em_iterations, double smoothing, bool learned_prior,
            std::size_t iterations, std::size_t batch, std::uint64_t seed,
-           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads) {
-            const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads);
+           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads,
+           const py::object& progress, std::size_t progress_every) {
+            const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads,
+                                                 progress, progress_every);
             if (std::holds_alternative<TabularBeliefPolicy>(policy.p))
                 programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned: TabularBeliefPolicy");
             programs::LearningSettings ls;
@@ -296,6 +396,9 @@ void bind_train(py::module_& m) {
             ls.smoothing = smoothing;
             ls.learned_prior = learned_prior;
             const LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
+            check_size("latent_states", lo.fit.latent_states, 8, lo.fit.latent_states);
+            lo.validate();  // the library's checks (smoothing, ...), before any episode is drawn
+            const auto in_use = models_in_use(world, py::none());
             // The policy against the agent the trainer will build (L latent states, the world's actions and
             // observations): the library's message, before the warm-up episodes and the first fit.
             const Model& model = *world->model;
@@ -305,7 +408,7 @@ void bind_train(py::module_& m) {
             std::vector<LearnedJob> jobs;
             for (const std::uint64_t s : all) {
                 LearnedJob j{world, policy.p, to_feedback(feedback), to_estimator(estimator), to_step(step), o.config,
-                             lo};
+                             lo, &o.progress};
                 j.config.seed = s;
                 jobs.push_back(std::move(j));
             }
@@ -323,12 +426,15 @@ void bind_train(py::module_& m) {
         py::arg("window") = 1000, py::arg("restarts") = 2, py::arg("em_iterations") = 100, py::arg("smoothing") = 1.0,
         py::arg("learned_prior") = false, py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0,
         py::arg("seeds") = py::none(), py::arg("counting") = "paper", py::arg("threads") = 0,
+        py::arg("progress") = py::none(), py::arg("progress_every") = 1,
         "Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`\n"
         "states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`\n"
         "iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:\n"
         "ObservationPolicy(O, A) over the world's observations, or BeliefAveragedPolicy, BelievedStatePolicy or\n"
         "BeliefMixturePolicy (L, A) over the L latent states; TabularBeliefPolicy (class B) is refused (its rows\n"
-        "are beliefs, which change meaning at every refit). The result's `fits` lists every fit.");
+        "are beliefs, which change meaning at every refit). The result's `fits` lists every fit. Settings the\n"
+        "library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;\n"
+        "progress and progress_every as in train().");
 
     // --- learned belief models (fit_iohmm) -------------------------------------------------------------
     m.def(
@@ -346,6 +452,22 @@ void bind_train(py::module_& m) {
         },
         py::arg("world"), py::arg("episodes"), py::arg("seed") = 0, py::arg("counting") = "paper",
         "Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e).");
+    m.def(
+        "read_sequences_csv",
+        [](const std::string& path, bool with_ids) {
+            return sequences_to_python(read_sequences_csv_file(path), with_ids);
+        },
+        py::arg("path"), py::arg("with_ids") = false,
+        "Recorded (actions, observations) sequences from a CSV file (columns sequence,step,action,observation;\n"
+        "docs/reference.md): a list of (actions, observations) numpy pairs for fit_belief_model, or of\n"
+        "(id, actions, observations) with with_ids=True. ParseError naming file:line:column.");
+    m.def(
+        "parse_sequences_csv",
+        [](const std::string& text, bool with_ids) {
+            std::istringstream in(text);
+            return sequences_to_python(read_sequences_csv(in, "<text>"), with_ids);
+        },
+        py::arg("text"), py::arg("with_ids") = false, "read_sequences_csv on CSV text.");
     m.def(
         "fit_belief_model",
         [](const py::iterable& data, std::size_t latent_states, std::size_t num_actions, std::size_t num_observations,
@@ -365,8 +487,8 @@ void bind_train(py::module_& m) {
             if (emission == "per_action") o.emission = EmissionModel::per_action;
             else if (emission != "shared")
                 throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
-            const auto train = sequences_from(data);
-            const auto held = heldout ? sequences_from(*heldout) : std::vector<ActionObservationSequence>{};
+            const auto train = sequences_from(data, "fit_belief_model");
+            const auto held = heldout ? sequences_from(*heldout, "fit_belief_model (heldout)") : std::vector<ActionObservationSequence>{};
             IohmmFit fit;
             {
                 py::gil_scoped_release release;
@@ -450,8 +572,7 @@ void bind_train(py::module_& m) {
             if (rho) s.rho = *rho;
             if (latent_states) s.learning.latent_states = *latent_states;
             if (learning) set_learning(*learning, latent_states.has_value(), s.learning);
-            if (s.iterations == 0 || s.batch == 0 || s.seeds.empty())
-                throw config_error("run_experiment: iterations, batch and seeds must not be 0 or empty");
+            validate_settings(*e, s);  // the programs' checks, before any run (run_experiment repeats them)
 
             ExperimentResult r;
             std::atomic<bool> stop{false};

@@ -1,4 +1,4 @@
-# python/tests/install_test.cmake — `cmake --install` puts the module into a given site-packages,
+# python/tests/install_test.cmake — `cmake --install` puts the package into a given site-packages,
 # from where a fresh interpreter imports it.
 #   cmake -DBUILD=<build dir> -DPYTHON=<interpreter> -DOUT=<scratch dir> -P install_test.cmake
 file(REMOVE_RECURSE "${OUT}")
@@ -7,12 +7,13 @@ execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD}" --component pyth
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cmake --install failed (${rc}):\n${out}\n${err}")
 endif()
-file(GLOB_RECURSE modules "${OUT}/prefix/*/maxent*.so")
+file(GLOB_RECURSE modules "${OUT}/prefix/*_core*.so")
 list(LENGTH modules n)
 if(NOT n EQUAL 1)
-  message(FATAL_ERROR "expected one installed module maxent*.so under ${OUT}/prefix, found: ${modules}")
+  message(FATAL_ERROR "expected one installed module maxent/_core*.so under ${OUT}/prefix, found: ${modules}")
 endif()
-get_filename_component(site "${modules}" DIRECTORY)
+get_filename_component(package "${modules}" DIRECTORY)
+get_filename_component(site "${package}" DIRECTORY)
 execute_process(COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${site}"
                         "${PYTHON}" -c "import maxent, sys; print(maxent.__file__); m = maxent.grid_world(3, 3); print(m)"
                 WORKING_DIRECTORY "${OUT}"  # not the build tree's python/, which holds the built module

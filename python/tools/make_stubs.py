@@ -1,0 +1,180 @@
+"""Writes python/maxent/__init__.pyi, the type stubs of the package maxent, from the signatures
+pybind11 puts first in every docstring of the compiled module, plus the pure-Python helpers.
+
+    PYTHONPATH=build/python /usr/bin/python3 python/tools/make_stubs.py python/maxent/__init__.pyi
+"""
+import ast
+import inspect
+import re
+import sys
+
+import maxent
+from maxent import _core
+
+TYPES = [
+    (r"maxent\._core\.", ""), (r"maxent::python::", ""), (r"maxent::programs::", ""),
+    (r"\bhandle\b", "Any"), (r"\bobject\b", "Any"), (r"\bfunction\b", "Callable[..., Any]"),
+    (r"\biterable\b", "Iterable[Any]"), (r"\bsequence\b", "Sequence[Any]"), (r"\bbuffer\b", "Any"),
+    (r"\bnumpy\.float64\b", "float"),
+]
+
+
+def drop_array_brackets(t):
+    """numpy.ndarray[numpy.float64[m, n]] -> numpy.ndarray (brackets matched)."""
+    key = "numpy.ndarray["
+    while key in t:
+        i = t.index(key) + len(key) - 1
+        depth = 0
+        for j in range(i, len(t)):
+            depth += {"[": 1, "]": -1}.get(t[j], 0)
+            if depth == 0:
+                break
+        t = t[:i] + t[j + 1:]
+    return t
+
+
+def conv(t):
+    t = drop_array_brackets(t)
+    for a, b in TYPES:
+        t = re.sub(a, b, t)
+    return t
+
+
+def split_args(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def stub_def(name, doc, indent="", self_name=None):
+    first = (doc or "").strip().splitlines()[0] if doc else ""
+    m = re.match(r"^(\w+)\((.*)\)( -> (.*))?$", first)
+    if not m:
+        return f"{indent}def {name}(*args: Any, **kwargs: Any) -> Any: ...\n"
+    args = []
+    for a in split_args(m.group(2)):
+        if a in ("*", "/") or a.startswith("*"):
+            args.append(a)
+            continue
+        a = a.split(" = ")[0] + (" = ..." if " = " in a else "")
+        head, _, t = a.partition(": ")
+        default = " = ..." if t.endswith(" = ...") else ""
+        t = t[: -len(" = ...")] if default else t
+        if self_name is not None and not args:
+            args.append("self")
+            continue
+        args.append(f"{head}: {conv(t)}{default}" if t else head + default)
+    # pybind11 allows a default before a required positional argument (train's updater=None,
+    # policy); a stub cannot: such defaults are dropped (the argument is then passed positionally).
+    positional = args[: args.index("*")] if "*" in args else args
+    last_required = max((i for i, a in enumerate(positional) if not a.endswith(" = ...") and a != "self"),
+                        default=-1)
+    for i in range(last_required):
+        if args[i].endswith(" = ..."):
+            args[i] = args[i][: -len(" = ...")]
+    ret = conv(m.group(4) or "None")
+    rest = "\n".join((doc or "").strip().splitlines()[1:]).strip()
+    body = f'\n{indent}    """{rest}"""\n{indent}    ...\n' if rest and '"""' not in rest and "\\" not in rest else " ...\n"
+    return f"{indent}def {name}({', '.join(args)}) -> {ret}:{body}"
+
+
+def stub_class(name, cls):
+    bases = [b.__name__ for b in cls.__bases__ if b.__name__ not in ("pybind11_object", "object")]
+    if issubclass(cls, BaseException):
+        return f"class {name}({', '.join(bases) or 'Exception'}): ...\n"
+    lines = [f"class {name}:\n"]
+    doc = (cls.__doc__ or "").strip()
+    if doc and '"""' not in doc and "\\" not in doc:
+        lines.append(f'    """{doc}"""\n')
+    for attr, v in sorted(cls.__dict__.items()):
+        if attr.startswith("__") and attr not in ("__init__", "__call__", "__getstate__", "__setstate__"):
+            continue
+        if attr.startswith("_") and not attr.startswith("__"):
+            continue
+        if isinstance(v, property):
+            t = "Any"
+            m = re.match(r".*\) -> (.*)$", ((v.fget.__doc__ or "").strip().splitlines() or [""])[0])
+            if m:
+                t = conv(m.group(1))
+            lines.append(f"    @property\n    def {attr}(self) -> {t}: ...\n")
+            if v.fset is not None:
+                lines.append(f"    @{attr}.setter\n    def {attr}(self, value: {t}) -> None: ...\n")
+        elif callable(v) and hasattr(v, "__doc__") and type(v).__name__ == "instancemethod":
+            lines.append(stub_def(attr, v.__doc__, "    ", self_name="self"))
+        elif isinstance(v, staticmethod) or callable(v):
+            continue
+    return "".join(lines)
+
+
+HEADER = '''# Type stubs of the package maxent (the compiled maxent._core and the helpers of _extras.py).
+# Written by python/tools/make_stubs.py from the docstrings' signatures; Policy.save/load,
+# pickling and the helpers by hand (EXTRAS there).
+from os import PathLike
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union, overload
+
+import numpy
+
+__version__: str
+
+'''
+
+EXTRAS = '''
+# --- pure-Python helpers (maxent/_extras.py) ---
+def save_policy(policy: Policy, path: Union[str, PathLike[str]]) -> str: ...
+def load_policy(path: Union[str, PathLike[str]]) -> Policy: ...
+class ProgressBar:
+    def __init__(self, iterations: int, runs: int = ..., stream: Any = ..., interval: float = ..., label: str = ...) -> None: ...
+    def __call__(self, info: Dict[str, Any]) -> bool: ...
+    def close(self) -> None: ...
+def visit_counts(world: Any, policy: Policy, updater: Any = ..., episodes: int = ..., seed: int = ..., counting: str = ...) -> numpy.ndarray: ...
+def read_study(folder: Union[str, PathLike[str]]) -> Dict[str, Dict[str, Any]]: ...
+def learning_curve(source: Any, metric: str = ..., label: Optional[str] = ...) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]: ...
+def plot_learning_curve(source: Any, metric: str = ..., label: Optional[str] = ..., ax: Any = ..., smooth: int = ..., **line: Any) -> Any: ...
+def plot_heatmap(source: Any, label: Optional[str] = ..., model: Optional[Model] = ..., ax: Any = ..., cmap: str = ...) -> Any: ...
+'''
+
+POLICY_EXTRAS = '''    def save(self, path: Union[str, PathLike[str]]) -> str: ...
+    @staticmethod
+    def load(path: Union[str, PathLike[str]]) -> Policy: ...
+    def __eq__(self, other: object) -> bool: ...
+'''
+
+
+def main(out):
+    parts = [HEADER]
+    names = sorted(n for n in dir(_core) if not n.startswith("_"))
+    classes = [n for n in names if inspect.isclass(getattr(_core, n))]
+    # exceptions: bases first
+    classes.sort(key=lambda n: len(getattr(_core, n).__mro__))
+    for n in classes:
+        text = stub_class(n, getattr(_core, n))
+        if n == "Policy":
+            text += POLICY_EXTRAS
+        parts.append(text + "\n")
+    for n in names:
+        v = getattr(_core, n)
+        if not inspect.isclass(v):
+            if callable(v):
+                # train and train_learned are wrapped in Python; their signatures are the compiled ones
+                parts.append(stub_def(n, v.__doc__))
+            else:
+                parts.append(f"{n}: {type(v).__name__}\n")
+    parts.append(EXTRAS)
+    text = "".join(parts)
+    ast.parse(text)
+    open(out, "w").write(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
