@@ -14,6 +14,7 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/knn_entropy.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"

@@ -1,0 +1,271 @@
+// Tests of core/knn_entropy.hpp: the Kozachenko–Leonenko estimator against hand-computed
+// values and closed-form entropies (uniform on a box, correlated Gaussians, d = 1..6), its
+// k-d tree against a brute-force neighbour search (same bits), and its refusals.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "maxent/core/error.hpp"
+#include "maxent/core/knn_entropy.hpp"
+#include "maxent/core/random.hpp"
+
+namespace test_knn_entropy {
+
+// ψ(m) = −γ + Σ_{j<m} 1/j, summed in long double (independent of the library's series).
+double harmonic_digamma(std::size_t m) {
+    long double h = -0.5772156649015328606065120900824024L;
+    for (std::size_t j = 1; j < m; ++j) h += 1.0L / static_cast<long double>(j);
+    return static_cast<double>(h);
+}
+
+// The k-th smallest squared distance from each point to the others, by sorting all of them.
+std::vector<double> brute_force_kth(std::span<const double> points, std::size_t dim, std::size_t k) {
+    const std::size_t n = points.size() / dim;
+    std::vector<double> out(n), all;
+    for (std::size_t i = 0; i < n; ++i) {
+        all.clear();
+        for (std::size_t j = 0; j < n; ++j) {
+            if (j == i) continue;
+            double s = 0.0;
+            for (std::size_t c = 0; c < dim; ++c) {
+                const double t = points[i * dim + c] - points[j * dim + c];
+                s += t * t;
+            }
+            all.push_back(s);
+        }
+        std::sort(all.begin(), all.end());
+        out[i] = all[k - 1];
+    }
+    return out;
+}
+
+// The estimator's formula on given squared distances, summed in input order.
+double formula(std::span<const double> squared, std::size_t dim, std::size_t k) {
+    const std::size_t n = squared.size();
+    double sum_log = 0.0;
+    for (const double s : squared) sum_log += std::log(s);
+    return maxent::detail::digamma_integer(n) - maxent::detail::digamma_integer(k) +
+           maxent::detail::log_unit_ball_volume(dim) + 0.5 * static_cast<double>(dim) * sum_log / static_cast<double>(n);
+}
+
+TEST_CASE("digamma at integers matches the harmonic sum", "[core][knn]") {
+    REQUIRE(maxent::detail::digamma_integer(1) == Approx(-0.57721566490153286).epsilon(1e-15));
+    REQUIRE(maxent::detail::digamma_integer(2) == Approx(1.0 - 0.57721566490153286).epsilon(1e-15));
+    // Both sides of the switch to the asymptotic series (at 16), and far beyond it.
+    for (std::size_t m : {3, 10, 15, 16, 17, 20, 50, 1000, 100000})
+        REQUIRE(maxent::detail::digamma_integer(m) == Approx(harmonic_digamma(m)).epsilon(1e-14));
+}
+
+TEST_CASE("the unit ball's volume in 1 to 6 dimensions", "[core][knn]") {
+    const double pi = std::numbers::pi;
+    const double volumes[] = {2.0, pi, 4.0 * pi / 3.0, pi * pi / 2.0, 8.0 * pi * pi / 15.0, pi * pi * pi / 6.0};
+    for (std::size_t d = 1; d <= 6; ++d)
+        REQUIRE(std::exp(maxent::detail::log_unit_ball_volume(d)) == Approx(volumes[d - 1]).epsilon(1e-14));
+    // V_d → 0: V_20 = π^10 / 10!.
+    REQUIRE(std::exp(maxent::detail::log_unit_ball_volume(20)) ==
+            Approx(std::pow(pi, 10) / 3628800.0).epsilon(1e-13));
+}
+
+TEST_CASE("knn entropy of small point sets computed by hand", "[core][knn]") {
+    // 1-D {0, 1, 3}, k = 1: ε = 1, 1, 2. Ĥ = ψ(3) − ψ(1) + log 2 + (1/3) log 2, ψ(3) − ψ(1) = 3/2.
+    const std::vector<double> line{0.0, 1.0, 3.0};
+    const double expected = 1.5 + std::log(2.0) + std::log(2.0) / 3.0;
+    REQUIRE(maxent::knn_entropy(line, 1, 1) == Approx(expected).epsilon(1e-15));
+    // k = 2: ε = 3, 2, 3. ψ(3) − ψ(2) = 1/2.
+    const double expected2 = 0.5 + std::log(2.0) + (2.0 * std::log(3.0) + std::log(2.0)) / 3.0;
+    REQUIRE(maxent::knn_entropy(line, 1, 2) == Approx(expected2).epsilon(1e-15));
+    // 2-D: the corners of a 3 x 4 rectangle, k = 1: every ε = 3. ψ(4) − ψ(1) = 11/6, V_2 = π.
+    const std::vector<std::vector<double>> corners{{0, 0}, {3, 0}, {0, 4}, {3, 4}};
+    REQUIRE(maxent::knn_entropy(corners, 1) == Approx(11.0 / 6.0 + std::log(std::numbers::pi) + 2.0 * std::log(3.0)).epsilon(1e-15));
+    // k = 2: every ε = 4; k = 3: every ε = 5.
+    REQUIRE(maxent::knn_entropy(corners, 2) == Approx(5.0 / 6.0 + std::log(std::numbers::pi) + 2.0 * std::log(4.0)).epsilon(1e-15));
+    REQUIRE(maxent::knn_entropy(corners, 3) == Approx(1.0 / 3.0 + std::log(std::numbers::pi) + 2.0 * std::log(5.0)).epsilon(1e-15));
+}
+
+// Random points with many exact ties: coordinates on a coarse grid, plus some duplicates.
+std::vector<double> tied_points(std::size_t n, std::size_t dim, std::uint64_t seed) {
+    maxent::DefaultRng g = maxent::stream(seed, n, dim);
+    std::vector<double> points(n * dim);
+    for (double& x : points) x = static_cast<double>(maxent::uniform_index(g, 7)) * 0.3 - 1.0;
+    return points;
+}
+
+TEST_CASE("the k-d tree finds the brute-force k-th distances, bit for bit", "[core][knn]") {
+    for (std::size_t dim : {1, 2, 3, 4, 5, 6, 7, 8, 11})
+        for (std::size_t n : {2, 3, 8, 9, 17, 100, 300})
+            for (std::size_t k : {1, 2, 5}) {
+                if (k >= n) continue;
+                CAPTURE(dim, n, k);
+                maxent::DefaultRng g = maxent::stream(5, dim, n);
+                std::vector<double> points(n * dim);
+                for (double& x : points) x = maxent::standard_normal(g) * std::exp(3.0 * maxent::uniform01(g));
+                maxent::KnnEntropy estimator(k);
+                const double h = estimator(points, dim);
+                const std::vector<double> expected = brute_force_kth(points, dim, k);
+                const auto found = estimator.kth_squared_distances();
+                REQUIRE(found.size() == n);
+                REQUIRE(std::equal(found.begin(), found.end(), expected.begin()));
+                REQUIRE(h == formula(expected, dim, k));
+                // Ties everywhere (grid coordinates, duplicates): counted at resolution 0.05.
+                const std::vector<double> tied = tied_points(n, dim, 9);
+                maxent::KnnEntropy floored(k, 0.05);
+                (void)floored(tied, dim);
+                const std::vector<double> tied_expected = brute_force_kth(tied, dim, k);
+                const auto tied_found = floored.kth_squared_distances();
+                REQUIRE(std::equal(tied_found.begin(), tied_found.end(), tied_expected.begin()));
+            }
+}
+
+// Closed forms. Uniform on [0, 2]^d: H = d log 2. Gaussian x = L z (z standard normal, L
+// lower triangular with diagonal kGaussDiag and 0.3 below it): H = ½ log((2πe)^d det Σ),
+// det Σ = Π kGaussDiag².
+constexpr double kGaussDiag[6] = {1.0, 0.5, 2.0, 1.5, 0.8, 1.2};
+
+std::vector<double> sample_points(bool gaussian, std::size_t dim, std::size_t n, std::uint64_t seed) {
+    maxent::DefaultRng g = maxent::stream(seed, dim, n);
+    std::vector<double> points(n * dim), z(dim);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!gaussian) {
+            for (std::size_t c = 0; c < dim; ++c) points[i * dim + c] = 2.0 * maxent::uniform01(g);
+            continue;
+        }
+        for (double& v : z) v = maxent::standard_normal(g);
+        for (std::size_t r = 0; r < dim; ++r) {
+            double x = kGaussDiag[r] * z[r];
+            for (std::size_t c = 0; c < r; ++c) x += 0.3 * z[c];
+            points[i * dim + r] = x;
+        }
+    }
+    return points;
+}
+
+double closed_form(bool gaussian, std::size_t dim) {
+    const double d = static_cast<double>(dim);
+    if (!gaussian) return d * std::log(2.0);
+    double log_det = 0.0;
+    for (std::size_t r = 0; r < dim; ++r) log_det += 2.0 * std::log(kGaussDiag[r]);
+    return 0.5 * (d * std::log(2.0 * std::numbers::pi * std::numbers::e) + log_det);
+}
+
+// One row of the tolerance table: Ĥ − H must lie within tolerance[d] of bias[d].
+struct Expectation {
+    bool gaussian;
+    std::size_t n;
+    std::size_t k;
+    double bias[6];
+    double tolerance[6];
+};
+
+// bias: the mean of Ĥ − H over 100 seeds (n = 10^3) or 30 seeds (n = 10^4), seeds 1000.. of
+// the same sampler; tolerance: 4 standard deviations of Ĥ − H over those seeds (at least
+// 0.02), rounded up. The test draws seed 1, which the measurement did not use.
+// docs/performance.md lists the measured values.
+constexpr Expectation kExpected[] = {
+    {false, 1000, 1, {+0.006, +0.012, +0.086, +0.195, +0.354, +0.535}, {0.18, 0.19, 0.22, 0.23, 0.19, 0.24}},
+    {false, 1000, 3, {+0.002, +0.032, +0.131, +0.283, +0.475, +0.689}, {0.09, 0.10, 0.11, 0.15, 0.15, 0.15}},
+    {false, 10000, 1, {+0.006, +0.002, +0.038, +0.106, +0.210, +0.359}, {0.05, 0.07, 0.07, 0.08, 0.06, 0.08}},
+    {true, 1000, 1, {+0.008, -0.012, -0.020, -0.038, -0.014, -0.004}, {0.22, 0.20, 0.26, 0.29, 0.33, 0.31}},
+    {true, 1000, 3, {+0.007, -0.018, -0.035, -0.033, +0.007, +0.056}, {0.14, 0.16, 0.20, 0.22, 0.25, 0.27}},
+    {true, 10000, 1, {-0.004, +0.001, -0.008, -0.023, -0.028, -0.034}, {0.07, 0.08, 0.05, 0.08, 0.08, 0.08}},
+};
+
+TEST_CASE("knn entropy is within its measured bias and tolerance of the closed form", "[core][knn]") {
+    for (const Expectation& e : kExpected) {
+        maxent::KnnEntropy estimator(e.k);
+        for (std::size_t dim = 1; dim <= 6; ++dim) {
+            const std::vector<double> points = sample_points(e.gaussian, dim, e.n, 1);
+            const double error = estimator(points, dim) - closed_form(e.gaussian, dim);
+            CAPTURE(e.gaussian, e.n, e.k, dim, error);
+            REQUIRE(std::abs(error - e.bias[dim - 1]) <= e.tolerance[dim - 1]);
+        }
+    }
+}
+
+TEST_CASE("knn entropy: same input, same bits; reordered input, the same value", "[core][knn]") {
+    const std::size_t n = 500, dim = 3;
+    maxent::DefaultRng g = maxent::stream(11);
+    std::vector<double> points(n * dim);
+    for (double& x : points) x = maxent::standard_normal(g);
+    maxent::KnnEntropy estimator(2);
+    const double h = estimator(points, dim);
+    // Reuse after a larger and a smaller input (the workspace keeps its size): same bits.
+    std::vector<double> big(3 * n * dim);
+    for (double& x : big) x = maxent::uniform01(g);
+    (void)estimator(big, dim);
+    (void)estimator(std::span<const double>(points).first(10 * dim), dim);
+    REQUIRE(estimator(points, dim) == h);
+    REQUIRE(maxent::knn_entropy(points, dim, 2) == h);
+    // Reversed order: each point keeps its distance; only the summation order changes.
+    std::vector<double> reversed(points.size());
+    for (std::size_t i = 0; i < n; ++i)
+        std::copy_n(&points[(n - 1 - i) * dim], dim, &reversed[i * dim]);
+    const std::vector<double> forward(estimator.kth_squared_distances().begin(), estimator.kth_squared_distances().end());
+    REQUIRE(estimator(reversed, dim) == Approx(h).epsilon(1e-13));
+    for (std::size_t i = 0; i < n; ++i) REQUIRE(estimator.kth_squared_distances()[n - 1 - i] == forward[i]);
+}
+
+TEST_CASE("knn entropy: ties refused by default, counted at min_distance on request", "[core][knn]") {
+    // 1-D {0, 0, 1}: points 0 and 1 coincide.
+    const std::vector<double> line{0.0, 0.0, 1.0};
+    REQUIRE_THROWS_AS(maxent::knn_entropy(line, 1, 1), maxent::numeric_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(line, 1, 1), Catch::Contains("point 0") && Catch::Contains("point 1") &&
+                                                             Catch::Contains("min_distance"));
+    // With resolution 0.5: ε = 0.5, 0.5, 1. ψ(3) − ψ(1) = 3/2, V_1 = 2.
+    maxent::KnnEntropy floored(1, 0.5);
+    REQUIRE(floored(line, 1) == Approx(1.5 + std::log(2.0) + 2.0 * std::log(0.5) / 3.0).epsilon(1e-15));
+    REQUIRE(floored.kth_squared_distances()[0] == 0.0);  // reported before the floor
+    // k = 2: point 2's second neighbour is at 1 > 0, every point has one: accepted.
+    REQUIRE(std::isfinite(maxent::knn_entropy(line, 1, 2)));
+    // Many copies of one point (one leaf and more): refused, and fast with a floor.
+    std::vector<double> same(2 * 1000, 0.25);
+    REQUIRE_THROWS_AS(maxent::knn_entropy(same, 2, 3), maxent::numeric_error);
+    maxent::KnnEntropy floor_same(3, 1e-3);
+    REQUIRE(floor_same(same, 2) == Approx(maxent::detail::digamma_integer(1000) - maxent::detail::digamma_integer(3) +
+                                          std::log(std::numbers::pi) + 2.0 * std::log(1e-3))
+                                       .epsilon(1e-12));  // 1000 equal logs summed
+}
+
+TEST_CASE("knn entropy: every bad input is named", "[core][knn]") {
+    const std::vector<double> four{0.0, 1.0, 2.0, 4.0};
+    REQUIRE_THROWS_AS(maxent::KnnEntropy(0), maxent::config_error);
+    REQUIRE_THROWS_WITH(maxent::KnnEntropy(0), Catch::Contains("k = 0"));
+    REQUIRE_THROWS_WITH(maxent::KnnEntropy(1, -1.0), Catch::Contains("min_distance = -1"));
+    REQUIRE_THROWS_WITH(maxent::KnnEntropy(1, std::numeric_limits<double>::quiet_NaN()), Catch::Contains("min_distance = nan"));
+    REQUIRE_THROWS_AS(maxent::knn_entropy(four, 1, 4), maxent::config_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(four, 1, 4), Catch::Contains("k = 4") && Catch::Contains("n = 4"));
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(four, 2, 2), Catch::Contains("k = 2") && Catch::Contains("n = 2"));
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(std::span<const double>(), 1, 1), Catch::Contains("n = 0"));
+    REQUIRE_THROWS_AS(maxent::knn_entropy(four, 0, 1), maxent::config_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(four, 0, 1), Catch::Contains("dim = 0"));
+    REQUIRE_THROWS_AS(maxent::knn_entropy(four, 3, 1), maxent::config_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(four, 3, 1), Catch::Contains("4 coordinates") && Catch::Contains("dim = 3"));
+    // Non-finite coordinates: the point and the coordinate named.
+    for (const double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity()}) {
+        std::vector<double> points{0.0, 0.0, 1.0, 1.0, 2.0, 0.5};
+        points[5] = bad;
+        REQUIRE_THROWS_AS(maxent::knn_entropy(points, 2, 1), maxent::numeric_error);
+        REQUIRE_THROWS_WITH(maxent::knn_entropy(points, 2, 1), Catch::Contains("point 2, coordinate 1"));
+    }
+    // Mixed dimensions, empty vectors, too few vectors.
+    const std::vector<std::vector<double>> mixed{{0, 0}, {1, 1}, {2}, {3, 3, 3}};
+    REQUIRE_THROWS_AS(maxent::knn_entropy(mixed, 1), maxent::config_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(mixed, 1), Catch::Contains("point 2 has dimension 1") && Catch::Contains("point 0 has 2"));
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(std::vector<std::vector<double>>{{}, {}}, 1), Catch::Contains("dim = 0"));
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(std::vector<std::vector<double>>{{1.0}}, 1), Catch::Contains("n = 1"));
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(std::vector<std::vector<double>>{}, 1), Catch::Contains("n = 0"));
+    // Distances that overflow: refused, not an infinite entropy.
+    const std::vector<double> huge{-1e300, 1e300, 3e300};
+    REQUIRE_THROWS_AS(maxent::knn_entropy(huge, 1, 1), maxent::numeric_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(huge, 1, 1), Catch::Contains("overflows"));
+}
+
+}  // namespace test_knn_entropy
