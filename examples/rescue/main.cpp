@@ -5,6 +5,7 @@
 // Named experiments:
 //   rescue        T = 100, 300 particles, K = 300 iterations of N = 10, seeds 0..7
 //   rescue-small  T = 30, 50 particles, K = 20, seeds 0..1 (the smoke test's size)
+//   rescue-range, rescue-range-small: the robot with a range sensor (range.cpp)
 // For each: the agent keeps a particle filter of the true world (b_1 = 300 draws of μ); its
 // belief b over an 8 x 8 grid is what MBE draws from and Reg-MBE takes the entropy of; the
 // belief-averaged policy reads φ(b) = the particles' mean bilinear features on a 6 x 6 grid
@@ -56,6 +57,7 @@
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
 #include "../common/threads.hpp"
+#include "range.hpp"
 
 namespace {
 
@@ -211,7 +213,7 @@ programs::PlotOutcome write_rescue_heatmaps(const std::filesystem::path& dir, co
 [[noreturn]] void usage(const char* why) {
     std::fprintf(stderr,
                  "maxent-rescue: %s\nusage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] "
-                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small\n",
+                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small, rescue-range, rescue-range-small\n",
                  why);
     std::exit(2);
 }
@@ -227,6 +229,7 @@ std::size_t parse_count(const char* flag, const char* text, std::size_t max) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+    if (maxent::rescue_range::is_range_experiment(argc, argv)) return maxent::rescue_range::range_main(argc, argv);
     std::filesystem::path out = "out";
     std::size_t threads = 0, iterations = 0, seeds = 0;
     bool plot = true;

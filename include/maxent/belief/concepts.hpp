@@ -25,8 +25,10 @@ namespace maxent {
 // observations of the world; nothing requires L or these states to be the world's (the
 // exact filter of the true model has L = S; a filter of a coarsened, misspecified or
 // learned model, or a histogram filter of a continuous world, has its own L).
-// Required expressions, for `U u`, `const U cu`, `Eigen::VectorXd& b`, `std::size_t a, o`
-// and a generator `g` (any std::uniform_random_bit_generator; the archetype is DefaultRng):
+// Required expressions, for `U u`, `const U cu`, `Eigen::VectorXd& b`, `std::size_t a`, an
+// observation `o` (std::size_t, or `typename U::observation_type` when the updater declares
+// one: it must be the world's, world_observation_t) and a generator `g` (any
+// std::uniform_random_bit_generator; the archetype is DefaultRng):
 //   cu.dimension()           -> std::size_t: L, the length of b
 //   cu.initial(b)            writes the prior b_1 into b (resized if needed)
 //   u.update(b, a, o, g)     b <- the posterior after action a and observation o; exact
@@ -36,13 +38,27 @@ namespace maxent {
 // Satisfied by: maxent::BayesFilter<M>, maxent::NoisyBelief<U> and maxent::ParticleFilter<M, B, F>
 // (belief/).
 // ---------------------------------------------------------------------------------------
+/// The observations an updater reads: U::observation_type when it declares one (a particle
+/// filter of a simulator with typed observations), else indices.
+template <class U>
+struct updater_observation {
+    using type = std::size_t;
+};
+template <class U>
+    requires requires { typename U::observation_type; }
+struct updater_observation<U> {
+    using type = typename U::observation_type;
+};
+template <class U>
+using updater_observation_t = typename updater_observation<U>::type;
+
 namespace concept_checks {
 template <class U>
 concept has_updater_dimension = requires(const U& u) { { u.dimension() } -> std::convertible_to<std::size_t>; };
 template <class U>
 concept has_initial_belief = requires(const U& u, Eigen::VectorXd& b) { u.initial(b); };
 template <class U>
-concept has_update = requires(U& u, Eigen::VectorXd& b, std::size_t a, std::size_t o, DefaultRng& g) {
+concept has_update = requires(U& u, Eigen::VectorXd& b, std::size_t a, const updater_observation_t<U>& o, DefaultRng& g) {
     u.update(b, a, o, g);
 };
 }  // namespace concept_checks

@@ -5,7 +5,8 @@
 // enumerate: the belief is n weighted particles x_i (states of the model) with weights w_i
 // summing to 1. One update after action a and observation o (bootstrap filter):
 //   predict    x_i <- sample_next_state(x_i, a, g)          (the model's own sampler)
-//   reweight   w_i <- w_i · observation_likelihood(a, o, x_i), then normalise
+//   reweight   w_i <- w_i · observation_likelihood(a, o, x_i), o of the world's own type; with
+//              observation_log_likelihood ℓ, w_i ∝ exp(log w_i + ℓ_i - max_j(log w_j + ℓ_j))
 //   resample   when the effective sample size 1 / Σ w_i² falls below threshold · n:
 //              systematic resampling (one uniform draw for all n), then equal weights.
 // b_1: n draws of sample_initial_state made ONCE at construction, the same in every episode.
@@ -18,10 +19,10 @@
 //
 // Depletion (every weight zero after reweighting): re-seed n particles from the prior, weighed
 // by the likelihood of o; if these vanish too, keep them with equal weights (o ignored). Both
-// are counted (depletions(), uninformed_recoveries()); neither produces NaN. Weights whose sum
-// overflows or is denormal are rescaled by the largest before normalising.
+// are counted (depletions(), uninformed_recoveries()); neither produces NaN. Sums that overflow
+// or are denormal are rescaled by the largest weight; log weights keep underflowing densities.
 // Errors: config_error for 0 particles, 0 bins or a threshold outside [0, 1]; model_error for a
-// likelihood that is NaN, negative or infinite, or a bin out of range (naming the value, the
+// likelihood that is NaN, negative or infinite (a log-likelihood that is NaN or +inf), or a bin out of range (naming the value, the
 // action, the observation and the particle). Updates allocate nothing (buffers sized at
 // construction) unless the model's state type does.
 #pragma once
@@ -30,7 +31,11 @@
 #include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <limits>
+#include <ostream>
 #include <span>
+#include <sstream>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -118,12 +123,39 @@ void systematic_resample(std::span<const double> weights, std::span<std::size_t>
     detail::systematic_resample_unchecked(weights, total, out, g);
 }
 
+namespace detail {
+/// An observation as a message shows it: streamed when it can be, its coordinates when it is a
+/// point, else a placeholder.
+template <class O>
+std::string observation_text(const O& o) {
+    if constexpr (requires(std::ostream& os) { os << o; }) {
+        std::ostringstream os;
+        os << o;
+        return os.str();
+    } else if constexpr (PointLike<O>) {
+        std::ostringstream os;
+        std::vector<double> x(point_dimension(o));
+        write_point(o, std::span<double>(x));
+        os << '(';
+        for (std::size_t j = 0; j < x.size(); ++j) os << (j ? ", " : "") << x[j];
+        os << ')';
+        return os.str();
+    } else {
+        return "(an observation)";
+    }
+}
+}  // namespace detail
+
 template <class M, class Binning, class Features = NoStateFeatures>
 class ParticleFilter {
     static_assert(require_observation_likelihood<M>());
 
 public:
     using state_type = typename M::state_type;
+    /// The world's observations (an index unless the model declares a non-integral observation_type).
+    using observation_type = typename concept_checks::observation_of<M>::type;
+    /// Whether particles are weighed in logs (the model has observation_log_likelihood).
+    static constexpr bool weighs_in_logs = concept_checks::has_observation_log_likelihood<M>;
     static constexpr bool has_state_features = !std::is_same_v<Features, NoStateFeatures>;
     static_assert(std::is_invocable_r_v<std::size_t, const Binning&, const state_type&>,
                   "maxent::ParticleFilter: the binning must be callable as `std::size_t bin(const state_type&)`");
@@ -162,6 +194,7 @@ public:
         particles_ = prior_;
         scratch_ = prior_;
         weights_.assign(n, 1.0 / static_cast<double>(n));
+        if constexpr (weighs_in_logs) log_weights_.assign(n, 0.0);
         index_.assign(n, 0);
     }
     template <class... Args>
@@ -184,15 +217,35 @@ public:
 
     /// Predict, reweight, resample if n_eff < threshold · n; b <- the particles' histogram.
     template <std::uniform_random_bit_generator G>
-    void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g) {
+    void update(Eigen::VectorXd& b, std::size_t a, const observation_type& o, G& g) {
         const M& m = *model_;
         const std::size_t n = particles_.size();
         double total = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-            particles_[i] = m.sample_next_state(particles_[i], a, g);
-            const double w = weights_[i] * checked_likelihood(a, o, particles_[i], i);
-            weights_[i] = w;
-            total += w;
+        if constexpr (weighs_in_logs) {
+            // log w_i + ℓ_i, then exp relative to the largest: the same normalised weights as
+            // the product when nothing underflows.
+            double top = -std::numeric_limits<double>::infinity();
+            for (std::size_t i = 0; i < n; ++i) {
+                particles_[i] = m.sample_next_state(particles_[i], a, g);
+                const double l = checked_log_likelihood(a, o, particles_[i], i);
+                const double lw = weights_[i] > 0.0 ? std::log(weights_[i]) + l : -std::numeric_limits<double>::infinity();
+                log_weights_[i] = lw;
+                top = std::max(top, lw);
+            }
+            if (top > -std::numeric_limits<double>::infinity()) {
+                for (std::size_t i = 0; i < n; ++i) {
+                    const double w = std::exp(log_weights_[i] - top);
+                    weights_[i] = w;
+                    total += w;
+                }
+            }
+        } else {
+            for (std::size_t i = 0; i < n; ++i) {
+                particles_[i] = m.sample_next_state(particles_[i], a, g);
+                const double w = weights_[i] * checked_likelihood(a, o, particles_[i], i);
+                weights_[i] = w;
+                total += w;
+            }
         }
         if (!(total > 0.0)) {
             reseed(a, o, g);
@@ -259,11 +312,27 @@ public:
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "particles"; }
 
 private:
-    double checked_likelihood(std::size_t a, std::size_t o, const state_type& x, std::size_t i) const {
+    double checked_likelihood(std::size_t a, const observation_type& o, const state_type& x, std::size_t i) const
+        requires concept_checks::has_observation_likelihood<M>
+    {
         const double l = model_->observation_likelihood(a, o, x);
         if (!(l >= 0.0) || !std::isfinite(l))
-            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ", o,
-                                              ", particle ", i, ") is ", l, "; it must be finite and >= 0"));
+            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
+                                              detail::observation_text(o), ", particle ", i, ") is ", l,
+                                              "; it must be finite and >= 0"));
+        return l;
+    }
+
+    /// ℓ = observation_log_likelihood(a, o, x): -inf (density 0) is allowed, NaN and +inf are not.
+    double checked_log_likelihood(std::size_t a, const observation_type& o, const state_type& x,
+                                  std::size_t i) const
+        requires weighs_in_logs
+    {
+        const double l = model_->observation_log_likelihood(a, o, x);
+        if (std::isnan(l) || l == std::numeric_limits<double>::infinity())
+            throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", a, ", o = ",
+                                              detail::observation_text(o), ", particle ", i, ") is ", l,
+                                              "; it must be < +inf (and not NaN)"));
         return l;
     }
 
@@ -291,14 +360,27 @@ private:
 
     /// Depletion: fresh particles from the prior weighed by o; equal weights if those vanish.
     template <class G>
-    void reseed(std::size_t a, std::size_t o, G& g) {
+    void reseed(std::size_t a, const observation_type& o, G& g) {
         ++depletions_;
         const std::size_t n = particles_.size();
         double total = 0.0;
-        for (std::size_t i = 0; i < n; ++i) {
-            particles_[i] = model_->sample_initial_state(g);
-            weights_[i] = checked_likelihood(a, o, particles_[i], i);
-            total += weights_[i];
+        if constexpr (weighs_in_logs) {
+            double top = -std::numeric_limits<double>::infinity();
+            for (std::size_t i = 0; i < n; ++i) {
+                particles_[i] = model_->sample_initial_state(g);
+                log_weights_[i] = checked_log_likelihood(a, o, particles_[i], i);
+                top = std::max(top, log_weights_[i]);
+            }
+            for (std::size_t i = 0; i < n; ++i) {
+                weights_[i] = top > -std::numeric_limits<double>::infinity() ? std::exp(log_weights_[i] - top) : 0.0;
+                total += weights_[i];
+            }
+        } else {
+            for (std::size_t i = 0; i < n; ++i) {
+                particles_[i] = model_->sample_initial_state(g);
+                weights_[i] = checked_likelihood(a, o, particles_[i], i);
+                total += weights_[i];
+            }
         }
         if (total > 0.0) {
             normalise(total);
@@ -339,6 +421,7 @@ private:
     mutable std::vector<state_type> particles_;  // the current set (reset by initial())
     std::vector<state_type> scratch_;          // resampling target, swapped with particles_
     mutable std::vector<double> weights_;      // normalised
+    std::vector<double> log_weights_;          // log w_i + ℓ_i (weighs_in_logs only)
     std::vector<std::size_t> index_;           // resampled indices
     mutable double ess_ = 0.0;                 // 1 / Σ w_i² after the last reweighting
     std::size_t depletions_ = 0, uninformed_ = 0, resamples_ = 0;

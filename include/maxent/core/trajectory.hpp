@@ -21,7 +21,7 @@
 // `paper` (the default) is Section 2.1, everything aligned; `authors` is the authors' code:
 // true states reached after each of T actions, observations and beliefs at acting time
 // (docs/reference.md, "Counting conventions"). Either way exactly T entries of each quantity
-// count: `counted(per_step, quantity)` returns them, `counted_begin(quantity)` the first.
+// count: `counted(per_step, quantity)` returns them; states and observations as points too.
 #pragma once
 
 #include <cstddef>
@@ -53,10 +53,13 @@ struct RolloutNeeds {
     bool belief_entropy = false;   ///< H(b_t) for every step
     bool believed_states = false;  ///< one s̃_t ~ b_t for every step
     bool beliefs = false;          ///< the full belief vectors (L x steps), memory L*T
+    bool state_points = false;     ///< true states as points (the world's state_point map)
+    bool observation_points = false;  ///< observations as points (typed observations)
 
     friend constexpr RolloutNeeds operator|(RolloutNeeds a, RolloutNeeds b) noexcept {
         return {a.belief_entropy || b.belief_entropy, a.believed_states || b.believed_states,
-                a.beliefs || b.beliefs};
+                a.beliefs || b.beliefs, a.state_points || b.state_points,
+                a.observation_points || b.observation_points};
     }
 };
 
@@ -72,6 +75,10 @@ struct Trajectory {
     std::vector<double> belief_entropy;      ///< H(b_1) .. H(b_{K+1}) (if recorded)
     std::vector<std::size_t> believed;       ///< s̃_1 .. s̃_{K+1} in the agent's space (if recorded)
     Eigen::MatrixXd beliefs;                 ///< column k = b_{k+1}, belief_dimension rows (if recorded)
+    std::size_t state_point_dimension = 0;   ///< d of the true states' points (0: not recorded)
+    std::vector<double> state_points;        ///< s_1 .. s_{K+1} as points, row-major, d per step (if recorded)
+    std::size_t observation_point_dimension = 0;  ///< d of the observations' points (0: not recorded)
+    std::vector<double> observation_points;  ///< o_1 .. o_{K+1} as points, row-major (if recorded)
 
     /// Entry of the first counted step of a quantity: 1 for true states under the authors'
     /// convention, 0 otherwise.
@@ -98,6 +105,14 @@ struct Trajectory {
     [[nodiscard]] std::span<const double> counted_belief_entropies() const {
         return counted(belief_entropy, Counted::belief_entropies);
     }
+    /// The counted true states / observations as points: T rows of d coordinates, row-major
+    /// (config_error when they were not recorded: RolloutNeeds::state_points, observation_points).
+    [[nodiscard]] std::span<const double> counted_state_points() const {
+        return counted_points(state_points, state_point_dimension, Counted::states);
+    }
+    [[nodiscard]] std::span<const double> counted_observation_points() const {
+        return counted_points(observation_points, observation_point_dimension, Counted::observations);
+    }
     /// Number of actions a rollout with this convention takes for horizon T.
     [[nodiscard]] static constexpr std::size_t actions_for(StateCounting c, std::size_t T) noexcept {
         return c == StateCounting::paper ? T - 1 : T;
@@ -105,7 +120,20 @@ struct Trajectory {
 
 private:
     [[noreturn]] static void throw_too_short(std::size_t have, std::size_t need);
+    [[nodiscard]] std::span<const double> counted_points(const std::vector<double>& points, std::size_t d,
+                                                         Counted quantity) const {
+        const std::size_t first = counted_begin(quantity);
+        if (d == 0 || points.size() < (first + horizon) * d) throw_points_missing(points.size(), d, first + horizon);
+        return std::span<const double>(points).subspan(first * d, horizon * d);
+    }
+    [[noreturn]] static void throw_points_missing(std::size_t have, std::size_t d, std::size_t steps);
 };
+
+inline void Trajectory::throw_points_missing(std::size_t have, std::size_t d, std::size_t steps) {
+    throw config_error(detail::message("Trajectory: ", have, " point coordinates of dimension ", d, " recorded, ",
+                                       steps, " steps are counted (record them: RolloutNeeds::state_points or "
+                                       "observation_points, on a world with state or observation points)"));
+}
 
 inline void Trajectory::throw_too_short(std::size_t have, std::size_t need) {
     throw config_error(detail::message("Trajectory: a per-step sequence has ", have, " entries, ", need,

@@ -5,9 +5,9 @@
 // Obs, T, μ) exactly; its second (Section 5) and its motivating robot only have a world to
 // act in. The ladder, from least to most the optimiser can be told (each concept's required
 // expressions are listed at its definition):
-//   GenerativePomdp        a simulator: any copyable state type, actions {0..A-1},
-//                          observations {0..O-1}, draws with the caller's generator; counting
-//                          its true states needs a StateBinning (or with_state_binning).
+//   GenerativePomdp        a simulator: any copyable state type, actions {0..A-1}, observations
+//                          {0..O-1} or of its observation_type; draws with the caller's generator;
+//                          counting true states needs a StateBinning (or with_state_binning).
 //   ObservationLikelihood  a simulator that can also weigh an observation (particle filters).
 //   ExplicitPomdp          finite enumerated states 0..S-1 with sparse distributions.
 //   TabularPomdp           an ExplicitPomdp with the likelihood columns Obs(o | ·, a).
@@ -25,8 +25,10 @@
 // missing member into one message naming it.
 #pragma once
 
+#include <cmath>
 #include <concepts>
 #include <cstddef>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -34,6 +36,7 @@
 
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/point.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent {
@@ -56,10 +59,32 @@ template <class M>
 concept has_sample_initial_state = has_copyable_state_type<M> && requires(const M& m, DefaultRng& g) {
     { m.sample_initial_state(g) } -> std::convertible_to<typename M::state_type>;
 };
+// Observations: M::observation_type when declared (any copyable type), else indices. An
+// index-observing model (no observation_type, or an integral one) returns std::size_t; a
+// floating-point result without a declared type is refused (it would be truncated to an index).
+template <class M>
+concept declares_observation_type = requires { typename M::observation_type; };
+template <class M>
+concept index_observations = !declares_observation_type<M> || std::integral<typename M::observation_type>;
+template <class R, class M>
+concept converts_to_observation_type = std::convertible_to<R, typename M::observation_type>;
+template <class R>
+concept index_result = std::convertible_to<R, std::size_t> && !std::floating_point<std::remove_cvref_t<R>>;
+template <class R, class M>
+concept observation_result = (declares_observation_type<M> && converts_to_observation_type<R, M>) ||
+                             (!declares_observation_type<M> && index_result<R>);
+template <class R>
+concept floating_result = std::floating_point<std::remove_cvref_t<R>>;
+template <class M>
+concept returns_floating_index =
+    !declares_observation_type<M> && has_copyable_state_type<M> &&
+    requires(const M& m, const typename M::state_type& s, std::size_t a, DefaultRng& g) {
+        { m.sample_observation(a, s, g) } -> floating_result;
+    };
 template <class M>
 concept has_sample_initial_observation =
     has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s, DefaultRng& g) {
-        { m.sample_initial_observation(s, g) } -> std::convertible_to<std::size_t>;
+        { m.sample_initial_observation(s, g) } -> observation_result<M>;
     };
 template <class M>
 concept has_sample_next_state =
@@ -69,7 +94,7 @@ concept has_sample_next_state =
 template <class M>
 concept has_sample_observation =
     has_copyable_state_type<M> && requires(const M& m, std::size_t a, const typename M::state_type& s, DefaultRng& g) {
-        { m.sample_observation(a, s, g) } -> std::convertible_to<std::size_t>;
+        { m.sample_observation(a, s, g) } -> observation_result<M>;
     };
 
 // --- StateBinning -----------------------------------------------------------------------------
@@ -82,9 +107,41 @@ concept has_state_bin = has_copyable_state_type<M> && requires(const M& m, const
 
 // --- ObservationLikelihood --------------------------------------------------------------------
 template <class M>
+struct observation_of {
+    using type = std::size_t;
+};
+template <class M>
+    requires declares_observation_type<M> && (!index_observations<M>)
+struct observation_of<M> {
+    using type = typename M::observation_type;
+};
+template <class M>
 concept has_observation_likelihood =
-    has_copyable_state_type<M> && requires(const M& m, std::size_t a, std::size_t o, const typename M::state_type& s) {
+    has_copyable_state_type<M> &&
+    requires(const M& m, std::size_t a, const typename observation_of<M>::type& o, const typename M::state_type& s) {
         { m.observation_likelihood(a, o, s) } -> std::convertible_to<double>;
+    };
+template <class M>
+concept has_observation_log_likelihood =
+    has_copyable_state_type<M> &&
+    requires(const M& m, std::size_t a, const typename observation_of<M>::type& o, const typename M::state_type& s) {
+        { m.observation_log_likelihood(a, o, s) } -> std::convertible_to<double>;
+    };
+template <class M>
+concept has_observation_bin =
+    has_num_observations<M> && requires(const M& m, const typename observation_of<M>::type& o) {
+        { m.observation_bin(o) } -> std::convertible_to<std::size_t>;
+    };
+template <class M>
+concept has_observation_point = requires(const M& m, const typename observation_of<M>::type& o, std::span<double> out) {
+    { m.observation_point_dimension() } -> std::convertible_to<std::size_t>;
+    m.observation_point(o, out);
+};
+template <class M>
+concept has_state_point =
+    has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s, std::span<double> out) {
+        { m.state_point_dimension() } -> std::convertible_to<std::size_t>;
+        m.state_point(s, out);
     };
 
 // --- ExplicitPomdp ----------------------------------------------------------------------------
@@ -144,6 +201,13 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 //   m.sample_initial_observation(s, g)       -> std::size_t     o_1 given s_1, < num_observations()
 //   m.sample_next_state(s, a, g)             -> state_type      s' ~ P(· | s, a)
 //   m.sample_observation(a, s', g)           -> std::size_t     o ~ Obs(· | s', a), < num_observations()
+// Observations of the simulator's own type: declare `using observation_type = T;` (any
+// copyable T; an integral T means indices as above). Both observation draws then return T,
+// num_observations() becomes optional (with `m.observation_bin(o) -> std::size_t` it counts
+// the bins binned MOE reads), and a point-like T (core/point.hpp), or the members
+// `m.observation_point_dimension()` and `m.observation_point(o, std::span<double> out)`, lets
+// kNN MOE and the observation-feature policy read o as a vector. A floating-point result
+// without a declared type is refused at compile time (it would be truncated to an index).
 // Every draw must come from g alone (runs are pure functions of the seed). Satisfied by
 // user simulators, e.g. the continuous room of examples/plug_in/continuous_room.hpp (used by
 // tests/unit/test_generative.cpp and maxent-plug-in).
@@ -155,7 +219,8 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 // ---------------------------------------------------------------------------------------
 template <class M>
 concept GenerativePomdp = concept_checks::has_copyable_state_type<M> && concept_checks::has_num_actions<M> &&
-                          concept_checks::has_num_observations<M> && concept_checks::has_horizon<M> &&
+                          (concept_checks::has_num_observations<M> || !concept_checks::index_observations<M>) &&
+                          concept_checks::has_horizon<M> &&
                           concept_checks::has_sample_initial_state<M> &&
                           concept_checks::has_sample_initial_observation<M> &&
                           concept_checks::has_sample_next_state<M> && concept_checks::has_sample_observation<M>;
@@ -166,20 +231,24 @@ concept StateBinning = concept_checks::has_num_state_bins<M> && concept_checks::
 // ---------------------------------------------------------------------------------------
 // ObservationLikelihood (an opt-in refinement of GenerativePomdp): the simulator can also
 // WEIGH an observation, which is what a particle filter of the world needs
-// (belief/particle_filter.hpp). Required expression, for `const M m`, `std::size_t a, o`
-// and a state `s` of type `typename M::state_type`:
+// (belief/particle_filter.hpp). Required expression, for `const M m`, `std::size_t a`, an
+// observation `o` (std::size_t, or the declared observation_type) and a state `s` of type
+// `typename M::state_type`:
 //   m.observation_likelihood(a, o, s)  -> double: a weight proportional to Obs(o | s, a),
 //                                         the probability of observing o on arriving in s
 //                                         after action a; finite and >= 0. Any factor that
 //                                         depends on (a, o) only may be dropped (a density
 //                                         of a discretised sensor is fine).
+// or instead (or as well; the filter then weighs in logs):
+//   m.observation_log_likelihood(a, o, s) -> double: its log, -inf for 0, never NaN or +inf
 // It must agree with sample_observation(a, s, g) (the filter weighs by it what the world
 // draws by the other); a NaN, negative or infinite value is a model_error naming it,
 // raised by the filter. Satisfied by the rescue world (model/rescue_world.hpp) and by
 // as_generative(explicit model) (model/generative_view.hpp); with_state_binning forwards it.
 // ---------------------------------------------------------------------------------------
 template <class M>
-concept ObservationLikelihood = GenerativePomdp<M> && concept_checks::has_observation_likelihood<M>;
+concept ObservationLikelihood = GenerativePomdp<M> && (concept_checks::has_observation_likelihood<M> ||
+                                                       concept_checks::has_observation_log_likelihood<M>);
 
 // ---------------------------------------------------------------------------------------
 // ExplicitPomdp: finite enumerated states. Required expressions, for `const M m` and
@@ -259,21 +328,26 @@ consteval bool require_generative_pomdp() {
     static_assert(has_copyable_state_type<M>,
                   "maxent::GenerativePomdp: missing `using state_type = ...;` (any copyable type)");
     static_assert(has_num_actions<M>, "maxent::GenerativePomdp: missing `std::size_t num_actions() const`");
-    static_assert(has_num_observations<M>,
-                  "maxent::GenerativePomdp: missing `std::size_t num_observations() const`");
+    static_assert(!returns_floating_index<M>,
+                  "maxent::GenerativePomdp: sample_observation returns a floating-point value but the model declares "
+                  "no observation_type, so the value would be read as an observation index; declare the type in the "
+                  "model: `using observation_type = double;` (or std::array<double, N>, an Eigen vector, a struct)");
+    static_assert(has_num_observations<M> || !index_observations<M>,
+                  "maxent::GenerativePomdp: missing `std::size_t num_observations() const` (observations are "
+                  "indices unless the model declares `using observation_type = ...;`)");
     static_assert(has_horizon<M>, "maxent::GenerativePomdp: missing `std::size_t horizon() const`");
     static_assert(has_sample_initial_state<M>,
                   "maxent::GenerativePomdp: missing `state_type sample_initial_state(G& g) const` (templated on "
                   "the generator)");
     static_assert(has_sample_initial_observation<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_initial_observation(const state_type& s, "
-                  "G& g) const`");
+                  "G& g) const` (observation_type instead of std::size_t when the model declares one)");
     static_assert(has_sample_next_state<M>,
                   "maxent::GenerativePomdp: missing `state_type sample_next_state(const state_type& s, std::size_t "
                   "a, G& g) const`");
     static_assert(has_sample_observation<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_observation(std::size_t a, const "
-                  "state_type& s, G& g) const`");
+                  "state_type& s, G& g) const` (observation_type instead of std::size_t when the model declares one)");
     return true;
 }
 
@@ -282,9 +356,11 @@ consteval bool require_generative_pomdp() {
 template <class M>
 consteval bool require_observation_likelihood() {
     static_assert(require_generative_pomdp<M>());
-    static_assert(concept_checks::has_observation_likelihood<M>,
+    static_assert(concept_checks::has_observation_likelihood<M> || concept_checks::has_observation_log_likelihood<M>,
                   "maxent::ObservationLikelihood: missing `double observation_likelihood(std::size_t a, std::size_t o, "
-                  "const state_type& s) const` (a weight proportional to Obs(o | s, a), which a particle filter needs)");
+                  "const state_type& s) const` (a weight proportional to Obs(o | s, a), which a particle filter needs; "
+                  "o is an observation_type when the model declares one; or its log: `double "
+                  "observation_log_likelihood(a, o, s) const`)");
     return true;
 }
 
@@ -332,6 +408,16 @@ struct world_state<M> {
 template <class M>
 using world_state_t = typename detail::world_state<M>::type;
 
+/// What a rollout holds as an observation: std::size_t (an index) for explicit models and
+/// index-observing simulators, M::observation_type for simulators that declare a non-integral one.
+template <class M>
+using world_observation_t =
+    std::conditional_t<ExplicitPomdp<M>, std::size_t, typename concept_checks::observation_of<M>::type>;
+
+/// Whether the world's observations are indices 0..O-1 (the paper's, the finite models').
+template <class M>
+inline constexpr bool indexed_observations = std::same_as<world_observation_t<M>, std::size_t>;
+
 /// s_1 ~ μ.
 template <class M, class G>
 [[nodiscard]] world_state_t<M> draw_initial_state(const M& m, G& g) {
@@ -343,9 +429,11 @@ template <class M, class G>
 
 /// o_1 given s_1.
 template <class M, class G>
-[[nodiscard]] std::size_t draw_initial_observation(const M& m, const world_state_t<M>& s, G& g) {
+[[nodiscard]] world_observation_t<M> draw_initial_observation(const M& m, const world_state_t<M>& s, G& g) {
     if constexpr (ExplicitPomdp<M>) {
         return sample_categorical(m.initial_observation(s), g);
+    } else if constexpr (!indexed_observations<M>) {
+        return m.sample_initial_observation(s, g);
     } else {
         const std::size_t o = m.sample_initial_observation(s, g);
         if (o >= m.num_observations())
@@ -365,9 +453,12 @@ template <class M, class G>
 
 /// o ~ Obs(· | s', a), the observation emitted on arriving in s' after action a.
 template <class M, class G>
-[[nodiscard]] std::size_t draw_observation(const M& m, std::size_t a, const world_state_t<M>& s_next, G& g) {
+[[nodiscard]] world_observation_t<M> draw_observation(const M& m, std::size_t a, const world_state_t<M>& s_next,
+                                                      G& g) {
     if constexpr (ExplicitPomdp<M>) {
         return sample_categorical(m.observation(a, s_next), g);
+    } else if constexpr (!indexed_observations<M>) {
+        return m.sample_observation(a, s_next, g);
     } else {
         const std::size_t o = m.sample_observation(a, s_next, g);
         if (o >= m.num_observations())
@@ -402,15 +493,88 @@ template <class M>
 }
 
 // ---------------------------------------------------------------------------------------
+// Observations and states as bins and as points (what MOE and kNN counting read).
+//   observation_count(m)       O: the world's observation indices, or the bins of a typed
+//                              world's observation_bin(o) (0 when it has none)
+//   observation_bin(m, o)      the index itself, or m.observation_bin(o), checked < O
+//   has_observation_points<M>  the world's observations read as points of R^d: a PointLike
+//                              observation_type, or m.observation_point_dimension() and
+//                              m.observation_point(o, std::span<double> out) (structs)
+//   observation_point_dimension(m, o), write_observation_point(m, o, out)
+//   has_state_points<M>        m.state_point_dimension() and m.state_point(s, out): the user's
+//                              map state -> R^d (or with_state_points(model, d, fn) below)
+// ---------------------------------------------------------------------------------------
+template <class M>
+[[nodiscard]] std::size_t observation_count(const M& m) {
+    if constexpr (indexed_observations<M> || concept_checks::has_observation_bin<M>)
+        return m.num_observations();
+    else
+        return 0;
+}
+
+template <class M>
+[[nodiscard]] std::size_t observation_bin(const M& m, const world_observation_t<M>& o) {
+    if constexpr (indexed_observations<M>) {
+        return o;
+    } else if constexpr (concept_checks::has_observation_bin<M>) {
+        const std::size_t bin = m.observation_bin(o);
+        const std::size_t bins = m.num_observations();
+        if (bin >= bins)
+            throw model_error(detail::message("observation binning: observation_bin returned bin ", bin,
+                                              "; bins must be < num_observations() = ", bins));
+        return bin;
+    } else {
+        return 0;
+    }
+}
+
+template <class M>
+inline constexpr bool has_observation_points =
+    !indexed_observations<M> && (concept_checks::has_observation_point<M> || PointLike<world_observation_t<M>>);
+
+template <class M>
+    requires has_observation_points<M>
+[[nodiscard]] std::size_t observation_point_dimension(const M& m, const world_observation_t<M>& o) {
+    if constexpr (concept_checks::has_observation_point<M>)
+        return m.observation_point_dimension();
+    else
+        return point_dimension(o);
+}
+
+template <class M>
+    requires has_observation_points<M>
+void write_observation_point(const M& m, const world_observation_t<M>& o, std::span<double> out) {
+    if constexpr (concept_checks::has_observation_point<M>)
+        m.observation_point(o, out);
+    else
+        write_point(o, out);
+}
+
+template <class M>
+inline constexpr bool has_state_points = concept_checks::has_state_point<M>;
+
+// ---------------------------------------------------------------------------------------
 // with_state_binning(model, bins, fn): a generative model counted through the user's
 // partition of its states into `bins` bins, fn(state) -> std::size_t in [0, bins). The
 // result satisfies GenerativePomdp and StateBinning; it refers to `model`, which must
 // outlive it. Out-of-range bins are reported by the rollout (state_bin above).
 // ---------------------------------------------------------------------------------------
+namespace detail {
+/// The observation_type a wrapper declares: the wrapped model's, when it declares one.
+template <class M>
+struct forwarded_observation_type {};
+template <class M>
+    requires concept_checks::declares_observation_type<M>
+struct forwarded_observation_type<M> {
+    using observation_type = typename M::observation_type;
+};
+}  // namespace detail
+
 template <GenerativePomdp M, class Binning>
-class BinnedModel {
+class BinnedModel : public detail::forwarded_observation_type<M> {
 public:
     using state_type = typename M::state_type;
+    using obs_t = typename concept_checks::observation_of<M>::type;
 
     BinnedModel(const M& model, std::size_t bins, Binning binning)
         : model_(&model), bins_(bins), binning_(std::move(binning)) {
@@ -419,14 +583,18 @@ public:
     BinnedModel(const M&& model, std::size_t bins, Binning binning) = delete;
 
     [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
-    [[nodiscard]] std::size_t num_observations() const { return model_->num_observations(); }
+    [[nodiscard]] std::size_t num_observations() const
+        requires concept_checks::has_num_observations<M>
+    {
+        return model_->num_observations();
+    }
     [[nodiscard]] std::size_t horizon() const { return model_->horizon(); }
     template <class G>
     [[nodiscard]] state_type sample_initial_state(G& g) const {
         return model_->sample_initial_state(g);
     }
     template <class G>
-    [[nodiscard]] std::size_t sample_initial_observation(const state_type& s, G& g) const {
+    [[nodiscard]] obs_t sample_initial_observation(const state_type& s, G& g) const {
         return model_->sample_initial_observation(s, g);
     }
     template <class G>
@@ -434,14 +602,45 @@ public:
         return model_->sample_next_state(s, a, g);
     }
     template <class G>
-    [[nodiscard]] std::size_t sample_observation(std::size_t a, const state_type& s, G& g) const {
+    [[nodiscard]] obs_t sample_observation(std::size_t a, const state_type& s, G& g) const {
         return model_->sample_observation(a, s, g);
     }
-    /// Forwarded when the model weighs observations (ObservationLikelihood).
-    [[nodiscard]] double observation_likelihood(std::size_t a, std::size_t o, const state_type& s) const
+    /// Forwarded when the model weighs observations (ObservationLikelihood), bins them or
+    /// reads them or its states as points.
+    [[nodiscard]] double observation_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
         requires concept_checks::has_observation_likelihood<M>
     {
         return model_->observation_likelihood(a, o, s);
+    }
+    [[nodiscard]] double observation_log_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
+        requires concept_checks::has_observation_log_likelihood<M>
+    {
+        return model_->observation_log_likelihood(a, o, s);
+    }
+    [[nodiscard]] std::size_t observation_bin(const obs_t& o) const
+        requires concept_checks::has_observation_bin<M>
+    {
+        return model_->observation_bin(o);
+    }
+    [[nodiscard]] std::size_t observation_point_dimension() const
+        requires concept_checks::has_observation_point<M>
+    {
+        return model_->observation_point_dimension();
+    }
+    void observation_point(const obs_t& o, std::span<double> out) const
+        requires concept_checks::has_observation_point<M>
+    {
+        model_->observation_point(o, out);
+    }
+    [[nodiscard]] std::size_t state_point_dimension() const
+        requires concept_checks::has_state_point<M>
+    {
+        return model_->state_point_dimension();
+    }
+    void state_point(const state_type& s, std::span<double> out) const
+        requires concept_checks::has_state_point<M>
+    {
+        model_->state_point(s, out);
     }
     [[nodiscard]] std::size_t num_state_bins() const noexcept { return bins_; }
     [[nodiscard]] std::size_t state_bin(const state_type& s) const { return static_cast<std::size_t>(binning_(s)); }
@@ -457,6 +656,98 @@ template <GenerativePomdp M, class Binning>
     requires std::invocable<const Binning&, const typename M::state_type&>
 [[nodiscard]] BinnedModel<M, Binning> with_state_binning(const M& model, std::size_t bins, Binning binning) {
     return BinnedModel<M, Binning>(model, bins, std::move(binning));
+}
+
+// ---------------------------------------------------------------------------------------
+// with_state_points(model, d, fn): a generative model whose true states are also read as
+// points of R^d (kNN counting of true states, objective/knn_feedbacks.hpp) through the user's
+// map fn(const state_type&, std::span<double> out), out of length d. Everything else is
+// forwarded; `model` must outlive the result. d = 0 is a config_error.
+// ---------------------------------------------------------------------------------------
+template <GenerativePomdp M, class Map>
+class PointedModel : public detail::forwarded_observation_type<M> {
+public:
+    using state_type = typename M::state_type;
+    using obs_t = typename concept_checks::observation_of<M>::type;
+
+    PointedModel(const M& model, std::size_t dimension, Map map)
+        : model_(&model), dimension_(dimension), map_(std::move(map)) {
+        if (dimension == 0) throw config_error("with_state_points: dimension 0; points need at least 1 coordinate");
+    }
+    PointedModel(const M&& model, std::size_t dimension, Map map) = delete;
+
+    [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
+    [[nodiscard]] std::size_t num_observations() const
+        requires concept_checks::has_num_observations<M>
+    {
+        return model_->num_observations();
+    }
+    [[nodiscard]] std::size_t horizon() const { return model_->horizon(); }
+    template <class G>
+    [[nodiscard]] state_type sample_initial_state(G& g) const {
+        return model_->sample_initial_state(g);
+    }
+    template <class G>
+    [[nodiscard]] obs_t sample_initial_observation(const state_type& s, G& g) const {
+        return model_->sample_initial_observation(s, g);
+    }
+    template <class G>
+    [[nodiscard]] state_type sample_next_state(const state_type& s, std::size_t a, G& g) const {
+        return model_->sample_next_state(s, a, g);
+    }
+    template <class G>
+    [[nodiscard]] obs_t sample_observation(std::size_t a, const state_type& s, G& g) const {
+        return model_->sample_observation(a, s, g);
+    }
+    [[nodiscard]] double observation_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
+        requires concept_checks::has_observation_likelihood<M>
+    {
+        return model_->observation_likelihood(a, o, s);
+    }
+    [[nodiscard]] double observation_log_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
+        requires concept_checks::has_observation_log_likelihood<M>
+    {
+        return model_->observation_log_likelihood(a, o, s);
+    }
+    [[nodiscard]] std::size_t observation_bin(const obs_t& o) const
+        requires concept_checks::has_observation_bin<M>
+    {
+        return model_->observation_bin(o);
+    }
+    [[nodiscard]] std::size_t observation_point_dimension() const
+        requires concept_checks::has_observation_point<M>
+    {
+        return model_->observation_point_dimension();
+    }
+    void observation_point(const obs_t& o, std::span<double> out) const
+        requires concept_checks::has_observation_point<M>
+    {
+        model_->observation_point(o, out);
+    }
+    [[nodiscard]] std::size_t num_state_bins() const
+        requires concept_checks::has_num_state_bins<M>
+    {
+        return model_->num_state_bins();
+    }
+    [[nodiscard]] std::size_t state_bin(const state_type& s) const
+        requires concept_checks::has_state_bin<M>
+    {
+        return model_->state_bin(s);
+    }
+    [[nodiscard]] std::size_t state_point_dimension() const noexcept { return dimension_; }
+    void state_point(const state_type& s, std::span<double> out) const { map_(s, out); }
+    [[nodiscard]] const M& model() const noexcept { return *model_; }
+
+private:
+    const M* model_;
+    std::size_t dimension_;
+    Map map_;
+};
+
+template <GenerativePomdp M, class Map>
+    requires std::invocable<const Map&, const typename M::state_type&, std::span<double>>
+[[nodiscard]] PointedModel<M, Map> with_state_points(const M& model, std::size_t dimension, Map map) {
+    return PointedModel<M, Map>(model, dimension, std::move(map));
 }
 
 }  // namespace maxent

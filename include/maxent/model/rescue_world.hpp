@@ -17,12 +17,17 @@
 // e.g. with_state_binning(world, n², RescueGridBinning{n}). A position outside the arena
 // [0, 1]² (or NaN) given to cell() or a binning is a model_error naming it; the edges x = 1
 // and y = 1 belong to the last cell.
+// RescueRangeWorld: the same robot (arena 1 m x 1 m) with 4 beams reading the range in metres
+// to the nearest wall, noise sd `range_noise`: observations std::array<double, 4>, weighed by
+// their log-density, binned per beam (observation_bin), states as points (x, y) (state_point).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <span>
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -178,6 +183,126 @@ struct RescueGridBinning {
 /// A state's position, for the grid feature maps (belief/state_features.hpp).
 struct RescuePosition {
     [[nodiscard]] std::array<double, 2> operator()(const RescueState& s) const noexcept { return {s.x, s.y}; }
+};
+
+struct RescueRangeOptions {
+    RescueWorldOptions motion{};  ///< horizon, step, motion noise, doors, start (the sensor fields are unused)
+    double range_noise = 0.05;    ///< sd of each beam's reading, in metres, > 0
+    double reading_bin = 0.25;    ///< width of a reading's bin for binned MOE, in metres, > 0
+};
+
+class RescueRangeWorld {
+public:
+    static constexpr std::size_t beams = 4;
+    using state_type = RescueState;
+    using observation_type = std::array<double, beams>;
+
+    explicit RescueRangeWorld(RescueRangeOptions o = {}) : o_(o), motion_(o.motion) {
+        if (!(o.range_noise > 0.0) || !std::isfinite(o.range_noise))
+            throw config_error(detail::message("RescueRangeWorld: range_noise ", o.range_noise,
+                                               " must be finite and > 0"));
+        if (!(o.reading_bin > 0.0) || !std::isfinite(o.reading_bin))
+            throw config_error(detail::message("RescueRangeWorld: reading_bin ", o.reading_bin,
+                                               " must be finite and > 0"));
+        // A reading beyond sqrt(2) m (plus 4 sd) falls in the last bin; below 0 in the first.
+        per_beam_ = static_cast<std::size_t>(std::ceil((std::sqrt(2.0) + 4.0 * o.range_noise) / o.reading_bin)) + 1;
+        if (per_beam_ > 64)
+            throw config_error(detail::message("RescueRangeWorld: reading_bin ", o.reading_bin,
+                                               " m gives more than 64 bins per beam (64^4 observation bins)"));
+        inverse_variance_ = 1.0 / (o.range_noise * o.range_noise);
+    }
+
+    [[nodiscard]] std::size_t num_actions() const noexcept { return 4; }
+    [[nodiscard]] std::size_t horizon() const noexcept { return motion_.horizon(); }
+    [[nodiscard]] const RescueRangeOptions& options() const noexcept { return o_; }
+    [[nodiscard]] const RescueWorld& motion() const noexcept { return motion_; }
+
+    template <class G>
+    [[nodiscard]] RescueState sample_initial_state(G& g) const {
+        return motion_.sample_initial_state(g);
+    }
+    template <class G>
+    [[nodiscard]] RescueState sample_next_state(const RescueState& s, std::size_t a, G& g) const {
+        return motion_.sample_next_state(s, a, g);
+    }
+    template <class G>
+    [[nodiscard]] observation_type sample_initial_observation(const RescueState& s, G& g) const {
+        return sample_observation(0, s, g);
+    }
+    template <class G>
+    [[nodiscard]] observation_type sample_observation(std::size_t /*a*/, const RescueState& s, G& g) const {
+        const observation_type r = ranges(s);
+        observation_type o;
+        for (std::size_t j = 0; j < beams; j += 2) {
+            const std::array<double, 2> n = normal_pair(g);
+            o[j] = r[j] + o_.range_noise * n[0];
+            o[j + 1] = r[j + 1] + o_.range_noise * n[1];
+        }
+        return o;
+    }
+    /// log Obs(o | s) up to a constant: -Σ_j (o_j - r_j(s))² / (2 σ²).
+    [[nodiscard]] double observation_log_likelihood(std::size_t /*a*/, const observation_type& o,
+                                                    const RescueState& s) const noexcept {
+        const observation_type r = ranges(s);
+        double q = 0.0;
+        for (std::size_t j = 0; j < beams; ++j) {
+            const double e = o[j] - r[j];
+            q += e * e;
+        }
+        return -0.5 * inverse_variance_ * q;
+    }
+
+    /// Binned readings (binned MOE): each beam in reading_bin m bins, the first holding
+    /// negative readings and the last everything beyond; the bin is Σ_j bin_j · B^j.
+    [[nodiscard]] std::size_t num_observations() const noexcept {
+        return per_beam_ * per_beam_ * per_beam_ * per_beam_;
+    }
+    [[nodiscard]] std::size_t observation_bin(const observation_type& o) const noexcept {
+        std::size_t bin = 0;
+        for (std::size_t j = beams; j-- > 0;) {
+            const double u = o[j] / o_.reading_bin;
+            const std::size_t b = u > 0.0 ? std::min(per_beam_ - 1, static_cast<std::size_t>(u) + 1) : 0;
+            bin = bin * per_beam_ + b;
+        }
+        return bin;
+    }
+
+    /// The true state as a point of R^2 (kNN MSE).
+    [[nodiscard]] static constexpr std::size_t state_point_dimension() noexcept { return 2; }
+    static void state_point(const RescueState& s, std::span<double> out) noexcept {
+        out[0] = s.x;
+        out[1] = s.y;
+    }
+
+    /// The noiseless ranges from s along the beams (right, up, left, down) to the nearest wall.
+    [[nodiscard]] observation_type ranges(const RescueState& s) const noexcept {
+        // Outer walls, then the inner wall across the beam's axis when the beam crosses it
+        // outside a doorway (the walls along the beam's axis never stop it).
+        observation_type r{1.0 - s.x, 1.0 - s.y, s.x, s.y};
+        if (s.x < 0.5 && !motion_.in_doorway(s.y)) r[0] = 0.5 - s.x;
+        if (s.x > 0.5 && !motion_.in_doorway(s.y)) r[2] = s.x - 0.5;
+        if (s.y < 0.5 && !motion_.in_doorway(s.x)) r[1] = 0.5 - s.y;
+        if (s.y > 0.5 && !motion_.in_doorway(s.x)) r[3] = s.y - 0.5;
+        return r;
+    }
+
+private:
+    template <class G>
+    [[nodiscard]] static std::array<double, 2> normal_pair(G& g) {
+        for (;;) {
+            const double u = 2.0 * uniform01(g) - 1.0;
+            const double v = 2.0 * uniform01(g) - 1.0;
+            const double r2 = u * u + v * v;
+            if (r2 >= 1.0 || r2 == 0.0) continue;
+            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+            return {u * f, v * f};
+        }
+    }
+
+    RescueRangeOptions o_;
+    RescueWorld motion_;
+    std::size_t per_beam_ = 1;
+    double inverse_variance_ = 1.0;
 };
 
 }  // namespace maxent

@@ -55,6 +55,12 @@ class Sampler {
     static_assert(require_belief_updater<U>());
 
 public:
+    /// The world's observations as the rollout passes them to the updater (model/concepts.hpp).
+    using observation_type = world_observation_t<M>;
+    static_assert(std::same_as<updater_observation_t<U>, observation_type>,
+                  "maxent::Sampler: the belief updater reads observations of another type than the world emits "
+                  "(updater_observation_t<U> must be world_observation_t<M>: declare the same observation_type)");
+
     /// The world model must outlive the sampler. The updater's belief space is its own.
     /// Throws budget_error when the trajectory record for the model's horizon would exceed
     /// max_buffer_bytes (core/budget.hpp).
@@ -70,8 +76,25 @@ public:
         traj_.counting = options_.counting;
         traj_.horizon = T;
         traj_.num_states = state_bins(model);
-        traj_.num_observations = model.num_observations();
+        traj_.num_observations = observation_count(model);
         traj_.belief_dimension = L;
+        if (options_.needs.state_points) {
+            if constexpr (has_state_points<M>) {
+                const std::size_t d = model.state_point_dimension();
+                if (d == 0) throw config_error("Sampler: the world's state_point_dimension() is 0");
+                traj_.state_point_dimension = d;
+                state_point_.assign(d, 0.0);
+                traj_.state_points.reserve((K + 1) * d);
+            } else {
+                throw config_error("Sampler: the feedback counts true states as points, but the world has no "
+                                   "state_point_dimension() and state_point(s, out): wrap it with "
+                                   "maxent::with_state_points(model, d, fn)");
+            }
+        }
+        if (options_.needs.observation_points && !has_observation_points<M>)
+            throw config_error("Sampler: the feedback counts observations as points, but the world's observations are "
+                               "indices or of a type that is not a point (declare a PointLike observation_type, or "
+                               "observation_point_dimension() and observation_point(o, out))");
         traj_.states.reserve(K + 1);
         traj_.observations.reserve(K + 1);
         traj_.actions.reserve(K);
@@ -165,16 +188,17 @@ private:
         belief_zero_outside_support_ = false;
         if constexpr (has_features) updater_.features(belief_, features_);
         world_state_t<M> s = draw_initial_state(m, g);
-        std::size_t o = draw_initial_observation(m, s, g);
+        observation_type o = draw_initial_observation(m, s, g);
         for (std::size_t k = 0;; ++k) {
             traj_.states.push_back(state_bin(m, s));
-            traj_.observations.push_back(o);
+            if constexpr (indexed_observations<M>) traj_.observations.push_back(o);
+            if constexpr (records_extras) record_extras(k, s, o);
             if (need.belief_entropy) traj_.belief_entropy.push_back(belief_entropy(k));
             if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
             if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
             if (k == K) break;
 
-            const AgentView view{k, o, belief_, {}, false, feature_pointer()};
+            const AgentView view{k, view_observation(o), belief_, {}, false, feature_pointer(), observation_point()};
             const std::size_t a = policy.sample(view, g, score);
             traj_.actions.push_back(a);
             s = draw_next_state(m, s, a, g);
@@ -183,7 +207,7 @@ private:
                 try {
                     updater_.update(belief_, a, o, g);
                 } catch (const zero_likelihood_error& e) {
-                    rethrow_located(e, a, o, k, s);
+                    rethrow_located(e, a, view_observation(o), k, s);
                 }
                 if constexpr (has_features) updater_.features(belief_, features_);
             }
@@ -215,10 +239,11 @@ private:
         belief_zero_outside_support_ = true;
         if constexpr (has_features) updater_.features(belief_, features_);
         world_state_t<M> s = draw_initial_state(m, g);
-        std::size_t o = draw_initial_observation(m, s, g);
+        observation_type o = draw_initial_observation(m, s, g);
         for (std::size_t k = 0;; ++k) {
             traj_.states.push_back(state_bin(m, s));
-            traj_.observations.push_back(o);
+            if constexpr (indexed_observations<M>) traj_.observations.push_back(o);
+            if constexpr (records_extras) record_extras(k, s, o);
             // b_k and its support: the updater's prior at the first step of an episode
             // started from it, belief_ and support_ otherwise.
             const bool at_prior = from_prior && k == 0;
@@ -232,7 +257,7 @@ private:
             if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
             if (k == K) break;
 
-            const AgentView view{k, o, b, support, true, feature_pointer()};
+            const AgentView view{k, view_observation(o), b, support, true, feature_pointer(), observation_point()};
             const std::size_t a = policy.sample(view, g, score);
             traj_.actions.push_back(a);
             s = draw_next_state(m, s, a, g);
@@ -248,7 +273,7 @@ private:
                         updater_.update_on_support(belief_, support_, a, o, g);
                     }
                 } catch (const zero_likelihood_error& e) {
-                    rethrow_located(e, a, o, k, s);
+                    rethrow_located(e, a, view_observation(o), k, s);
                 }
                 if constexpr (has_features) updater_.features(belief_, features_);
             }
@@ -271,7 +296,71 @@ private:
         traj_.actions.clear();
         traj_.belief_entropy.clear();
         traj_.believed.clear();
+        traj_.state_points.clear();
+        traj_.observation_points.clear();
         score.setZero();
+    }
+
+    /// What the rollout records beyond state bins and observation indices: a typed world's
+    /// observation bins and points, true states as points.
+    static constexpr bool records_extras = !indexed_observations<M> || has_state_points<M>;
+
+    /// The index the policy's view shows: the observation itself, or a typed world's bin (0
+    /// when it has none).
+    [[nodiscard]] std::size_t view_observation(const observation_type& o) const {
+        if constexpr (indexed_observations<M>)
+            return o;
+        else
+            return traj_.observations.empty() ? 0 : traj_.observations.back();
+    }
+
+    /// The observation as a point for the policy's view (empty for index observations).
+    [[nodiscard]] std::span<const double> observation_point() const noexcept {
+        return std::span<const double>(observation_point_);
+    }
+
+    /// Records step k's typed observation (its bin and its point) and the true state's point,
+    /// each checked: a bin out of range, a point whose dimension changes within an episode or
+    /// between episodes, or a non-finite coordinate is a model_error naming it.
+    void record_extras(std::size_t k, const world_state_t<M>& s, const observation_type& o) {
+        const M& m = *model_;
+        if constexpr (!indexed_observations<M>) {
+            if (traj_.num_observations != 0) traj_.observations.push_back(observation_bin(m, o));
+            if constexpr (has_observation_points<M>) {
+                const std::size_t d = observation_point_dimension(m, o);
+                if (observation_point_.size() != d) {
+                    if (!observation_point_.empty())
+                        throw model_error(detail::message("Sampler: the observation at step ", k + 1, " has ", d,
+                                                          " coordinates, earlier ones ", observation_point_.size(),
+                                                          "; observation vectors must not mix dimensions"));
+                    if (d == 0) throw model_error("Sampler: an observation has 0 coordinates");
+                    observation_point_.assign(d, 0.0);
+                    if (options_.needs.observation_points) {
+                        traj_.observation_point_dimension = d;
+                        traj_.observation_points.reserve((traj_.states.capacity()) * d);
+                    }
+                }
+                write_observation_point(m, o, std::span<double>(observation_point_));
+                check_point(observation_point_, "observation", k);
+                if (options_.needs.observation_points)
+                    traj_.observation_points.insert(traj_.observation_points.end(), observation_point_.begin(),
+                                                    observation_point_.end());
+            }
+        }
+        if constexpr (has_state_points<M>) {
+            if (options_.needs.state_points) {
+                m.state_point(s, std::span<double>(state_point_));
+                check_point(state_point_, "true state", k);
+                traj_.state_points.insert(traj_.state_points.end(), state_point_.begin(), state_point_.end());
+            }
+        }
+    }
+
+    static void check_point(const std::vector<double>& x, const char* what, std::size_t k) {
+        for (std::size_t j = 0; j < x.size(); ++j)
+            if (!std::isfinite(x[j]))
+                throw model_error(detail::message("Sampler: coordinate ", j, " of the ", what, "'s point at step ",
+                                                  k + 1, " is ", x[j], "; points must be finite"));
     }
 
     /// The updater's zero_likelihood_error, with the rollout's step and true state added.
@@ -371,6 +460,8 @@ private:
     double prior_entropy_ = 0.0;
     bool prior_sums_known_ = false;      // prior_sums_ are the running sums of the current prior
     std::vector<double> prior_sums_;     // sample_prior
+    std::vector<double> observation_point_;  // the current typed observation as a point (d, once known)
+    std::vector<double> state_point_;        // scratch for a true state's point (needs.state_points)
 };
 
 }  // namespace maxent

@@ -385,7 +385,7 @@ private:
     }
 
     static AgentDimensions agent_dimensions(const M& model, const U& updater) {
-        AgentDimensions d{updater.dimension(), model.num_actions(), model.num_observations()};
+        AgentDimensions d{updater.dimension(), model.num_actions(), observation_count(model)};
         if constexpr (BeliefFeatures<U>) d.features = updater.feature_dimension();
         return d;
     }

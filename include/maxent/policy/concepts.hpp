@@ -42,6 +42,10 @@ struct AgentView {
     std::span<const sparse_index> support{};
     bool support_known = false;
     const Eigen::VectorXd* feature_vector = nullptr;  ///< φ(b_t) when not the belief itself
+    /// o_t as a point of R^d when the world's observations are typed and read as points
+    /// (core/point.hpp); empty for index observations. `observation` is then the world's
+    /// observation bin (0 when it has none). Read by ObservationFeaturePolicy.
+    std::span<const double> observation_point{};
 
     [[nodiscard]] const Eigen::VectorXd& features() const noexcept {
         return feature_vector != nullptr ? *feature_vector : belief;

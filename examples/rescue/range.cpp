@@ -1,0 +1,471 @@
+// maxent-rescue's range-sensor experiments: the rescue robot with a real sensor
+// (model/rescue_world.hpp, RescueRangeWorld: 4 beams reading the distance to the nearest wall
+// in metres, Gaussian noise), plugged in as any user simulator would be.
+//
+// Named experiments:
+//   rescue-range        T = 100, 300 particles, K = 300 iterations of N = 10, seeds 0..7
+//   rescue-range-small  T = 30, 50 particles, K = 20, seeds 0..1 (the smoke test's size)
+// The agent: a particle filter of the world weighing the raw readings by their log-density,
+// belief b over an 8 x 8 grid (MBE, Reg-MBE), the belief-averaged policy over φ(b) = the
+// particles' mean bilinear features on a 6 x 6 grid. Curves: MSE over 10 x 10 bins, MSE by
+// kNN over the true positions, MOE by kNN over the raw readings, MOE over binned readings
+// (0.25 m per beam), MBE, Reg-MBE (ρ = 0.02); mean and 95% CI of the binned true-state entropy.
+// After training, each final policy (and the uniform policy) is rolled out for 100 episodes
+// per seed: true-state entropy binned and by kNN, MOE of the raw readings by kNN and binned
+// at 0.5, 0.25, 0.1 and 0.05 m, into final.csv (one row per policy and seed) and the printout.
+//
+// Files in OUT/<experiment>/: runs.csv, summary.csv, curves.gp/.png, config.json, final.csv,
+// heatmap.csv/.gp/.png (true positions of the final policies next to the uniform policy's).
+#include "range.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/particle_filter.hpp"
+#include "maxent/belief/state_features.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/knn_entropy.hpp"
+#include "maxent/core/parallel.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/core/statistics.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/model/rescue_world.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/objective/knn_feedbacks.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/evaluate.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/belief_averaged.hpp"
+
+#include "../common/output.hpp"
+#include "../common/runner.hpp"
+#include "../common/tables.hpp"
+
+namespace maxent::rescue_range {
+namespace {
+
+using programs::cat;
+
+struct RangeExperiment {
+    std::string name;
+    std::size_t horizon, particles, iterations, seeds, heatmap_episodes;
+};
+
+const std::vector<RangeExperiment>& experiments() {
+    static const std::vector<RangeExperiment> list{{"rescue-range", 100, 300, 300, 8, 100},
+                                                   {"rescue-range-small", 30, 50, 20, 2, 10}};
+    return list;
+}
+
+constexpr std::size_t true_bins_per_side = 10, belief_bins_per_side = 8, feature_nodes_per_side = 6;
+constexpr std::size_t heat_per_side = 40, batch = 10, knn_k = 3;
+constexpr double rho = 0.02, alpha = 0.3;
+constexpr double knn_floor = 1e-3;  // metres: repeated positions (blocked moves) count as 1 mm apart
+constexpr std::array<double, 4> moe_bin_widths{0.5, 0.25, 0.1, 0.05};
+constexpr std::uint64_t prior_stream = ~std::uint64_t{0} - 1;
+constexpr std::uint64_t heat_stream = ~std::uint64_t{0};
+
+using Features = BilinearGridFeatures<RescuePosition>;
+using Filter = ParticleFilter<RescueRangeWorld, RescueGridBinning, Features>;
+constexpr std::size_t num_features = feature_nodes_per_side * feature_nodes_per_side;
+
+Filter make_filter(const RescueRangeWorld& world, std::size_t particles, std::uint64_t seed) {
+    DefaultRng g = stream(seed, prior_stream);
+    return Filter(world, belief_bins_per_side * belief_bins_per_side, RescueGridBinning{belief_bins_per_side},
+                  Features(feature_nodes_per_side, feature_nodes_per_side, Box{}, RescuePosition{}),
+                  {.particles = particles}, g);
+}
+
+/// The curves' feedbacks, one type for the Trainer.
+enum class Kind { mse_bins, mse_knn, moe_knn, moe_bins, mbe, reg_mbe };
+constexpr std::array<Kind, 6> kinds{Kind::mse_bins, Kind::mse_knn, Kind::moe_knn,
+                                    Kind::moe_bins, Kind::mbe,     Kind::reg_mbe};
+const char* label_of(Kind k) {
+    switch (k) {
+        case Kind::mse_bins: return "mse";
+        case Kind::mse_knn: return "mse-knn";
+        case Kind::moe_knn: return "moe-knn";
+        case Kind::moe_bins: return "moe-bins";
+        case Kind::mbe: return "mbe";
+        case Kind::reg_mbe: return "reg-mbe";
+    }
+    return "?";
+}
+programs::Objective objective_of(Kind k) {
+    switch (k) {
+        case Kind::mse_bins:
+        case Kind::mse_knn: return programs::Objective::mse;
+        case Kind::moe_knn:
+        case Kind::moe_bins: return programs::Objective::moe;
+        case Kind::mbe: return programs::Objective::mbe;
+        case Kind::reg_mbe: return programs::Objective::reg_mbe;
+    }
+    return programs::Objective::mse;
+}
+
+class RangeFeedback {
+public:
+    explicit RangeFeedback(Kind kind) : kind_(kind) {}
+    template <class G>
+    double operator()(const Trajectory& t, G& g) const {
+        switch (kind_) {
+            case Kind::mse_bins: return mse_(t, g);
+            case Kind::mse_knn: return mse_knn_(t, g);
+            case Kind::moe_knn: return moe_knn_(t, g);
+            case Kind::moe_bins: return moe_(t, g);
+            case Kind::mbe: return mbe_(t, g);
+            case Kind::reg_mbe: return reg_(t, g);
+        }
+        return 0.0;
+    }
+    [[nodiscard]] RolloutNeeds needs() const {
+        switch (kind_) {
+            case Kind::mse_knn: return mse_knn_.needs();
+            case Kind::moe_knn: return moe_knn_.needs();
+            case Kind::mbe: return mbe_.needs();
+            case Kind::reg_mbe: return reg_.needs();
+            default: return {};
+        }
+    }
+
+private:
+    Kind kind_;
+    StateEntropy mse_;
+    KnnStateEntropy mse_knn_{knn_k, knn_floor};
+    KnnObservationEntropy moe_knn_{knn_k, knn_floor};
+    ObservationEntropy moe_;
+    BelievedStateEntropy mbe_;
+    RegularizedBelievedEntropy reg_{rho};
+};
+
+/// What the final policy of one run (or the uniform policy) does, averaged over its episodes.
+struct Final {
+    double mse_bins = 0.0, mse_knn = 0.0, moe_knn = 0.0;
+    std::array<double, moe_bin_widths.size()> moe_bins{};
+    std::vector<double> heat;  // heat_per_side² counts
+};
+
+/// H of the readings binned at width w per beam (bins from the points, as RescueRangeWorld::observation_bin).
+double binned_reading_entropy(std::span<const double> points, double w, std::vector<std::uint64_t>& keys) {
+    const std::size_t n = points.size() / RescueRangeWorld::beams;
+    keys.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        std::uint64_t key = 0;
+        for (std::size_t j = 0; j < RescueRangeWorld::beams; ++j) {
+            const double u = points[i * RescueRangeWorld::beams + j] / w;
+            const std::uint64_t b = u > 0.0 ? std::min<std::uint64_t>(static_cast<std::uint64_t>(u) + 1, 65535) : 0;
+            key = key * 65536 + b;
+        }
+        keys[i] = key;
+    }
+    std::sort(keys.begin(), keys.end());
+    double h = 0.0;
+    for (std::size_t i = 0; i < n;) {
+        std::size_t j = i;
+        while (j < n && keys[j] == keys[i]) ++j;
+        const double p = static_cast<double>(j - i) / static_cast<double>(n);
+        h -= p * std::log(p);
+        i = j;
+    }
+    return h;
+}
+
+Final evaluate_final(const RescueRangeWorld& world, const Filter& filter, const BeliefAveragedPolicy& policy,
+                     std::uint64_t seed, std::size_t episodes) {
+    const auto fine = with_state_binning(world, heat_per_side * heat_per_side, RescueGridBinning{heat_per_side});
+    Final f;
+    f.heat.assign(heat_per_side * heat_per_side, 0.0);
+    EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
+    KnnEntropy knn(knn_k, knn_floor);
+    std::vector<std::uint64_t> keys;
+    RolloutOptions options;
+    options.needs.state_points = true;
+    options.needs.observation_points = true;
+    rollout_fixed_policy(fine, filter, policy, options, seed, heat_stream, 0, episodes,
+                         [&](std::size_t, const Trajectory& t, DefaultRng&) {
+                             coarse.clear();
+                             for (const std::size_t s : t.counted_states()) {
+                                 f.heat[s] += 1.0;
+                                 const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
+                                 const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
+                                 coarse.add(ix + true_bins_per_side * iy);
+                             }
+                             f.mse_bins += coarse.entropy();
+                             f.mse_knn += knn(t.counted_state_points(), t.state_point_dimension);
+                             const std::span<const double> readings = t.counted_observation_points();
+                             f.moe_knn += knn(readings, t.observation_point_dimension);
+                             for (std::size_t w = 0; w < moe_bin_widths.size(); ++w)
+                                 f.moe_bins[w] += binned_reading_entropy(readings, moe_bin_widths[w], keys);
+                         });
+    const auto e = static_cast<double>(episodes);
+    f.mse_bins /= e;
+    f.mse_knn /= e;
+    f.moe_knn /= e;
+    for (double& m : f.moe_bins) m /= e;
+    return f;
+}
+
+struct SeedResult {
+    programs::SeedRun run;
+    Final final;
+};
+
+SeedResult train_seed(const RescueRangeWorld& world, const RangeExperiment& x, Kind kind, std::size_t iterations,
+                      std::uint64_t seed) {
+    const auto binned =
+        with_state_binning(world, true_bins_per_side * true_bins_per_side, RescueGridBinning{true_bins_per_side});
+    const Filter filter = make_filter(world, x.particles, seed);
+    TrainerConfig config;
+    config.iterations = iterations;
+    config.batch = batch;
+    config.seed = seed;
+    Trainer trainer(binned, filter, BeliefAveragedPolicy(num_features, 4), RangeFeedback(kind), BatchMeanBaseline{},
+                    ConstantStep(alpha), config);
+    SeedResult out;
+    out.run.seed = seed;
+    out.run.records.reserve(iterations);
+    (void)trainer.run([&](const IterationMetrics& m) {
+        out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
+    });
+    out.run.complete = true;
+    out.final = evaluate_final(world, filter, trainer.policy(), seed, x.heatmap_episodes);
+    return out;
+}
+
+std::string config_json(const RangeExperiment& x, const RescueRangeWorld& world, std::size_t iterations,
+                        std::size_t seeds, std::size_t threads) {
+    const RescueWorldOptions& o = world.options().motion;
+    const auto num = programs::format_number;
+    std::string j = "{\n";
+    j += cat("  \"experiment\": \"", x.name, "\",\n");
+    j += cat("  \"world\": {\"name\": \"rescue-range\", \"rooms\": 4, \"horizon\": ", std::to_string(o.horizon),
+             ", \"step\": ", num(o.step), ", \"noise\": ", num(o.noise), ", \"door\": ", num(o.door),
+             ", \"beams\": 4, \"range_noise\": ", num(world.options().range_noise), ", \"reading_bin\": ",
+             num(world.options().reading_bin), "},\n");
+    j += cat("  \"true_state_bins\": ", std::to_string(true_bins_per_side * true_bins_per_side), ", \"knn\": {\"k\": ",
+             std::to_string(knn_k), ", \"min_distance\": ", num(knn_floor), "},\n");
+    j += cat("  \"belief\": {\"model\": \"particle filter (log-density)\", \"particles\": ", std::to_string(x.particles),
+             ", \"bins\": ", std::to_string(belief_bins_per_side * belief_bins_per_side), ", \"features\": \"bilinear ",
+             std::to_string(feature_nodes_per_side), "x", std::to_string(feature_nodes_per_side), "\"},\n");
+    j += cat("  \"policy\": \"BA over features\", \"estimator\": \"batch-mean\", \"step\": \"constant\", \"alpha\": ",
+             num(alpha), ", \"rho\": ", num(rho), ", \"batch\": ", std::to_string(batch), ",\n");
+    j += cat("  \"iterations\": ", std::to_string(iterations), ", \"seeds\": ", std::to_string(seeds),
+             ", \"threads\": ", std::to_string(threads), ", \"final_episodes_per_seed\": ",
+             std::to_string(x.heatmap_episodes), ",\n");
+    j += "  \"confidence\": \"95% Student t across seeds, n - 1 degrees of freedom\"\n}\n";
+    return j;
+}
+
+programs::PlotOutcome write_heatmaps(const std::filesystem::path& dir, const std::filesystem::path& shown,
+                                     const std::vector<std::string>& labels,
+                                     const std::vector<std::vector<double>>& heat, const std::vector<double>& entropy,
+                                     const RescueRangeWorld& world, bool render) {
+    std::vector<programs::HeatmapPanel> panels;
+    for (std::size_t p = 0; p < heat.size(); ++p) {
+        double total = 0.0;
+        for (const double c : heat[p]) total += c;
+        programs::HeatmapPanel panel{labels[p], std::vector<double>(heat[p].size(), 0.0), {}};
+        for (std::size_t k = 0; k < heat[p].size(); ++k) panel.fraction[k] = total > 0.0 ? heat[p][k] / total : 0.0;
+        char note[64];
+        std::snprintf(note, sizeof note, "true-state entropy %.3f", entropy[p]);
+        panel.note = note;
+        panels.push_back(std::move(panel));
+    }
+    programs::HeatmapSpec spec;
+    spec.generator = "maxent-rescue";
+    spec.title = "Rescue world, range sensor: where the true states go (fraction of counted steps; walls in black)";
+    spec.width = spec.height = heat_per_side;
+    spec.cell = 1.0 / static_cast<double>(heat_per_side);
+    const double h = 0.5 * world.options().motion.door;
+    const std::array<std::pair<double, double>, 3> pieces{{{0.0, 0.25 - h}, {0.25 + h, 0.75 - h}, {0.75 + h, 1.0}}};
+    for (const auto& [a, b] : pieces) {
+        spec.walls.push_back({0.5, a, 0.5, b});
+        spec.walls.push_back({a, 0.5, b, 0.5});
+    }
+    return programs::write_heatmaps(dir, spec, panels, "ix", "iy", render, shown);
+}
+
+[[noreturn]] void usage(const char* why) {
+    std::fprintf(stderr,
+                 "maxent-rescue: %s\nusage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] "
+                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small, rescue-range, "
+                 "rescue-range-small\n",
+                 why);
+    std::exit(2);
+}
+
+std::size_t parse_count(const char* flag, const char* text, std::size_t max) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (end == text || *end != '\0' || text[0] == '-' || v == 0 || v > max)
+        usage(cat(flag, " must be an integer in [1, ", std::to_string(max), "], got '", text, "'").c_str());
+    return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+bool is_range_experiment(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--out" || a == "--threads" || a == "--iterations" || a == "--seeds") {
+            ++i;
+            continue;
+        }
+        for (const RangeExperiment& x : experiments())
+            if (a == x.name) return true;
+    }
+    return false;
+}
+
+int range_main(int argc, char** argv) try {
+    std::filesystem::path out = "out";
+    std::size_t threads = 0, iterations = 0, seeds = 0;
+    bool plot = true;
+    std::string name;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        const auto value = [&]() -> const char* {
+            if (i + 1 >= argc) usage(cat(a, " needs a value").c_str());
+            return argv[++i];
+        };
+        if (a == "--out") out = value();
+        else if (a == "--threads") threads = parse_count("--threads", value(), 1024);
+        else if (a == "--iterations") iterations = parse_count("--iterations", value(), 10000000);
+        else if (a == "--seeds") seeds = parse_count("--seeds", value(), 100000);
+        else if (a == "--no-plot") plot = false;
+        else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
+        else name = a;
+    }
+    const RangeExperiment* found = nullptr;
+    for (const RangeExperiment& x : experiments())
+        if (x.name == name) found = &x;
+    if (found == nullptr) usage(cat("unknown experiment '", name, "'").c_str());
+    const RangeExperiment& x = *found;
+    if (out.empty()) usage("--out: is empty");
+    if (iterations == 0) iterations = x.iterations;
+    if (seeds == 0) seeds = x.seeds;
+
+    RescueRangeOptions world_options;
+    world_options.motion.horizon = x.horizon;
+    const RescueRangeWorld world(world_options);
+    programs::OutputFolder folder;
+    try {
+        folder = programs::OutputFolder(out / x.name);
+    } catch (const programs::output_error& e) {
+        usage(cat("--out: ", e.what()).c_str());
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const std::size_t curves = kinds.size();
+    const auto results = run_parallel((curves + 1) * seeds, threads, [&](std::size_t job) {
+        const std::size_t c = job / seeds;
+        const std::uint64_t seed = job % seeds;
+        if (c == curves) {
+            SeedResult r;
+            r.final = evaluate_final(world, make_filter(world, x.particles, seed), BeliefAveragedPolicy(num_features, 4),
+                                     seed, x.heatmap_episodes);
+            return r;
+        }
+        return train_seed(world, x, kinds[c], iterations, seed);
+    });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    programs::ExperimentResult r;
+    r.settings.iterations = iterations;
+    r.settings.batch = batch;
+    r.settings.alpha = alpha;
+    r.settings.rho = rho;
+    r.settings.seeds.clear();
+    for (std::uint64_t s = 0; s < seeds; ++s) r.settings.seeds.push_back(s);
+    std::vector<std::string> labels{"uniform"};
+    std::vector<std::vector<double>> heat(curves + 1, std::vector<double>(heat_per_side * heat_per_side, 0.0));
+    std::vector<std::vector<const Final*>> finals(curves + 1);
+    for (std::size_t c = 0; c <= curves; ++c) {
+        const std::size_t panel = c == curves ? 0 : c + 1;
+        if (c < curves) {
+            programs::CurveRuns curve;
+            curve.curve = {objective_of(kinds[c]), 0.0, programs::PolicyClass::belief_averaged, label_of(kinds[c])};
+            labels.push_back(curve.curve.label);
+            for (std::size_t s = 0; s < seeds; ++s) curve.runs.push_back(results[c * seeds + s].run);
+            r.curves.push_back(std::move(curve));
+        }
+        for (std::size_t s = 0; s < seeds; ++s) {
+            const Final& f = results[c * seeds + s].final;
+            for (std::size_t k = 0; k < f.heat.size(); ++k) heat[panel][k] += f.heat[k];
+            finals[panel].push_back(&f);
+        }
+    }
+    std::printf("%s: rescue world with a 4-beam range sensor (sd %.2f m), T = %zu, %zu particles, K = %zu, N = %zu, "
+                "%zu seeds (%.1f s)\n",
+                x.name.c_str(), world.options().range_noise, x.horizon, x.particles, iterations, batch, seeds, seconds);
+    std::printf("final policies, mean [95%% CI] over seeds of %zu episodes each: true-state entropy over 10 x 10 "
+                "bins (max %.3f) and by kNN (k = %zu, nats, differential); MOE of the raw readings by kNN and "
+                "binned at 0.5 / 0.25 / 0.1 / 0.05 m\n",
+                x.heatmap_episodes, std::log(100.0), knn_k);
+    std::vector<double> entropy(curves + 1, 0.0);
+    std::string csv = "policy,seed,mse_bins,mse_knn,moe_knn,moe_bins_0.5,moe_bins_0.25,moe_bins_0.1,moe_bins_0.05\n";
+    for (std::size_t p = 0; p <= curves; ++p) {
+        std::vector<double> bins, knn, moe, moe_b[moe_bin_widths.size()];
+        for (std::size_t s = 0; s < finals[p].size(); ++s) {
+            const Final& f = *finals[p][s];
+            bins.push_back(f.mse_bins);
+            knn.push_back(f.mse_knn);
+            moe.push_back(f.moe_knn);
+            csv += cat(labels[p], ",", std::to_string(s), ",", programs::format_number(f.mse_bins), ",",
+                       programs::format_number(f.mse_knn), ",", programs::format_number(f.moe_knn));
+            for (std::size_t w = 0; w < moe_bin_widths.size(); ++w) {
+                moe_b[w].push_back(f.moe_bins[w]);
+                csv += cat(",", programs::format_number(f.moe_bins[w]));
+            }
+            csv += "\n";
+        }
+        const auto ci = [](const std::vector<double>& v) { return two_pass_mean_interval(v, 0.95); };
+        const MeanInterval b = ci(bins), k = ci(knn), m = ci(moe);
+        entropy[p] = b.mean;
+        std::printf("  %-9s bins %.3f [%.3f, %.3f]  kNN %.3f [%.3f, %.3f]  MOE kNN %.3f [%.3f, %.3f]  MOE bins", labels[p].c_str(),
+                    b.mean, b.low, b.high, k.mean, k.low, k.high, m.mean, m.low, m.high);
+        for (std::size_t w = 0; w < moe_bin_widths.size(); ++w) std::printf(" %.3f", ci(moe_b[w]).mean);
+        std::printf("\n");
+    }
+
+    const std::filesystem::path& dir = folder.staging();
+    const std::vector<programs::CurveSummary> summary = programs::summarize(r, programs::Plotted::true_entropy);
+    programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, r); });
+    programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
+    programs::write_string_atomically(dir / "config.json", config_json(x, world, iterations, seeds, threads));
+    programs::write_string_atomically(dir / "final.csv", csv);
+    programs::PlotSpec spec;
+    spec.generator = cat("maxent-rescue: ", x.name);
+    spec.subject = cat(x.name, ": rescue world with a range sensor, particle beliefs (", std::to_string(x.particles),
+                       " particles), true states in 10 x 10 bins");
+    spec.states = true_bins_per_side * true_bins_per_side;
+    spec.horizon = x.horizon;
+    char uniform_title[64];
+    std::snprintf(uniform_title, sizeof uniform_title, "uniform policy = %.3f", entropy[0]);
+    spec.extra_lines.push_back({entropy[0], uniform_title});
+    const programs::PlotOutcome curve_plot =
+        programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), plot, folder.path());
+    const programs::PlotOutcome heat_plot = write_heatmaps(dir, folder.path(), labels, heat, entropy, world, plot);
+    folder.commit();
+    std::printf("wrote %s: curves %s; heatmaps %s\n", folder.path().string().c_str(), curve_plot.message.c_str(),
+                heat_plot.message.c_str());
+    return curve_plot.failed || heat_plot.failed ? 1 : 0;
+} catch (const error& e) {
+    std::fprintf(stderr, "maxent-rescue: %s\n", e.what());
+    return 1;
+}
+
+}  // namespace maxent::rescue_range
