@@ -54,6 +54,7 @@
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
 #include "../common/tables.hpp"
+#include "../common/threads.hpp"
 
 namespace maxent::rescue_range {
 namespace {
@@ -348,8 +349,10 @@ int range_main(int argc, char** argv) try {
         else if (a == "--seeds") seeds = parse_count("--seeds", value(), 100000);
         else if (a == "--no-plot") plot = false;
         else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
+        else if (!name.empty()) usage(cat("one experiment at a time: '", name, "' and '", a, "'").c_str());
         else name = a;
     }
+    threads = programs::resolve_threads(threads);
     const RangeExperiment* found = nullptr;
     for (const RangeExperiment& x : experiments())
         if (x.name == name) found = &x;
