@@ -630,8 +630,9 @@ using detail::to_uint;
         "Curves are labelled by objective, plus '/CLASS' when policy classes are compared (fig4:\n"
         "mse/BA) and '@SIGMA' when noise levels are (fig3: mbe@0.01). Ctrl-C or SIGTERM stops early\n"
         "and keeps the runs (curve, seed) that finished; a second one aborts. Exit status: 0 done,\n"
-        "1 error (also: gnuplot failed; the CSV files are written), 2 bad command line or --out,\n"
-        "130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
+        "1 error (also: gnuplot failed; the CSV files are written), 2 bad command line or --out (also:\n"
+        "a learned model or training data larger than this machine's memory, an --out folder another\n"
+        "run is writing), 130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
 }
 
 }  // namespace maxent::programs

@@ -277,6 +277,7 @@ public:
             std::uint64_t total = 0;
             std::size_t p = 0;
             for (std::uint64_t i = 0; i < states; ++i) {
+                if (p > line.size()) throw bad(cat("fewer than ", std::to_string(states), " counts"));
                 const std::size_t end = std::min(line.find(' ', p), line.size());
                 std::uint64_t x = 0;
                 if (!parse_uint(line.substr(p, end - p), x)) throw bad(cat("not ", std::to_string(states), " counts"));

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -360,5 +361,8 @@ int main(int argc, char** argv) try {
     return curves.failed || heatmaps.failed ? 1 : 0;
 } catch (const maxent::error& e) {
     std::fprintf(stderr, "maxent-rescue: %s\n", e.what());
+    return 1;
+} catch (const std::exception& e) {  // anything else (std::bad_alloc ...): a named error, never an abort
+    std::fprintf(stderr, "maxent-rescue: error: %s\n", e.what());
     return 1;
 }

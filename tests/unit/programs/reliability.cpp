@@ -296,7 +296,7 @@ TEST_CASE("a corrupt kept run is ignored, named, and trained again", "[shards][r
     }
 }
 
-TEST_CASE("files added to the folder during a run are kept; a second writer is refused", "[paper][reliability]") {
+TEST_CASE("files added to the folder during a run are kept, and a second writer is refused", "[paper][reliability]") {
     Scratch d("foreign");
     const fs::path final_dir = d.path / "fig2a";
     {
