@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# scripts/fuzz.sh — builds the libFuzzer target of the POMDP file reader with clang and
-# fuzzes it for a given number of seconds.
+# scripts/fuzz.sh — builds a libFuzzer target with clang and fuzzes it for a given number of
+# seconds.
 #
-#   scripts/fuzz.sh [seconds=60] [work dir=build-fuzz]
+#   scripts/fuzz.sh [pomdp|shards] [seconds=60] [work dir=build-fuzz[-shards]]
 #
-# Seed corpus: the classic models shipped in tests/data/classic and the
-# corner-case files in tests/data/pomdp. New inputs go to <work dir>/corpus, crashing inputs
-# to <work dir>/artifacts/ (turn each into a regression file under
-# tests/data/pomdp/regressions/). Needs clang++ with libFuzzer (Debian: clang-14 ships it
-# in libclang-common-14-dev). Extra arguments after the first two go to libFuzzer.
+# pomdp (the default): the POMDP file reader; seed corpus: the classic models shipped in
+# tests/data/classic and the corner-case files in tests/data/pomdp.
+# shards: the readers of what the programs read back (config.json, runs.csv, visits.csv,
+# learning.csv, run-store .run files, whole shard folders; tests/fuzz/shard_fuzz.hpp); seed
+# corpus: tests/data/shards/seeds (files of real shards and kept runs, each after its
+# reader's selector byte) and tests/data/shards/regressions.
+# New inputs go to <work dir>/corpus, crashing inputs to <work dir>/artifacts/ (turn each into
+# a regression file under tests/data/pomdp/regressions/ or tests/data/shards/regressions/,
+# which the unit tests replay). Needs clang++ with libFuzzer (Debian: clang-14 ships it in
+# libclang-common-14-dev). Extra arguments after the first ones go to libFuzzer.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+target=pomdp
+if [[ "${1:-}" == pomdp || "${1:-}" == shards ]]; then
+    target="$1"
+    shift
+fi
 seconds="${1:-60}"
-work="${2:-$root/build-fuzz}"
+default_work="$root/build-fuzz"
+[[ "$target" == shards ]] && default_work="$root/build-fuzz-shards"
+work="${2:-$default_work}"
 shift $(( $# > 2 ? 2 : $# ))
 classic="$root/tests/data/classic"
 cxx="${CXX_FUZZ:-clang++}"
@@ -25,18 +37,27 @@ fi
 eigen_flags="$(pkg-config --cflags eigen3 2>/dev/null || echo -I/usr/include/eigen3)"
 
 mkdir -p "$work/corpus" "$work/artifacts"
-echo "fuzz.sh: building $work/fuzz_pomdp_file"
+seeds=()
+if [[ "$target" == pomdp ]]; then
+    binary="$work/fuzz_pomdp_file"
+    source="$root/tests/fuzz/fuzz_pomdp_file.cpp"
+    dict=(-dict="$root/tests/fuzz/pomdp.dict")
+    [[ -d "$classic" ]] && seeds+=("$classic")
+    [[ -d "$root/tests/data/pomdp" ]] && seeds+=("$root/tests/data/pomdp")
+    [[ -d "$root/tests/data/pomdp/regressions" ]] && seeds+=("$root/tests/data/pomdp/regressions")
+else
+    binary="$work/fuzz_shard_files"
+    source="$root/tests/fuzz/fuzz_shard_files.cpp"
+    dict=(-dict="$root/tests/fuzz/shards.dict")
+    [[ -d "$root/tests/data/shards/seeds" ]] && seeds+=("$root/tests/data/shards/seeds")
+    [[ -d "$root/tests/data/shards/regressions" ]] && seeds+=("$root/tests/data/shards/regressions")
+fi
+echo "fuzz.sh: building $binary"
 # shellcheck disable=SC2086
 "$cxx" -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$root/include" $eigen_flags \
-    "$root/tests/fuzz/fuzz_pomdp_file.cpp" -o "$work/fuzz_pomdp_file"
+    -I"$root/include" $eigen_flags "$source" -o "$binary"
 
-seeds=()
-[[ -d "$classic" ]] && seeds+=("$classic")
-[[ -d "$root/tests/data/pomdp" ]] && seeds+=("$root/tests/data/pomdp")
-[[ -d "$root/tests/data/pomdp/regressions" ]] && seeds+=("$root/tests/data/pomdp/regressions")
-
-echo "fuzz.sh: fuzzing for $seconds s (corpus $work/corpus, seeds: ${seeds[*]:-none})"
-exec "$work/fuzz_pomdp_file" "$work/corpus" "${seeds[@]}" \
+echo "fuzz.sh: fuzzing $target for $seconds s (corpus $work/corpus, seeds: ${seeds[*]:-none})"
+exec "$binary" "$work/corpus" "${seeds[@]}" \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -dict="$root/tests/fuzz/pomdp.dict" -artifact_prefix="$work/artifacts/" "$@"
+    "${dict[@]}" -artifact_prefix="$work/artifacts/" "$@"

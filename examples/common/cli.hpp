@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,10 @@
 #include <system_error>
 #include <unordered_set>
 #include <vector>
+
+#include <unistd.h>
+
+#include "maxent/belief/learned/em.hpp"
 
 #include "experiments.hpp"
 
@@ -81,6 +86,12 @@ inline constexpr std::string_view default_experiment = "fig2a";
 /// 100 T counted steps, a small cost next to the K N episodes of training.
 inline constexpr std::size_t default_heatmap_episodes = 100;
 
+/// The largest values the shared parsers accept: counts (--iterations, --warmup ...), worker
+/// threads, shards N, seeds in one list.
+inline constexpr std::uint64_t max_count_value = 100'000'000;
+inline constexpr std::size_t max_threads = 1024;
+inline constexpr std::size_t max_shard_count = 100000;
+
 /// --shard I/N: this process runs the I-th of N slices of the study (shards.hpp).
 struct ShardSpec {
     std::size_t index = 0;  ///< I, 1-based
@@ -121,12 +132,32 @@ inline std::vector<std::string_view> split_commas(std::string_view s) {
     return parts;
 }
 
+/// Digits only (no sign, no space) that fit 64 bits; anything else is std::nullopt.
 inline std::optional<std::uint64_t> to_uint(std::string_view s) {
     if (s.empty()) return std::nullopt;
     std::uint64_t v = 0;
     const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
     if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
     return v;
+}
+
+/// Whether `s` is digits only but too many for 64 bits (to_uint refuses it as overflowing,
+/// never wrapping or saturating it).
+inline bool overflows_uint(std::string_view s) {
+    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos && !to_uint(s);
+}
+
+/// An integer in [least, most], or a usage_error naming the flag and the value: `what` (e.g.
+/// "a positive integer") for what is no such integer (a sign, a space, a fraction), "is too
+/// large" for one above `most`, also one that does not fit 64 bits.
+inline std::uint64_t uint_in(std::string_view flag, std::string_view v, std::uint64_t least, std::uint64_t most,
+                             std::string_view what) {
+    const auto x = to_uint(v);
+    if (!x && overflows_uint(v))
+        bad_value(flag, v, cat("is too large (at most ", std::to_string(most), "; it does not even fit 64 bits)"));
+    if (!x || *x < least) bad_value(flag, v, cat("is not ", what));
+    if (*x > most) bad_value(flag, v, cat("is too large (at most ", std::to_string(most), ")"));
+    return *x;
 }
 
 inline std::optional<double> to_double(std::string_view s) {
@@ -165,17 +196,59 @@ inline double finite_number(std::string_view flag, std::string_view v, std::stri
 }
 
 inline std::size_t positive_count(std::string_view flag, std::string_view v) {
-    const auto x = to_uint(v);
-    if (!x || *x == 0) bad_value(flag, v, "is not a positive integer");
-    if (*x > 100'000'000ULL) bad_value(flag, v, "is too large (at most 100000000)");
-    return static_cast<std::size_t>(*x);
+    return static_cast<std::size_t>(uint_in(flag, v, 1, max_count_value, "a positive integer"));
 }
+/// This machine's physical memory in bytes (0 when the system does not say).
+[[nodiscard]] inline double physical_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+/// Refuses, naming `flags` (the flags and values responsible, e.g. "--latent-states 30000"),
+/// a setting whose `what` would take at least `bytes` of memory, more than this machine has.
+inline void require_memory(std::string_view flags, std::string_view what, double bytes) {
+    const double have = physical_memory_bytes();
+    if (have > 0.0 && bytes > have) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, " would take at least %.3g GiB of memory, more than this machine's %.3g GiB",
+                      bytes / 1073741824.0, have / 1073741824.0);
+        throw usage_error(cat(flags, ": ", what, msg));
+    }
+}
+
+/// The memory an IOHMM fit with L latent states takes at least on a world of A actions and O
+/// observations with episodes of T steps: the model and EM's expected counts (2 L^2 A + 2 L O
+/// doubles) and the forward and backward variables of one episode (2 T L doubles).
+[[nodiscard]] inline double iohmm_fit_bytes(double L, double A, double O, double T) {
+    return 8.0 * (2.0 * L * L * A + 2.0 * L * O + 2.0 * T * L);
+}
+
+/// The memory `episodes` recorded episodes of T steps take at least (an action and an
+/// observation index per step, and each episode's two vectors).
+[[nodiscard]] inline double episodes_bytes(double episodes, double T) { return episodes * (48.0 + 16.0 * T); }
+
 /// An integer >= 0 (e.g. --refit-every, where 0 means never).
 inline std::size_t count(std::string_view flag, std::string_view v) {
-    const auto x = to_uint(v);
-    if (!x) bad_value(flag, v, "is not an integer >= 0");
-    if (*x > 100'000'000ULL) bad_value(flag, v, "is too large (at most 100000000)");
-    return static_cast<std::size_t>(*x);
+    return static_cast<std::size_t>(uint_in(flag, v, 0, max_count_value, "an integer >= 0"));
+}
+/// A seed: any integer of 64 bits (0 .. 18446744073709551615).
+inline std::uint64_t seed_value(std::string_view flag, std::string_view v) {
+    return uint_in(flag, v, 0, std::numeric_limits<std::uint64_t>::max(), "an integer >= 0");
+}
+
+/// --smoothing: the Dirichlet α of the learned models' fits, in (0, max_iohmm_smoothing] (the
+/// library's bound: with α = 0 a fitted observation probability may be 0, which the agent's
+/// filter cannot update on; a huge α makes every fitted distribution uniform, beyond which
+/// EM's sums lose every digit of the data).
+inline double smoothing_value(std::string_view flag, std::string_view v) {
+    const double x = finite_number(flag, v, cat("is not a number in (0, ", format_number(max_iohmm_smoothing), "]"));
+    if (!(x > 0.0 && x <= max_iohmm_smoothing))
+        bad_value(flag, v,
+                  cat("is not in (0, ", format_number(max_iohmm_smoothing), "]",
+                      x == 0.0 ? " (with 0 a fitted observation probability may be 0, which the learned filter cannot "
+                                 "update on)"
+                               : ""));
+    return x;
 }
 
 /// "0,3,5", "0-15" or a mix ("0-3,8"); no duplicates; at most 100000 seeds. Seeds keep the
@@ -189,11 +262,14 @@ inline std::vector<std::uint64_t> parse_seeds(std::string_view flag, std::string
         std::uint64_t lo = 0, hi = 0;
         if (dash == std::string_view::npos) {
             const auto x = to_uint(part);
+            if (!x && overflows_uint(part)) bad_value(flag, v, cat("has seed '", part, "', which does not fit 64 bits"));
             if (!x) bad_value(flag, v, cat("is not a seed list (e.g. 0,3,5 or 0-15): bad seed '", part, "'"));
             lo = hi = *x;
         } else {
             const auto a = to_uint(part.substr(0, dash));
             const auto b = to_uint(part.substr(dash + 1));
+            for (const std::string_view end : {part.substr(0, dash), part.substr(dash + 1)})
+                if (overflows_uint(end)) bad_value(flag, v, cat("has seed '", end, "', which does not fit 64 bits"));
             if (!a || !b)
                 bad_value(flag, v, cat("is not a seed list (e.g. 0,3,5 or 0-15): bad range '", part, "'"));
             if (*a > *b) bad_value(flag, v, cat("has a decreasing range '", part, "'"));
@@ -227,7 +303,7 @@ std::vector<T> parse_list(std::string_view flag, std::string_view v, std::string
 /// --threads: 0..1024 (0 = all cores).
 inline std::size_t parse_threads(std::string_view flag, std::string_view v) {
     const auto x = to_uint(v);
-    if (!x || *x > 1024) bad_value(flag, v, "is not a thread count in 0..1024 (0 = all cores)");
+    if (!x || *x > max_threads) bad_value(flag, v, "is not a thread count in 0..1024 (0 = all cores)");
     return static_cast<std::size_t>(*x);
 }
 
@@ -250,7 +326,7 @@ inline ShardSpec parse_shard(std::string_view flag, std::string_view v) {
     const std::size_t slash = v.find('/');
     const auto i = slash == std::string_view::npos ? std::nullopt : to_uint(v.substr(0, slash));
     const auto n = slash == std::string_view::npos ? std::nullopt : to_uint(v.substr(slash + 1));
-    if (!i || !n || *i < 1 || *i > *n || *n > 100000)
+    if (!i || !n || *i < 1 || *i > *n || *n > max_shard_count)
         bad_value(flag, v, "is not a shard I/N with 1 <= I <= N <= 100000 (e.g. 2/4: the second of 4 slices)");
     return {static_cast<std::size_t>(*i), static_cast<std::size_t>(*n)};
 }
@@ -360,8 +436,13 @@ bool shared_flag(FlagArgument& a, O& o) {
 
 // The value parsers the other programs' command lines share (maxent-proxy-gaps, maxent-explore).
 using detail::bad_value;
+using detail::episodes_bytes;
+using detail::iohmm_fit_bytes;
 using detail::out_directory;
+using detail::parse_threads;
 using detail::positive_count;
+using detail::require_memory;
+using detail::seed_value;
 using detail::to_uint;
 
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
@@ -421,7 +502,7 @@ using detail::to_uint;
             a.no_value();
             s.learning.learned_prior = true;
         } else if (flag == "--smoothing") {
-            s.learning.smoothing = detail::non_negative_number(flag, a.value());
+            s.learning.smoothing = detail::smoothing_value(flag, a.value());
         } else if (flag == "--heatmap-episodes") {
             s.heatmap_episodes = detail::count(flag, a.value());
         } else {
@@ -550,8 +631,9 @@ using detail::to_uint;
         "Curves are labelled by objective, plus '/CLASS' when policy classes are compared (fig4:\n"
         "mse/BA) and '@SIGMA' when noise levels are (fig3: mbe@0.01). Ctrl-C or SIGTERM stops early\n"
         "and keeps the runs (curve, seed) that finished; a second one aborts. Exit status: 0 done,\n"
-        "1 error (also: gnuplot failed; the CSV files are written), 2 bad command line or --out,\n"
-        "130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
+        "1 error (also: gnuplot failed; the CSV files are written), 2 bad command line or --out (also:\n"
+        "a learned model or training data larger than this machine's memory, an --out folder another\n"
+        "run is writing), 130 interrupted by Ctrl-C, 143 by SIGTERM.\n");
 }
 
 }  // namespace maxent::programs

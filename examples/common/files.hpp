@@ -1,6 +1,7 @@
 // examples/common/files.hpp — the output files of the programs, written safely: every file
 // through "<file>.tmp" and a rename (write_file_atomically), and every experiment's folder
-// replaced as one set (OutputFolder).
+// replaced as one set (OutputFolder); and every file read back, as a bounded regular file
+// (read_regular_file).
 //
 // One consistent set: a run first checks OUT and creates a hidden staging folder
 // OUT/.<name>.partial-<pid> before any work, so a bad --out fails at once; it writes the
@@ -10,13 +11,17 @@
 // OUT/.<name>.old-<pid>, then staging -> OUT/<name>). A kill (even SIGKILL) or an error at any
 // moment leaves OUT/<name> holding the complete previous set or the complete new one, never a
 // mix; staging and old folders of dead processes are removed by the next run. The folder
-// belongs to the program: an existing OUT/<name> holding anything but its files is refused.
+// belongs to the program: an existing OUT/<name> holding anything but its files is refused;
+// files added to it while a run goes on are moved into the new set at the swap, never deleted.
+// A run holds OUT/.<name>.lock (flock) from the check to the swap: a second run into the same
+// folder meanwhile is refused, naming the first one's pid.
 // Folder names come from safe_folder_name (no '.', '..', path separators or control characters).
 #pragma once
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -28,6 +33,8 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "maxent/core/error.hpp"
@@ -41,6 +48,72 @@ class output_error : public maxent::error {
 public:
     using maxent::error::error;
 };
+
+/// An input file that cannot be read as one: not a regular file, larger than allowed, or
+/// unreadable; the message names the path and why.
+class input_error : public maxent::error {
+public:
+    using maxent::error::error;
+};
+
+/// The most bytes any file the programs read back may hold (runs.csv, visits.csv,
+/// learning.csv, config.json, run-store files): a bound on the memory a read takes.
+inline constexpr std::uintmax_t max_input_file_bytes = std::uintmax_t{1} << 31;
+
+/// The bytes of `path`, which must be a regular file (a symbolic link to one is followed) of
+/// at most `max_bytes`. Opened without blocking and checked on the open descriptor, so a
+/// FIFO, a device such as /dev/zero, a directory or a socket is refused at once, never read
+/// or waited on; a file that grows past `max_bytes` while read is refused too. Throws
+/// input_error naming the path.
+[[nodiscard]] inline std::string read_regular_file(const std::filesystem::path& path,
+                                                   std::uintmax_t max_bytes = max_input_file_bytes) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
+    struct FdCloser {
+        int fd;
+        ~FdCloser() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
+    if (!S_ISREG(st.st_mode)) {
+        const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        throw input_error(cat("cannot read '", path.string(), "': it is ", kind, ", not a regular file"));
+    }
+    const auto too_large = [&] {
+        return input_error(cat("cannot read '", path.string(), "': it is larger than ", std::to_string(max_bytes),
+                               " bytes"));
+    };
+    if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t used = 0;
+    for (;;) {
+        if (used == text.size()) {
+            if (text.size() >= max_bytes) {  // at the limit: any further byte is one too many
+                char extra = 0;
+                const ssize_t n = ::read(fd, &extra, 1);
+                if (n > 0) throw too_large();
+                if (n == 0) break;
+                if (errno == EINTR) continue;
+                throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
+            }
+            text.resize(static_cast<std::size_t>(std::min<std::uintmax_t>(max_bytes, text.size() + 65536)));
+        }
+        const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
+        }
+        used += static_cast<std::size_t>(n);
+    }
+    text.resize(used);
+    return text;
+}
 
 // ---------------------------------------------------------------------------------------
 // Atomic files
@@ -134,43 +207,55 @@ public:
         namespace fs = std::filesystem;
         const fs::path parent = final_.parent_path().empty() ? fs::path(".") : final_.parent_path();
         create_output_directory(parent);
-        std::error_code ec;
-        const fs::file_status st = fs::symlink_status(final_, ec);
-        if (fs::exists(st) || fs::is_symlink(st)) {
-            if (fs::is_symlink(st))
-                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: it is a "
-                                       "symbolic link, and a run replaces the folder itself; give --out the "
-                                       "directory it points into"));
-            if (!fs::is_directory(st))
-                throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
-                                       std::strerror(ENOTDIR), " (it exists and is not a directory)"));
-            for (fs::directory_iterator it(final_, ec), end; !ec && it != end; it.increment(ec)) {
-                const std::string f = it->path().filename().string();
-                if (!owned(f) || !it->is_regular_file())
-                    throw output_error(cat("'", final_.string(), "' holds '", f,
-                                           "', which is not one of maxent's output files; a run replaces the "
-                                           "folder as a whole, so move it away or choose another --out"));
+        lock(parent);
+        try {  // a refused folder releases the lock
+            std::error_code ec;
+            const fs::file_status st = fs::symlink_status(final_, ec);
+            if (fs::exists(st) || fs::is_symlink(st)) {
+                if (fs::is_symlink(st))
+                    throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: it is a "
+                                           "symbolic link, and a run replaces the folder itself; give --out the "
+                                           "directory it points into"));
+                if (!fs::is_directory(st))
+                    throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
+                                           std::strerror(ENOTDIR), " (it exists and is not a directory)"));
+                for (fs::directory_iterator it(final_, ec), end; !ec && it != end; it.increment(ec)) {
+                    const std::string f = it->path().filename().string();
+                    if (!owned(f) || !it->is_regular_file())
+                        throw output_error(cat("'", final_.string(), "' holds '", f,
+                                               "', which is not one of maxent's output files; a run replaces the "
+                                               "folder as a whole, so move it away or choose another --out"));
+                }
+                if (ec) throw output_error(cat("cannot read the directory '", final_.string(), "': ", ec.message()));
             }
-            if (ec) throw output_error(cat("cannot read the directory '", final_.string(), "': ", ec.message()));
+            remove_stale(parent);
+            staging_ = parent / cat(".", final_.filename().string(), ".partial-", std::to_string(::getpid()));
+            fs::remove_all(staging_, ec);  // a leftover of an earlier process with our pid
+            if (!fs::create_directory(staging_, ec) || ec)
+                throw output_error(cat("cannot create the directory '", staging_.string(), "': ",
+                                       ec ? ec.message() : std::string("it exists")));
+            active_ = true;
+        } catch (...) {
+            unlock();
+            throw;
         }
-        remove_stale(parent);
-        staging_ = parent / cat(".", final_.filename().string(), ".partial-", std::to_string(::getpid()));
-        fs::remove_all(staging_, ec);  // a leftover of an earlier process with our pid
-        if (!fs::create_directory(staging_, ec) || ec)
-            throw output_error(cat("cannot create the directory '", staging_.string(), "': ",
-                                   ec ? ec.message() : std::string("it exists")));
-        active_ = true;
     }
     OutputFolder(const OutputFolder&) = delete;
     OutputFolder& operator=(const OutputFolder&) = delete;
     OutputFolder(OutputFolder&& o) noexcept
-        : final_(std::move(o.final_)), staging_(std::move(o.staging_)), active_(std::exchange(o.active_, false)) {}
+        : final_(std::move(o.final_)),
+          staging_(std::move(o.staging_)),
+          lock_(std::move(o.lock_)),
+          active_(std::exchange(o.active_, false)),
+          lock_fd_(std::exchange(o.lock_fd_, -1)) {}
     OutputFolder& operator=(OutputFolder&& o) noexcept {
         if (this != &o) {
             discard();
             final_ = std::move(o.final_);
             staging_ = std::move(o.staging_);
+            lock_ = std::move(o.lock_);
             active_ = std::exchange(o.active_, false);
+            lock_fd_ = std::exchange(o.lock_fd_, -1);
         }
         return *this;
     }
@@ -190,13 +275,14 @@ public:
         std::error_code ec;
         if (::rename(staging_.c_str(), final_.c_str()) == 0) {  // no previous set (or an empty folder)
             active_ = false;
+            unlock();
             return;
         }
         int err = errno;
         if (err == ENOTEMPTY || err == EEXIST) {
             if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(), RENAME_EXCHANGE) == 0) {
                 active_ = false;
-                fs::remove_all(staging_, ec);  // the previous set; if this fails, the next run removes it
+                retire_previous_set(staging_);
                 return;
             }
             err = errno;
@@ -214,7 +300,7 @@ public:
                                                old.string(), "'"));
                 } else {
                     active_ = false;
-                    fs::remove_all(old, ec);
+                    retire_previous_set(old);
                     return;
                 }
             }
@@ -225,13 +311,89 @@ public:
 
     /// Removes the staging folder (nothing committed). Never throws.
     void discard() noexcept {
-        if (!active_) return;
-        active_ = false;
-        std::error_code ec;
-        std::filesystem::remove_all(staging_, ec);
+        if (active_) {
+            active_ = false;
+            std::error_code ec;
+            std::filesystem::remove_all(staging_, ec);
+        }
+        unlock();
     }
 
 private:
+    /// After the swap: moves into the new set whatever the previous set held that is not
+    /// maxent's (files a user added while the run went on are kept, never deleted), then
+    /// removes the previous set. When an entry cannot be moved, the previous set stays, renamed
+    /// OUT/<name>.previous-<pid> (not a folder the next run removes), and output_error says so.
+    void retire_previous_set(const std::filesystem::path& previous) {
+        namespace fs = std::filesystem;
+        std::error_code ec;
+        std::string failed;
+        for (fs::directory_iterator it(previous, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string f = it->path().filename().string();
+            if (owned(f) && it->is_regular_file()) continue;
+            if (::rename(it->path().c_str(), (final_ / f).c_str()) != 0 && failed.empty())
+                failed = cat("'", f, "': ", std::strerror(errno));
+        }
+        if (ec && failed.empty()) failed = ec.message();
+        if (failed.empty()) {
+            fs::remove_all(previous, ec);  // if this fails, the next run removes it
+            unlock();
+            return;
+        }
+        const fs::path kept = previous.parent_path() / cat(final_.filename().string(), ".previous-", std::to_string(::getpid()));
+        const bool renamed = ::rename(previous.c_str(), kept.c_str()) == 0;
+        unlock();
+        throw output_error(cat("the new set is in '", final_.string(), "', but the previous set held files that are not "
+                               "maxent's and could not be moved into it (", failed, "); they are in '",
+                               (renamed ? kept : previous).string(), "'"));
+    }
+
+    /// Takes OUT/.<name>.lock (flock, holding this process's pid) for the folder's lifetime, so
+    /// that a second run into the same folder is refused while this one goes on; a lock of a
+    /// dead process is free (the system drops it). Where the file system has no locks, nothing
+    /// is refused.
+    void lock(const std::filesystem::path& parent) {
+        lock_ = parent / cat(".", final_.filename().string(), ".lock");
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            const int fd = ::open(lock_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+            if (fd < 0)
+                throw output_error(cat("cannot create the lock file '", lock_.string(), "': ", std::strerror(errno)));
+            if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                const int err = errno;
+                if (err != EWOULDBLOCK) {  // no locks here: go on without
+                    ::close(fd);
+                    return;
+                }
+                char buf[32] = {};
+                const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+                ::close(fd);
+                std::string pid = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string();
+                while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+                throw output_error(cat("another maxent process", pid.empty() ? std::string() : cat(" (pid ", pid, ")"),
+                                       " is writing '", final_.string(), "' (it holds the lock '", lock_.string(),
+                                       "'); wait for it to finish or choose another --out"));
+            }
+            struct stat held {}, named {};
+            if (::fstat(fd, &held) == 0 && ::stat(lock_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+                held.st_dev == named.st_dev) {
+                const std::string pid = cat(std::to_string(::getpid()), "\n");
+                if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+                }  // the pid is only for the message of a refused run
+                lock_fd_ = fd;
+                return;
+            }
+            ::close(fd);  // its holder removed the file meanwhile: take the new one
+        }
+    }
+
+    /// Releases the lock and removes its file. Never throws.
+    void unlock() noexcept {
+        if (lock_fd_ < 0) return;
+        ::unlink(lock_.c_str());
+        ::close(lock_fd_);
+        lock_fd_ = -1;
+    }
+
     static bool owned(std::string_view f) {
         for (const std::string_view n : output_file_names)
             if (f == n || (f.size() == n.size() + 4 && f.substr(0, n.size()) == n && f.substr(n.size()) == ".tmp"))
@@ -262,7 +424,9 @@ private:
 
     std::filesystem::path final_;
     std::filesystem::path staging_;
+    std::filesystem::path lock_;
     bool active_ = false;
+    int lock_fd_ = -1;
 };
 
 }  // namespace maxent::programs

@@ -1,6 +1,7 @@
 // examples/common/json.hpp — a reader of the JSON the programs write (config.json): objects,
 // arrays, strings, numbers (kept as their text, so they read back exactly with from_chars),
-// true, false, null. A document that does not parse throws json_error naming the byte.
+// true, false, null. A document that does not parse, or nests arrays and objects deeper than
+// max_json_depth (the reader recurses), throws json_error naming the byte.
 #pragma once
 
 #include <cstddef>
@@ -21,19 +22,32 @@ public:
     using maxent::error::error;
 };
 
+struct JsonMember;
+
 /// A JSON value; numbers keep their text (so they read back exactly with from_chars).
 struct Json {
     enum class Kind { null, boolean, number, string, array, object } kind = Kind::null;
     std::string text;  ///< string (unescaped), number (as written), "true"/"false"
     std::vector<Json> items;
-    std::vector<std::pair<std::string, Json>> members;
+    std::vector<JsonMember> members;  ///< (a std::pair of an incomplete Json does not compile with clang)
 
-    [[nodiscard]] const Json* find(std::string_view name) const {
-        for (const auto& m : members)
-            if (m.first == name) return &m.second;
-        return nullptr;
-    }
+    [[nodiscard]] const Json* find(std::string_view name) const;
 };
+
+/// An object's member: its name and value.
+struct JsonMember {
+    std::string first;
+    Json second;
+};
+
+inline const Json* Json::find(std::string_view name) const {
+    for (const JsonMember& m : members)
+        if (m.first == name) return &m.second;
+    return nullptr;
+}
+
+/// The deepest nesting of arrays and objects parse_json reads (config.json nests 4 levels).
+inline constexpr std::size_t max_json_depth = 64;
 
 namespace detail {
 class JsonReader {
@@ -107,24 +121,35 @@ private:
         if (p_ >= t_.size()) fail("unexpected end");
         Json v;
         const char c = t_[p_];
+        if ((c == '{' || c == '[') && ++depth_ > max_json_depth)
+            fail(cat("arrays and objects nested deeper than ", std::to_string(max_json_depth), " levels"));
         if (c == '{') {
             ++p_;
             v.kind = Json::Kind::object;
-            if (take('}')) return v;
+            if (take('}')) {
+                --depth_;
+                return v;
+            }
             do {
                 if (!take('"')) fail("expected a name");
                 std::string name = string_body();
                 if (!take(':')) fail("expected ':'");
-                v.members.emplace_back(std::move(name), value());
+                Json member = value();
+                v.members.push_back({std::move(name), std::move(member)});
             } while (take(','));
             if (!take('}')) fail("expected '}'");
+            --depth_;
         } else if (c == '[') {
             ++p_;
             v.kind = Json::Kind::array;
-            if (take(']')) return v;
+            if (take(']')) {
+                --depth_;
+                return v;
+            }
             do v.items.push_back(value());
             while (take(','));
             if (!take(']')) fail("expected ']'");
+            --depth_;
         } else if (c == '"') {
             ++p_;
             v.kind = Json::Kind::string;
@@ -148,6 +173,7 @@ private:
     std::string_view t_;
     std::string what_;
     std::size_t p_ = 0;
+    std::size_t depth_ = 0;  ///< arrays and objects open at p_
 };
 }  // namespace detail
 

@@ -14,16 +14,17 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,9 +34,11 @@
 
 #include "cli.hpp"
 #include "experiments.hpp"
+#include "files.hpp"
 #include "fingerprint.hpp"
 #include "json.hpp"
 #include "output.hpp"
+#include "run_store.hpp"
 #include "runner.hpp"
 #include "shards.hpp"
 
@@ -47,12 +50,21 @@ public:
     using maxent::error::error;
 };
 
-[[nodiscard]] inline std::string read_text_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw merge_error(cat("cannot read '", p.string(), "'"));
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+/// A shard's file: a regular file of bounded size (files.hpp read_regular_file).
+[[nodiscard]] inline std::string read_text_file(const std::filesystem::path& p) { return read_regular_file(p); }
+
+// ---------------------------------------------------------------------------------------
+// What a shard's files may hold: a tampered or corrupt file is refused, naming file:line
+// ---------------------------------------------------------------------------------------
+
+// The bounds are those of a kept run (run_store.hpp): max_run_value, max_run_log_likelihood,
+// max_kept_heatmap_episodes, max_kept_run_visits, max_kept_table_size.
+
+/// Refuses `x` (read from `text` in column `column`) unless finite and in [lo, hi]: calls bad.
+template <class Bad>
+void check_shard_value(double x, std::string_view text, double lo, double hi, std::string_view column, Bad& bad) {
+    if (!std::isfinite(x) || x < lo || x > hi)
+        bad(cat(column, " is '", text, "', not a finite number in [", format_number(lo), ", ", format_number(hi), "]"));
 }
 
 /// The N comma-separated fields of a CSV line (the last one takes the rest of the line);
@@ -77,13 +89,12 @@ struct CsvRun {
     std::vector<IterationRecord> records;
 };
 
-/// Reads a CSV file the programs wrote: checks its first line against `header`, splits every
+/// Reads a CSV file the programs wrote (`text`, the bytes of `p`): checks its first line against `header`, splits every
 /// other line into N fields and calls row(fields, number, bad), where number(text, x) parses
 /// x or fails and bad(why) throws merge_error naming the file and line. Returns the number
 /// of lines read.
 template <std::size_t N, class Row>
-std::size_t read_csv_rows(const std::filesystem::path& p, std::string_view header, Row row) {
-    const std::string text = read_text_file(p);
+std::size_t read_csv_rows(const std::filesystem::path& p, const std::string& text, std::string_view header, Row row) {
     std::size_t pos = 0, line_no = 0;
     auto bad = [&](std::string_view why) {
         throw merge_error(cat("'", p.string(), "' line ", std::to_string(line_no), ": ", why));
@@ -99,6 +110,8 @@ std::size_t read_csv_rows(const std::filesystem::path& p, std::string_view heade
         pos = end + 1;
         ++line_no;
         if (line_no == 1) {
+            if (line.substr(0, 3) == "\xEF\xBB\xBF")
+                bad("a UTF-8 byte-order mark (bytes EF BB BF) before the header; the programs write none: remove it");
             if (line != header) bad(cat("not the ", p.filename().string(), " header"));
             continue;
         }
@@ -107,10 +120,10 @@ std::size_t read_csv_rows(const std::filesystem::path& p, std::string_view heade
     return line_no;
 }
 
-[[nodiscard]] inline std::vector<CsvRun> read_runs_csv(const std::filesystem::path& p) {
+[[nodiscard]] inline std::vector<CsvRun> read_runs_csv(const std::filesystem::path& p, const std::string& text) {
     std::vector<CsvRun> out;
     // label,seed,iteration,a,b,c: the label has no comma (curve labels never do).
-    const std::size_t lines = read_csv_rows<6>(p, runs_csv_header, [&](const auto& parts, auto& num, auto& bad) {
+    const std::size_t lines = read_csv_rows<6>(p, text, runs_csv_header, [&](const auto& parts, auto& num, auto& bad) {
         std::uint64_t seed = 0, k = 0;
         IterationRecord r;
         num(parts[1], seed);
@@ -118,6 +131,12 @@ std::size_t read_csv_rows(const std::filesystem::path& p, std::string_view heade
         num(parts[3], r.true_entropy);
         num(parts[4], r.feedback);
         num(parts[5], r.belief_entropy_sum);
+        auto bad_run = [&](std::string_view why) {
+            bad(cat("run (", parts[0], ", seed ", parts[1], ") iteration ", parts[2], ": ", why));
+        };
+        check_shard_value(r.true_entropy, parts[3], 0.0, max_run_value, "the true-state entropy", bad_run);
+        check_shard_value(r.feedback, parts[4], -max_run_value, max_run_value, "the feedback", bad_run);
+        check_shard_value(r.belief_entropy_sum, parts[5], 0.0, max_run_value, "the belief entropy sum", bad_run);
         if (out.empty() || out.back().label != parts[0] || out.back().seed != seed) {
             if (k != 0) bad("a run that does not start at iteration 0");
             out.push_back({std::string(parts[0]), seed, {}});
@@ -128,14 +147,17 @@ std::size_t read_csv_rows(const std::filesystem::path& p, std::string_view heade
     if (lines == 0) throw merge_error(cat("'", p.string(), "' is empty"));
     return out;
 }
+[[nodiscard]] inline std::vector<CsvRun> read_runs_csv(const std::filesystem::path& p) {
+    return read_runs_csv(p, read_text_file(p));
+}
 
 /// The fits of a learning.csv (output.hpp), per (curve label, seed): the fits in order and
 /// the true model's held-out log-likelihood.
 using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::vector<FitRecord>, double>>;
 
-[[nodiscard]] inline CsvFits read_learning_csv(const std::filesystem::path& p) {
+[[nodiscard]] inline CsvFits read_learning_csv(const std::filesystem::path& p, const std::string& text) {
     CsvFits out;
-    (void)read_csv_rows<10>(p, learning_csv_header, [&](const auto& parts, auto& num, auto& bad) {
+    (void)read_csv_rows<10>(p, text, learning_csv_header, [&](const auto& parts, auto& num, auto& bad) {
         std::uint64_t seed = 0, index = 0, converged = 0;
         FitRecord r;
         double truth = 0.0;
@@ -148,6 +170,19 @@ using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::v
         num(parts[7], r.train_log_likelihood);
         num(parts[8], r.heldout_log_likelihood);
         num(parts[9], truth);
+        auto bad_fit = [&](std::string_view why) {
+            bad(cat("run (", parts[0], ", seed ", parts[1], ") fit ", parts[2], ": ", why));
+        };
+        if (converged > 1) bad_fit(cat("converged is '", parts[6], "', not 0 or 1"));
+        check_shard_value(r.train_log_likelihood, parts[7], -max_run_log_likelihood, max_run_log_likelihood,
+                          "the training log-likelihood", bad_fit);
+        // Held-out values are nan when the study has no held-out episodes.
+        if (!std::isnan(r.heldout_log_likelihood))
+            check_shard_value(r.heldout_log_likelihood, parts[8], -max_run_log_likelihood, max_run_log_likelihood,
+                              "the held-out log-likelihood", bad_fit);
+        if (!std::isnan(truth))
+            check_shard_value(truth, parts[9], -max_run_log_likelihood, max_run_log_likelihood,
+                              "the true model's held-out log-likelihood", bad_fit);
         r.converged = converged != 0;
         auto& entry = out[{std::string(parts[0]), seed}];
         if (index != entry.first.size()) bad("fits out of order");
@@ -156,13 +191,17 @@ using CsvFits = std::map<std::pair<std::string, std::uint64_t>, std::pair<std::v
     });
     return out;
 }
+[[nodiscard]] inline CsvFits read_learning_csv(const std::filesystem::path& p) {
+    return read_learning_csv(p, read_text_file(p));
+}
 
 /// The heatmap counts of a visits.csv, per (curve label, seed).
 using CsvVisits = std::map<std::pair<std::string, std::uint64_t>, VisitCounts>;
 
-[[nodiscard]] inline CsvVisits read_visits_csv(const std::filesystem::path& p) {
+[[nodiscard]] inline CsvVisits read_visits_csv(const std::filesystem::path& p, const std::string& text) {
     CsvVisits out;
-    (void)read_csv_rows<6>(p, visits_csv_header, [&](const auto& parts, auto& num, auto& bad) {
+    std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> totals;  // counted steps per run so far
+    (void)read_csv_rows<6>(p, text, visits_csv_header, [&](const auto& parts, auto& num, auto& bad) {
         std::uint64_t seed = 0, state = 0, count = 0;
         VisitCounts row;
         num(parts[1], seed);
@@ -170,8 +209,18 @@ using CsvVisits = std::map<std::pair<std::string, std::uint64_t>, VisitCounts>;
         num(parts[3], row.mean_entropy);
         num(parts[4], state);
         num(parts[5], count);
+        auto bad_run = [&](std::string_view why) {
+            bad(cat("run (", parts[0], ", seed ", parts[1], ") state ", parts[4], ": ", why));
+        };
+        if (row.episodes == 0 || row.episodes > max_kept_heatmap_episodes)
+            bad_run(cat("episodes is '", parts[2], "', not in [1, ", std::to_string(max_kept_heatmap_episodes), "]"));
+        check_shard_value(row.mean_entropy, parts[3], 0.0, max_run_value, "the mean true-state entropy", bad_run);
         VisitCounts& v = out[{std::string(parts[0]), seed}];
         if (state != v.counts.size()) bad("states out of order");
+        std::uint64_t& total = totals[{std::string(parts[0]), seed}];
+        if (count > max_kept_run_visits - total)
+            bad_run(cat("count '", parts[5], "' makes the run's visits more than ", std::to_string(max_kept_run_visits)));
+        total += count;
         if (state == 0) {
             v.episodes = row.episodes;
             v.mean_entropy = row.mean_entropy;
@@ -181,6 +230,9 @@ using CsvVisits = std::map<std::pair<std::string, std::uint64_t>, VisitCounts>;
         v.counts.push_back(count);
     });
     return out;
+}
+[[nodiscard]] inline CsvVisits read_visits_csv(const std::filesystem::path& p) {
+    return read_visits_csv(p, read_text_file(p));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -203,12 +255,15 @@ struct ShardFolder {
     bool has_visits = false;  ///< visits.csv exists
 };
 
-[[nodiscard]] inline std::uint64_t json_uint(const Json* v, const std::string& what) {
+/// A JSON unsigned integer of at most `max`; throws merge_error naming `what` and the value.
+[[nodiscard]] inline std::uint64_t json_uint(const Json* v, const std::string& what,
+                                             std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
     std::uint64_t x = 0;
     if (v == nullptr || v->kind != Json::Kind::number) throw merge_error(cat(what, ": missing or not a number"));
     const auto r = std::from_chars(v->text.data(), v->text.data() + v->text.size(), x);
     if (r.ec != std::errc() || r.ptr != v->text.data() + v->text.size())
-        throw merge_error(cat(what, ": not an unsigned integer"));
+        throw merge_error(cat(what, ": '", v->text, "' is not an unsigned integer of 64 bits"));
+    if (x > max) throw merge_error(cat(what, ": ", v->text, " is larger than ", std::to_string(max)));
     return x;
 }
 
@@ -218,8 +273,11 @@ struct ShardFolder {
     s.dir = dir;
     const std::filesystem::path cfg = dir / "config.json";
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(cfg, ec))
-        throw merge_error(cat("'", dir.string(), "' is not a shard folder: it has no config.json"));
+    // Present means present as anything (a FIFO or a link to a device is refused when read).
+    const auto present = [&](const std::filesystem::path& f) {
+        return std::filesystem::symlink_status(f, ec).type() != std::filesystem::file_type::not_found;
+    };
+    if (!present(cfg)) throw merge_error(cat("'", dir.string(), "' is not a shard folder: it has no config.json"));
     s.config = parse_json(read_text_file(cfg), cfg.string());
     const Json* shard = s.config.find("shard");
     if (shard == nullptr)
@@ -230,17 +288,22 @@ struct ShardFolder {
         throw merge_error(cat("'", dir.string(), "' is a shard of ", prog ? prog->text : std::string("another program"),
                               ", not of ", program));
     const std::string what = cat(cfg.string(), ": shard");
-    s.spec.index = static_cast<std::size_t>(json_uint(shard->find("index"), what + ".index"));
-    s.spec.count = static_cast<std::size_t>(json_uint(shard->find("count"), what + ".count"));
+    s.spec.index = static_cast<std::size_t>(json_uint(shard->find("index"), what + ".index", max_shard_count));
+    s.spec.count = static_cast<std::size_t>(json_uint(shard->find("count"), what + ".count", max_shard_count));
+    if (s.spec.count == 0) throw merge_error(cat(what, ".count: 0 is not a number of shards (N >= 1)"));
+    if (s.spec.index < 1 || s.spec.index > s.spec.count)
+        throw merge_error(cat(what, ".index: ", std::to_string(s.spec.index), " is not in 1..",
+                              std::to_string(s.spec.count), " (a shard I/N has 1 <= I <= N)"));
     const Json* args = shard->find("arguments");
     if (args == nullptr || args->kind != Json::Kind::array) throw merge_error(cat(what, ".arguments: missing"));
     for (const Json& a : args->items) s.arguments.push_back(a.text);
     if (const Json* b = s.config.find("build"))
         for (const auto& m : b->members) s.build.emplace_back(m.first, m.second.text);
-    s.threads = static_cast<std::size_t>(json_uint(s.config.find("threads"), cfg.string() + ": threads"));
+    s.threads = static_cast<std::size_t>(json_uint(s.config.find("threads"), cfg.string() + ": threads", max_threads));
+    if (s.threads == 0) throw merge_error(cat(cfg.string(), ": threads: 0 is not a thread count"));
     s.runs = read_runs_csv(dir / "runs.csv");
-    if (std::filesystem::is_regular_file(dir / "learning.csv", ec)) s.fits = read_learning_csv(dir / "learning.csv");
-    s.has_visits = std::filesystem::is_regular_file(dir / "visits.csv", ec);
+    if (present(dir / "learning.csv")) s.fits = read_learning_csv(dir / "learning.csv");
+    s.has_visits = present(dir / "visits.csv");
     if (s.has_visits) s.visits = read_visits_csv(dir / "visits.csv");
     const Json* runs = shard->find("runs");
     if (runs == nullptr || runs->kind != Json::Kind::array || runs->items.size() != s.runs.size())
@@ -252,8 +315,9 @@ struct ShardFolder {
         if (curve == nullptr || curve->text != s.runs[i].label ||
             json_uint(r.find("seed"), what + ".runs.seed") != s.runs[i].seed)
             throw merge_error(cat("'", dir.string(), "': config.json and runs.csv list different runs"));
-        s.tables.emplace_back(static_cast<std::size_t>(json_uint(r.find("table_rows"), what + ".runs.table_rows")),
-                              static_cast<std::size_t>(json_uint(r.find("table_bytes"), what + ".runs.table_bytes")));
+        s.tables.emplace_back(
+            static_cast<std::size_t>(json_uint(r.find("table_rows"), what + ".runs.table_rows", max_kept_table_size)),
+            static_cast<std::size_t>(json_uint(r.find("table_bytes"), what + ".runs.table_bytes", max_kept_table_size)));
     }
     return s;
 }
@@ -550,6 +614,12 @@ template <class O, class Data, class Help, class Key, class Parse, class Study, 
         }
     } catch (const maxent::error& e) {
         std::fprintf(stderr, "%s: merge: %s\n", name.c_str(), e.what());
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "%s: merge: error: out of memory (std::bad_alloc) while reading the shards\n", name.c_str());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: merge: error: %s\n", name.c_str(), e.what());
         return 1;
     }
     bool plot_failed = false;

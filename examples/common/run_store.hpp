@@ -4,16 +4,20 @@
 // Both are keyed by run_key, everything that determines a run.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -25,6 +29,7 @@
 #include "maxent/core/error.hpp"
 
 #include "experiments.hpp"
+#include "files.hpp"
 #include "runner.hpp"
 
 namespace maxent::programs {
@@ -76,6 +81,18 @@ public:
     using maxent::error::error;
 };
 
+/// What a kept run (and a shard's files, merge.hpp) may hold: entropies (nats) and feedbacks
+/// of magnitude at most max_run_value (far above any real one, log 2^64 = 44.4, and small
+/// enough that sums over every iteration and seed stay finite), log-likelihoods at most
+/// max_run_log_likelihood, heatmap episodes at most the largest count flag, visit counts
+/// summing to at most 2^46 per run (sums over 10^5 seeds fit 64 bits), table sizes at most
+/// 2^53 (their means stay exact).
+inline constexpr double max_run_value = 1e12;
+inline constexpr double max_run_log_likelihood = 1e15;
+inline constexpr std::uint64_t max_kept_heatmap_episodes = 100'000'000;
+inline constexpr std::uint64_t max_kept_run_visits = std::uint64_t{1} << 46;
+inline constexpr std::uint64_t max_kept_table_size = std::uint64_t{1} << 53;
+
 /// FNV-1a, 64 bits: names a run's file after its key, and digests model files.
 [[nodiscard]] inline std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ULL) {
     for (const char ch : bytes) {
@@ -123,81 +140,154 @@ public:
         return dir_ / name;
     }
 
-    /// The finished run stored under `key` by a build with this fingerprint, if any (a file
-    /// that does not match or does not parse is ignored: the run is trained again).
+    /// The finished run stored under `key` by a build with this fingerprint, if any. A file of
+    /// another key or build is ignored silently (the run is trained again); a file that cannot
+    /// be read as a kept run (not a regular file, too large, counts that are not the run's K or
+    /// do not match the data, values that are not finite or out of range) is ignored too, and
+    /// said once on stderr, naming the file and why.
     [[nodiscard]] std::optional<SeedRun> load(const std::string& key) const {
         if (!enabled()) return std::nullopt;
-        std::ifstream in(file_of(key), std::ios::binary);
-        if (!in) return std::nullopt;
-        std::string line;
-        auto expect = [&](std::string_view prefix) -> std::optional<std::string> {
-            if (!std::getline(in, line) || line.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+        const std::filesystem::path file = file_of(key);
+        std::error_code ec;
+        if (std::filesystem::symlink_status(file, ec).type() == std::filesystem::file_type::not_found)
+            return std::nullopt;
+        try {
+            return parse_run(read_regular_file(file), key, build_);
+        } catch (const run_store_error& e) {
+            warn(file, e.what());
+        } catch (const input_error& e) {
+            warn(file, e.what());
+        }
+        return std::nullopt;
+    }
+
+    /// The run a kept file's `text` holds, std::nullopt when it is of another key or build;
+    /// throws run_store_error saying what is wrong with it (see load).
+    [[nodiscard]] static std::optional<SeedRun> parse_run(std::string_view text, const std::string& key,
+                                                          const std::string& build) {
+        std::size_t pos = 0, line_no = 0;
+        std::string_view line;
+        auto next = [&]() -> bool {
+            if (pos >= text.size()) return false;
+            std::size_t end = text.find('\n', pos);
+            if (end == std::string_view::npos) end = text.size();
+            line = text.substr(pos, end - pos);
+            pos = end + 1;
+            ++line_no;
+            return true;
+        };
+        auto remaining = [&] { return pos >= text.size() ? std::size_t{0} : text.size() - pos; };
+        auto bad = [&](std::string_view why) -> run_store_error {
+            return run_store_error(cat("line ", std::to_string(line_no), ": ", why));
+        };
+        auto expect = [&](std::string_view prefix) -> std::string_view {
+            if (!next() || line.substr(0, prefix.size()) != prefix) throw bad(cat("expected '", prefix, "'"));
             return line.substr(prefix.size());
         };
-        const auto magic = expect("maxent-run 1");
-        const auto k = expect("key ");
-        const auto b = expect("build ");
-        const auto seed = expect("seed ");
-        const auto table = expect("table ");
-        const auto records = expect("records ");
-        if (!magic || !k || !b || !seed || !table || !records || *k != key || *b != build_) return std::nullopt;
+        (void)expect("maxent-run 1");
+        if (line != "maxent-run 1") throw bad("expected 'maxent-run 1'");
+        if (expect("key ") != key || expect("build ") != build) return std::nullopt;
         SeedRun run;
-        std::size_t count = 0;
-        std::istringstream t(*table);
-        if (!parse_uint(*seed, run.seed) || !(t >> run.table_rows >> run.table_bytes) || !parse_size(*records, count))
-            return std::nullopt;
-        run.records.reserve(count);
-        for (std::size_t i = 0; i < count; ++i) {
-            if (!std::getline(in, line)) return std::nullopt;
+        if (!parse_uint(expect("seed "), run.seed)) throw bad("bad seed");
+        {
+            const std::string_view t = expect("table ");
+            const std::size_t space = t.find(' ');
+            std::uint64_t rows = 0, bytes = 0;
+            if (space == std::string_view::npos || !parse_uint(t.substr(0, space), rows) ||
+                !parse_uint(t.substr(space + 1), bytes) || rows > max_kept_table_size || bytes > max_kept_table_size)
+                throw bad(cat("bad table size '", t, "'"));
+            run.table_rows = static_cast<std::size_t>(rows);
+            run.table_bytes = static_cast<std::size_t>(bytes);
+        }
+        std::uint64_t count = 0;
+        if (!parse_uint(expect("records "), count)) throw bad("bad record count");
+        if (const auto k = iterations_of(key); k && count != *k)
+            throw bad(cat(std::to_string(count), " records, but the run has K = ", std::to_string(*k), " iterations"));
+        if (count > remaining() / 6)  // a record line holds at least "0 0 0\n"
+            throw bad(cat(std::to_string(count), " records, more than the file holds"));
+        run.records.reserve(static_cast<std::size_t>(count));
+        for (std::uint64_t i = 0; i < count; ++i) {
+            if (!next()) throw bad(cat("the file ends after ", std::to_string(i), " of ", std::to_string(count), " records"));
             IterationRecord r;
             double* fields[3] = {&r.true_entropy, &r.feedback, &r.belief_entropy_sum};
             const char* p = line.data();
             const char* end = line.data() + line.size();
             for (int f = 0; f < 3; ++f) {
                 const auto res = std::from_chars(p, end, *fields[f]);
-                if (res.ec != std::errc()) return std::nullopt;
+                if (res.ec != std::errc()) throw bad("not three numbers");
                 p = res.ptr;
                 if (f < 2) {
-                    if (p == end || *p != ' ') return std::nullopt;
+                    if (p == end || *p != ' ') throw bad("not three numbers");
                     ++p;
                 }
             }
-            if (p != end) return std::nullopt;
+            if (p != end) throw bad("not three numbers");
+            check_value(r.true_entropy, 0.0, max_run_value, "the true-state entropy", bad);
+            check_value(r.feedback, -max_run_value, max_run_value, "the feedback", bad);
+            check_value(r.belief_entropy_sum, 0.0, max_run_value, "the belief entropy sum", bad);
             run.records.push_back(r);
         }
-        bool more = static_cast<bool>(std::getline(in, line));
-        if (more && line.compare(0, 5, "fits ") == 0) {  // learned-belief runs
-            std::istringstream h(line.substr(5));
-            std::size_t n = 0;
-            std::string truth;
-            if (!(h >> n >> truth) || !parse_double(truth, run.truth_heldout)) return std::nullopt;
-            for (std::size_t i = 0; i < n; ++i) {
-                if (!std::getline(in, line)) return std::nullopt;
-                std::istringstream f(line);
+        bool more = next();
+        if (more && line.substr(0, 5) == "fits ") {  // learned-belief runs
+            const std::string_view h = line.substr(5);
+            const std::size_t space = h.find(' ');
+            std::uint64_t n = 0;
+            if (space == std::string_view::npos || !parse_uint(h.substr(0, space), n) ||
+                !parse_double(h.substr(space + 1), run.truth_heldout))
+                throw bad("bad 'fits' line");
+            check_value(run.truth_heldout, -max_run_log_likelihood, max_run_log_likelihood, "the true model's held-out log-likelihood", bad,
+                        true);
+            if (n > remaining() / 12)  // a fit line holds at least "0 0 0 0 0 0\n"
+                throw bad(cat(std::to_string(n), " fits, more than the file holds"));
+            for (std::uint64_t i = 0; i < n; ++i) {
+                if (!next()) throw bad("the file ends within the fits");
+                std::istringstream f{std::string(line)};
                 FitRecord r;
                 int converged = 0;
-                std::string train, heldout;
+                std::string train, heldout, rest;
                 if (!(f >> r.iteration >> r.episodes >> r.em_iterations >> converged >> train >> heldout) ||
-                    !parse_double(train, r.train_log_likelihood) || !parse_double(heldout, r.heldout_log_likelihood))
-                    return std::nullopt;
+                    (f >> rest) || !parse_double(train, r.train_log_likelihood) ||
+                    !parse_double(heldout, r.heldout_log_likelihood) || (converged != 0 && converged != 1))
+                    throw bad("not a fit");
+                check_value(r.train_log_likelihood, -max_run_log_likelihood, max_run_log_likelihood, "the training log-likelihood", bad);
+                check_value(r.heldout_log_likelihood, -max_run_log_likelihood, max_run_log_likelihood, "the held-out log-likelihood", bad, true);
                 r.converged = converged != 0;
                 run.fits.push_back(r);
             }
-            more = static_cast<bool>(std::getline(in, line));
+            more = next();
         }
-        if (more && line.compare(0, 7, "visits ") == 0) {  // heatmap counts
-            std::istringstream h(line.substr(7));
-            std::string entropy;
-            std::size_t states = 0;
-            if (!(h >> run.visits.episodes >> entropy >> states) || !parse_double(entropy, run.visits.mean_entropy) ||
-                !std::getline(in, line))
-                return std::nullopt;
-            std::istringstream c(line);
-            run.visits.counts.resize(states);
-            for (std::uint64_t& x : run.visits.counts)
-                if (!(c >> x)) return std::nullopt;
-            std::string rest;
-            if (c >> rest) return std::nullopt;
+        if (more && line.substr(0, 7) == "visits ") {  // heatmap counts
+            const std::string_view h = line.substr(7);
+            const std::size_t a = h.find(' ');
+            const std::size_t b = a == std::string_view::npos ? a : h.find(' ', a + 1);
+            std::uint64_t episodes = 0, states = 0;
+            if (b == std::string_view::npos || !parse_uint(h.substr(0, a), episodes) ||
+                !parse_double(h.substr(a + 1, b - a - 1), run.visits.mean_entropy) ||
+                !parse_uint(h.substr(b + 1), states))
+                throw bad("bad 'visits' line");
+            if (episodes == 0 || episodes > max_kept_heatmap_episodes)
+                throw bad(cat(std::to_string(episodes), " heatmap episodes, not in [1, ",
+                              std::to_string(max_kept_heatmap_episodes), "]"));
+            run.visits.episodes = static_cast<std::size_t>(episodes);
+            check_value(run.visits.mean_entropy, 0.0, max_run_value, "the heatmap's mean entropy", bad);
+            if (!next()) throw bad("no visit counts");
+            if (states > (line.size() + 1) / 2)  // a count and a space each
+                throw bad(cat(std::to_string(states), " states, more than the counts line holds"));
+            run.visits.counts.reserve(static_cast<std::size_t>(states));
+            std::uint64_t total = 0;
+            std::size_t p = 0;
+            for (std::uint64_t i = 0; i < states; ++i) {
+                if (p > line.size()) throw bad(cat("fewer than ", std::to_string(states), " counts"));
+                const std::size_t end = std::min(line.find(' ', p), line.size());
+                std::uint64_t x = 0;
+                if (!parse_uint(line.substr(p, end - p), x)) throw bad(cat("not ", std::to_string(states), " counts"));
+                if (x > max_kept_run_visits - total)
+                    throw bad(cat("visit counts summing to more than ", std::to_string(max_kept_run_visits)));
+                total += x;
+                run.visits.counts.push_back(x);
+                p = end + 1;
+            }
+            if (p < line.size() + 1) throw bad(cat("more than ", std::to_string(states), " counts"));
         }
         run.complete = true;
         return run;
@@ -262,6 +352,36 @@ public:
     }
 
 private:
+    /// K of a run key ("...|K=1500|..."), if it has one.
+    static std::optional<std::uint64_t> iterations_of(std::string_view key) {
+        const std::size_t at = key.find("|K=");
+        if (at == std::string_view::npos) return std::nullopt;
+        const std::string_view rest = key.substr(at + 3);
+        std::uint64_t k = 0;
+        if (!parse_uint(rest.substr(0, rest.find('|')), k)) return std::nullopt;
+        return k;
+    }
+    /// Throws bad(why) unless x is finite and in [lo, hi] (or nan, where `nan_is_none`: a
+    /// held-out value of a study without held-out episodes).
+    template <class Bad>
+    static void check_value(double x, double lo, double hi, std::string_view what, Bad& bad, bool nan_is_none = false) {
+        if (nan_is_none && std::isnan(x)) return;
+        if (!std::isfinite(x) || x < lo || x > hi)
+            throw bad(cat(what, " ", format_number(x), " is not a finite number in [", format_number(lo), ", ",
+                          format_number(hi), "]"));
+    }
+    /// Says once per file that a kept run is ignored.
+    void warn(const std::filesystem::path& file, std::string_view why) const {
+        const std::lock_guard<std::mutex> lock(warned_->mutex);
+        if (!warned_->files.insert(file.string()).second) return;
+        std::fprintf(stderr, "maxent: ignoring the kept run '%s' (%s); the run is trained again\n", file.string().c_str(),
+                     std::string(why).c_str());
+    }
+    struct Warned {
+        std::mutex mutex;
+        std::set<std::string> files;
+    };
+
     static bool parse_uint(std::string_view s, std::uint64_t& out) {
         const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
         return r.ec == std::errc() && r.ptr == s.data() + s.size();
@@ -271,15 +391,10 @@ private:
         const auto r = std::from_chars(s.data(), s.data() + s.size(), out);
         return r.ec == std::errc() && r.ptr == s.data() + s.size();
     }
-    static bool parse_size(std::string_view s, std::size_t& out) {
-        std::uint64_t v = 0;
-        if (!parse_uint(s, v)) return false;
-        out = static_cast<std::size_t>(v);
-        return true;
-    }
 
     std::filesystem::path dir_;
     std::string build_;
+    std::shared_ptr<Warned> warned_ = std::make_shared<Warned>();
 };
 
 }  // namespace maxent::programs

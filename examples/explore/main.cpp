@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 #include <exception>
+#include <new>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -158,7 +159,7 @@ int merge_main(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
     mx::Options options;
@@ -320,4 +321,10 @@ int main(int argc, char** argv) {
         return 1;
     }
     return 0;
+} catch (const std::bad_alloc&) {  // anything that escaped: a named error, never an abort
+    std::fputs("maxent-explore: error: out of memory (std::bad_alloc)\n", stderr);
+    return 1;
+} catch (const std::exception& ex) {
+    std::fprintf(stderr, "maxent-explore: error: %s\n", ex.what());
+    return 1;
 }

@@ -15,9 +15,13 @@
 //             whose I is near 0 gives MBE and Reg-MBE nothing that MOE lacks.
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
+// A bad flag, or sizes whose fits would take more memory than the machine has, exit 2 naming
+// the flag; SIGINT and SIGTERM stop the fits and keep the rows printed (exit 130 or 143).
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <cstdint>
+#include <exception>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +33,10 @@
 #include "maxent/core/random.hpp"
 #include "maxent/optim/learned_belief.hpp"
 
+#include "../common/cli.hpp"
 #include "../common/experiments.hpp"
 #include "../common/threads.hpp"
+#include "../common/signals.hpp"
 
 namespace {
 
@@ -87,70 +93,103 @@ std::vector<std::string> split(std::string_view v) {
     }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    namespace mp = maxent::programs;
+/// The command line; throws usage_error naming the flag and the value.
+struct DiagnosisOptions {
     std::vector<std::size_t> amounts{500, 2000};
     std::vector<std::size_t> latent{0};  // 0 = the world's S
     std::size_t heldout = 200, threads = 0;
     std::uint64_t seed = 0;
     std::vector<std::string> envs{"nosim2b", "nosim2c", "nosim2d", "nosim2g"};
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view flag = argv[i];
-        if (flag == "--help" || flag == "-h") {
-            std::puts("Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]\n"
-                      "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
-                      "How much of the true state a learned belief model recovers (see the source's header).");
-            return 0;
+    bool help = false;
+};
+
+DiagnosisOptions parse(const std::vector<std::string>& args) {
+    namespace mp = maxent::programs;
+    DiagnosisOptions o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "-h") {
+            o.help = true;
+            continue;
         }
-        if (i + 1 >= argc) {
-            std::fprintf(stderr, "maxent-learned-diagnosis: %s needs a value\n", argv[i]);
-            return 2;
-        }
-        const std::string_view v = argv[++i];
-        char* end = nullptr;
-        auto number = [&](std::string_view s) {
-            const std::string text(s);
-            const unsigned long long x = std::strtoull(text.c_str(), &end, 10);
-            if (text.empty() || *end != '\0' || text[0] == '-') {
-                std::fprintf(stderr, "maxent-learned-diagnosis: %s: '%s' is not an integer >= 0\n", argv[i - 1],
-                             text.c_str());
-                std::exit(2);
-            }
-            return static_cast<std::size_t>(x);
-        };
-        if (flag == "--episodes") {
-            amounts.clear();
-            for (const std::string& s : split(v)) amounts.push_back(number(s));
+        mp::detail::FlagArgument a(args, i);
+        const std::string_view flag = a.flag;
+        if (flag == "--help") {
+            a.no_value();
+            o.help = true;
+        } else if (flag == "--episodes") {
+            o.amounts.clear();
+            for (const std::string& s : split(a.value())) o.amounts.push_back(mp::positive_count(flag, s));
         } else if (flag == "--heldout") {
-            heldout = number(v);
+            o.heldout = mp::positive_count(flag, a.value());
         } else if (flag == "--seed") {
-            seed = number(v);
+            o.seed = mp::seed_value(flag, a.value());
         } else if (flag == "--threads") {
-            threads = number(v);
+            o.threads = mp::parse_threads(flag, a.value());
         } else if (flag == "--latent-states") {
-            latent.clear();
-            for (const std::string& s : split(v)) latent.push_back(number(s));
+            o.latent.clear();
+            for (const std::string& s : split(a.value())) o.latent.push_back(mp::detail::count(flag, s));
         } else if (flag == "--env") {
-            envs = split(v);
+            o.envs = split(a.value());
+            for (const std::string& name : o.envs)
+                if (mp::find_experiment(name) == nullptr) mp::bad_value(flag, name, "is not an experiment (see maxent-paper --list)");
         } else {
-            std::fprintf(stderr, "maxent-learned-diagnosis: unknown option '%s'\n", argv[i - 1]);
-            return 2;
+            throw mp::usage_error(mp::cat("unknown option '", args[i], "'"));
         }
     }
-    for (const std::size_t a : amounts)
-        if (a == 0 || heldout == 0) {
-            std::fprintf(stderr, "maxent-learned-diagnosis: --episodes and --heldout must be >= 1\n");
-            return 2;
-        }
+    // What each fit needs, refused now rather than failing in the middle.
+    for (const std::string& name : o.envs) {
+        const maxent::GridPomdp world = mp::find_experiment(name)->env.build();
+        const auto S = world.num_states(), T = world.horizon();
+        for (const std::size_t l : o.latent)
+            mp::require_memory(mp::cat("--latent-states ", std::to_string(l == 0 ? S : l)), mp::cat(name, "'s learned model"),
+                               mp::iohmm_fit_bytes(static_cast<double>(l == 0 ? S : l),
+                                                   static_cast<double>(world.num_actions()),
+                                                   static_cast<double>(world.num_observations()), static_cast<double>(T)));
+        for (const std::size_t amount : o.amounts)
+            mp::require_memory(mp::cat("--episodes ", std::to_string(amount), ", --heldout ", std::to_string(o.heldout)),
+                               mp::cat(name, "'s recorded episodes"),
+                               mp::episodes_bytes(static_cast<double>(amount) + static_cast<double>(o.heldout),
+                                                  static_cast<double>(T)) +
+                                   16.0 * static_cast<double>(o.heldout) * static_cast<double>(T));
+    }
+    return o;
+}
+
+constexpr const char* help_text =
+    "Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]\n"
+    "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
+    "How much of the true state a learned belief model recovers (see the source's header).\n"
+    "Ctrl-C or SIGTERM stops after the rows printed so far (exit 130 or 143).\n";
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    namespace mp = maxent::programs;
+    DiagnosisOptions options;
+    try {
+        options = parse(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const mp::usage_error& e) {
+        return mp::usage_failure("maxent-learned-diagnosis", e.what());
+    }
+    if (options.help) {
+        std::fputs(help_text, stdout);
+        return 0;
+    }
+    const std::vector<std::size_t>& amounts = options.amounts;
+    const std::vector<std::size_t>& latent = options.latent;
+    const std::size_t heldout = options.heldout, threads = options.threads;
+    const std::uint64_t seed = options.seed;
+    const std::vector<std::string>& envs = options.envs;
+    mp::install_stop_handlers();
+    auto stopped = [&] {
+        if (!mp::stop_requested()) return false;
+        std::fprintf(stderr, "maxent-learned-diagnosis: %s: stopped; the rows above are complete\n",
+                     mp::stop_signal_name());
+        return true;
+    };
     std::printf("env,L,episodes,ll_learned,ll_truth,ll_one_state,H_exact,H_learned,I_exact,I_learned,log_S\n");
     for (const std::string& name : envs) {
         const mp::Experiment* e = mp::find_experiment(name);
-        if (e == nullptr) {
-            std::fprintf(stderr, "maxent-learned-diagnosis: unknown experiment '%s'\n", name.c_str());
-            return 2;
-        }
         const maxent::GridPomdp world = e->env.build();
         const std::size_t S = world.num_states(), K = world.horizon() - 1;  // the paper's counting: T - 1 actions
         std::vector<Episode> held;
@@ -170,15 +209,19 @@ int main(int argc, char** argv) {
                 const std::size_t L = l == 0 ? S : l;
                 std::vector<ActionObservationSequence> train;
                 for (std::size_t i = 0; i < amount; ++i) {
+                    if (stopped()) return mp::stop_exit_status();
                     maxent::DefaultRng g = maxent::stream(seed, 0, i);
                     train.push_back(uniform_episode_with_states(world, K, g).seq);
                 }
                 maxent::IohmmOptions o{.latent_states = L, .num_actions = world.num_actions(),
                                        .num_observations = world.num_observations(), .smoothing = 1.0,
                                        .restarts = 2, .max_iterations = 100, .seed = seed, .threads = maxent::programs::resolve_threads(threads)};
+                o.stop = &mp::stop_flag();
                 const maxent::IohmmFit fit = maxent::fit_iohmm(train, o, held_seq);
+                if (stopped()) return mp::stop_exit_status();
                 o.latent_states = 1;
                 const maxent::IohmmFit one = maxent::fit_iohmm(train, o, held_seq);
+                if (stopped()) return mp::stop_exit_status();
                 const auto agent = maxent::to_finite_pomdp(fit.model, world.horizon());
                 maxent::BayesFilter learned(agent);
                 const auto [h_learned, i_learned] = track(learned, held, S, L);
@@ -190,4 +233,10 @@ int main(int argc, char** argv) {
             }
     }
     return 0;
+} catch (const std::bad_alloc&) {
+    std::fputs("maxent-learned-diagnosis: error: out of memory (std::bad_alloc)\n", stderr);
+    return 1;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "maxent-learned-diagnosis: error: %s\n", e.what());
+    return 1;
 }

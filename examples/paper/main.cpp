@@ -8,6 +8,7 @@
 #include <optional>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@
 #include "../common/fingerprint.hpp"
 #include "../common/merge.hpp"
 #include "../common/output.hpp"
+#include "../common/policy_classes.hpp"
 #include "../common/progress.hpp"
 #include "../common/run_store.hpp"
 #include "../common/runner.hpp"
@@ -43,6 +45,35 @@ maxent::programs::Fields study_fields(const maxent::programs::Experiment& e, con
     f.emplace_back("learning", s.learning.key());
     f.emplace_back("heatmap_episodes", std::to_string(s.heatmap_episodes));
     return f;
+}
+
+/// Refuses up front, as a bad command line (exit 2), learned-belief settings that would fail
+/// during the run: the belief-state class B with a learned model (--policies), a model or
+/// training data larger than this machine's memory (--latent-states, --warmup, --window).
+void check_learned_settings(const maxent::programs::Experiment& e, const maxent::programs::Settings& s) {
+    namespace mp = maxent::programs;
+    bool learned = false;
+    for (const mp::Curve& c : mp::make_curves(e, s)) {
+        if (!c.learned) continue;
+        learned = true;
+        if (c.policy == mp::PolicyClass::belief_state)
+            throw mp::usage_error(mp::cat("--policies: curve '", c.label, "' of ", e.name, ": ",
+                                          mp::learned_class_b_refusal));
+    }
+    if (!learned) return;
+    const maxent::GridPomdp m = e.env.build();
+    const mp::LearningSettings& l = s.learning;
+    const std::size_t latent = l.latent_states == 0 ? m.num_states() : l.latent_states;
+    const auto T = static_cast<double>(m.horizon());
+    mp::require_memory(mp::cat("--latent-states ", std::to_string(latent), l.latent_states == 0 ? " (the world's S)" : ""),
+                       mp::cat(e.name, "'s learned model"),
+                       mp::iohmm_fit_bytes(static_cast<double>(latent), static_cast<double>(m.num_actions()),
+                                           static_cast<double>(m.num_observations()), T));
+    mp::require_memory(mp::cat("--warmup ", std::to_string(l.warmup), ", --window ", std::to_string(l.window)),
+                       mp::cat(e.name, "'s recorded training episodes"),
+                       mp::episodes_bytes(static_cast<double>(l.warmup) + static_cast<double>(l.window) +
+                                              static_cast<double>(l.heldout),
+                                          T));
 }
 
 /// The files of a written experiment folder, for the "wrote DIR/{...}" line.
@@ -129,7 +160,7 @@ int merge_main(const std::vector<std::string>& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     namespace mp = maxent::programs;
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "merge") return merge_main(std::vector<std::string>(args.begin() + 1, args.end()));
@@ -151,6 +182,11 @@ int main(int argc, char** argv) {
             for (const mp::Experiment* t : todo) dup = dup || t == e;
             if (!dup) todo.push_back(e);
         }
+    try {
+        for (const mp::Experiment* e : todo) check_learned_settings(*e, options.settings);
+    } catch (const mp::usage_error& e) {
+        return mp::usage_failure("maxent-paper", e.what());
+    }
 
     const bool tty = isatty(fileno(stderr)) != 0;
     mp::ProgressReporter::Mode mode = mp::ProgressReporter::Mode::off;
@@ -317,6 +353,10 @@ int main(int argc, char** argv) {
                              store.dir().string().c_str());
             }
         }
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "maxent-paper: error: out of memory (std::bad_alloc); try fewer --threads, seeds or "
+                             "latent states\n");
+        return 1;
     } catch (const std::exception& ex) {
         std::fprintf(stderr, "maxent-paper: error: %s\n", ex.what());
         return 1;
@@ -324,4 +364,10 @@ int main(int argc, char** argv) {
     if (stopped) return mp::stop_exit_status();
     if (pngs.size() == 1) std::printf("PNG: %s\n", pngs.front().c_str());
     return plot_failed ? 1 : 0;
+} catch (const std::bad_alloc&) {  // anything that escaped: a named error, never an abort
+    std::fputs("maxent-paper: error: out of memory (std::bad_alloc)\n", stderr);
+    return 1;
+} catch (const std::exception& ex) {
+    std::fprintf(stderr, "maxent-paper: error: %s\n", ex.what());
+    return 1;
 }

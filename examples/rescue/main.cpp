@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -58,6 +59,7 @@
 #include "../common/runner.hpp"
 #include "../common/threads.hpp"
 #include "range.hpp"
+#include "../common/signals.hpp"
 
 namespace {
 
@@ -145,9 +147,11 @@ SeedResult train_seed(const maxent::RescueWorld& world, const RescueExperiment& 
     SeedResult out;
     out.run.seed = seed;
     out.run.records.reserve(iterations);
-    (void)trainer.run([&](const maxent::IterationMetrics& m) {
+    const maxent::TrainResult trained = trainer.run([&](const maxent::IterationMetrics& m) {
         out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
+        return !programs::stop_requested();  // SIGINT / SIGTERM: stop between iterations
     });
+    if (trained.stopped_early) return out;
     out.run.complete = true;
     out.final_entropy = visit(world, filter, trainer.policy(), seed, x.heatmap_episodes, out.heat);
     return out;
@@ -211,17 +215,20 @@ programs::PlotOutcome write_rescue_heatmaps(const std::filesystem::path& dir, co
 }
 
 [[noreturn]] void usage(const char* why) {
-    std::fprintf(stderr,
-                 "maxent-rescue: %s\nusage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] "
-                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small, rescue-range, rescue-range-small\n",
-                 why);
-    std::exit(2);
+    const bool help = why == nullptr;  // --help: the usage on stdout, exit 0
+    std::fprintf(help ? stdout : stderr,
+                 "%s%susage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] "
+                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small, rescue-range, rescue-range-small\n"
+                 "SIGINT or SIGTERM stops the training; maxent-rescue keeps no finished runs, so nothing is "
+                 "written (exit 130 or 143).\n",
+                 help ? "" : "maxent-rescue: ", help ? "" : cat(why, "\n").c_str());
+    std::exit(help ? 0 : 2);
 }
 
 std::size_t parse_count(const char* flag, const char* text, std::size_t max) {
     char* end = nullptr;
     const unsigned long long v = std::strtoull(text, &end, 10);
-    if (end == text || *end != '\0' || text[0] == '-' || v == 0 || v > max)
+    if (end == text || *end != '\0' || !(text[0] >= '0' && text[0] <= '9') || v == 0 || v > max)
         usage(cat(flag, " must be an integer in [1, ", std::to_string(max), "], got '", text, "'").c_str());
     return static_cast<std::size_t>(v);
 }
@@ -234,6 +241,7 @@ int main(int argc, char** argv) try {
     std::size_t threads = 0, iterations = 0, seeds = 0;
     bool plot = true;
     std::string name = "rescue";
+    bool named = false;
     std::string command_line;
     for (int i = 0; i < argc; ++i) command_line += cat(i ? " " : "", argv[i]);
     for (int i = 1; i < argc; ++i) {
@@ -247,9 +255,13 @@ int main(int argc, char** argv) try {
         else if (a == "--iterations") iterations = parse_count("--iterations", value(), 10000000);
         else if (a == "--seeds") seeds = parse_count("--seeds", value(), 100000);
         else if (a == "--no-plot") plot = false;
-        else if (a == "--help") usage("help");
+        else if (a == "--help" || a == "-h") usage(nullptr);
         else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
-        else name = a;
+        else if (named) usage(cat("more than one experiment ('", name, "' and '", a, "'); run one at a time").c_str());
+        else {
+            name = a;
+            named = true;
+        }
     }
     threads = programs::resolve_threads(threads);
     const RescueExperiment* found = nullptr;
@@ -270,6 +282,7 @@ int main(int argc, char** argv) try {
     } catch (const programs::output_error& e) {
         usage(cat("--out: ", e.what()).c_str());
     }
+    programs::install_stop_handlers();
     const auto start = std::chrono::steady_clock::now();
     // One job per (objective, seed) and one per seed for the uniform policy's heatmap.
     const std::size_t jobs = (objectives.size() + 1) * seeds;
@@ -285,6 +298,11 @@ int main(int argc, char** argv) try {
         return train_seed(world, x, objectives[c], iterations, seed);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (programs::stop_requested()) {
+        std::fprintf(stderr, "maxent-rescue: %s: stopped; maxent-rescue keeps no finished runs, so nothing was written "
+                             "and %s is unchanged\n", programs::stop_signal_name(), folder.path().string().c_str());
+        return programs::stop_exit_status();
+    }
 
     programs::ExperimentResult r;
     r.settings.iterations = iterations;
@@ -348,5 +366,8 @@ int main(int argc, char** argv) try {
     return curves.failed || heatmaps.failed ? 1 : 0;
 } catch (const maxent::error& e) {
     std::fprintf(stderr, "maxent-rescue: %s\n", e.what());
+    return 1;
+} catch (const std::exception& e) {  // anything else (std::bad_alloc ...): a named error, never an abort
+    std::fprintf(stderr, "maxent-rescue: error: %s\n", e.what());
     return 1;
 }

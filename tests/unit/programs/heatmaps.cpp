@@ -197,7 +197,7 @@ TEST_CASE("the work area keeps heatmap counts, a kept run with other counts is t
     run.seed = 2;
     run.complete = true;
     run.records = {{0.5, 0.25, 1.0}};
-    run.visits = {3, {1, 0, 5, 18446744073709551615ULL}, 1.0 / 3.0};
+    run.visits = {3, {1, 0, 5, mp::max_kept_run_visits - 6}, 1.0 / 3.0};  // the most a run may hold
     store.save("k", run);
     const auto back = store.load("k");
     REQUIRE(back);

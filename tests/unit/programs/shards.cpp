@@ -73,7 +73,7 @@ TEST_CASE("the work area keeps a run exactly and only for the same key and build
     run.complete = true;
     run.table_rows = 12;
     run.table_bytes = 3456;
-    run.records = {{0.1, -1e-300, 1.0 / 3.0}, {std::nextafter(2.0, 3.0), 5e-324, std::numeric_limits<double>::max()}};
+    run.records = {{0.1, -1e-300, 1.0 / 3.0}, {std::nextafter(2.0, 3.0), 5e-324, mp::max_run_value}};
     store.save("key|a", run);
     const auto back = store.load("key|a");
     REQUIRE(back);

@@ -11,8 +11,9 @@
 // observation o_k. Actions and observations are non-negative decimal integers (the world's
 // indices). The rows of one sequence are contiguous, with steps 1, 2, 3, ...; a sequence ends
 // with its row whose action is empty; an id cannot come back after its sequence has ended.
-// Spaces and tabs around fields are ignored, as are blank lines and a trailing '\r'. Every
-// error is a parse_error "source:line:column: ..." naming the field and the value.
+// Spaces and tabs around fields are ignored, as are blank lines, a trailing '\r' and a UTF-8
+// byte-order mark before the header (spreadsheets write one). Every error is a parse_error
+// "source:line:column: ..." naming the field and the value.
 #pragma once
 
 #include <charconv>
@@ -81,6 +82,7 @@ inline std::string_view trim_blanks(std::string_view s) {
     };
     while (std::getline(in, line)) {
         ++line_number;
+        if (line_number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 byte-order mark
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (detail::trim_blanks(line).empty()) continue;
         // Split into fields, remembering the 1-based column where each begins.
