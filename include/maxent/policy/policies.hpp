@@ -4,13 +4,15 @@
 // policy in its logit form (BeliefAveragedPolicy, what the authors' experiments run) and
 // mixture form (BeliefMixturePolicy), the policy Markovian over observations
 // (ObservationPolicy, class O) and over believed states (BelievedStatePolicy, class S̃),
-// with the Policy / DifferentiablePolicy concepts they satisfy.
+// the policy over features of observations of any type (ObservationFeaturePolicy), with
+// the Policy / DifferentiablePolicy concepts they satisfy.
 #pragma once
 
 #include "maxent/policy/belief_averaged.hpp"
 #include "maxent/policy/belief_mixture.hpp"
 #include "maxent/policy/believed_state_policy.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/observation_features.hpp"
 #include "maxent/policy/observation_policy.hpp"
 #include "maxent/policy/softmax.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
