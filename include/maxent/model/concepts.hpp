@@ -568,19 +568,17 @@ template <class M>
 struct forwarded_observation_type<M> {
     using observation_type = typename M::observation_type;
 };
-}  // namespace detail
 
-template <GenerativePomdp M, class Binning>
-class BinnedModel : public detail::forwarded_observation_type<M> {
+/// What a wrapper of a generative model forwards unchanged: the model itself and, when the
+/// model has them, its observation members (type, density, bins, points). `model` must
+/// outlive the wrapper.
+template <GenerativePomdp M>
+class ForwardedModel : public forwarded_observation_type<M> {
 public:
     using state_type = typename M::state_type;
     using obs_t = typename concept_checks::observation_of<M>::type;
 
-    BinnedModel(const M& model, std::size_t bins, Binning binning)
-        : model_(&model), bins_(bins), binning_(std::move(binning)) {
-        if (bins == 0) throw config_error("with_state_binning: the binning has 0 bins; it needs at least 1");
-    }
-    BinnedModel(const M&& model, std::size_t bins, Binning binning) = delete;
+    explicit ForwardedModel(const M& model) : model_(&model) {}
 
     [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
     [[nodiscard]] std::size_t num_observations() const
@@ -632,22 +630,38 @@ public:
     {
         model_->observation_point(o, out);
     }
+    [[nodiscard]] const M& model() const noexcept { return *model_; }
+
+protected:
+    const M* model_;
+};
+}  // namespace detail
+
+template <GenerativePomdp M, class Binning>
+class BinnedModel : public detail::ForwardedModel<M> {
+public:
+    using state_type = typename M::state_type;
+
+    BinnedModel(const M& model, std::size_t bins, Binning binning)
+        : detail::ForwardedModel<M>(model), bins_(bins), binning_(std::move(binning)) {
+        if (bins == 0) throw config_error("with_state_binning: the binning has 0 bins; it needs at least 1");
+    }
+    BinnedModel(const M&& model, std::size_t bins, Binning binning) = delete;
+
     [[nodiscard]] std::size_t state_point_dimension() const
         requires concept_checks::has_state_point<M>
     {
-        return model_->state_point_dimension();
+        return this->model_->state_point_dimension();
     }
     void state_point(const state_type& s, std::span<double> out) const
         requires concept_checks::has_state_point<M>
     {
-        model_->state_point(s, out);
+        this->model_->state_point(s, out);
     }
     [[nodiscard]] std::size_t num_state_bins() const noexcept { return bins_; }
     [[nodiscard]] std::size_t state_bin(const state_type& s) const { return static_cast<std::size_t>(binning_(s)); }
-    [[nodiscard]] const M& model() const noexcept { return *model_; }
 
 private:
-    const M* model_;
     std::size_t bins_;
     Binning binning_;
 };
@@ -665,81 +679,30 @@ template <GenerativePomdp M, class Binning>
 // forwarded; `model` must outlive the result. d = 0 is a config_error.
 // ---------------------------------------------------------------------------------------
 template <GenerativePomdp M, class Map>
-class PointedModel : public detail::forwarded_observation_type<M> {
+class PointedModel : public detail::ForwardedModel<M> {
 public:
     using state_type = typename M::state_type;
-    using obs_t = typename concept_checks::observation_of<M>::type;
 
     PointedModel(const M& model, std::size_t dimension, Map map)
-        : model_(&model), dimension_(dimension), map_(std::move(map)) {
+        : detail::ForwardedModel<M>(model), dimension_(dimension), map_(std::move(map)) {
         if (dimension == 0) throw config_error("with_state_points: dimension 0; points need at least 1 coordinate");
     }
     PointedModel(const M&& model, std::size_t dimension, Map map) = delete;
 
-    [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
-    [[nodiscard]] std::size_t num_observations() const
-        requires concept_checks::has_num_observations<M>
-    {
-        return model_->num_observations();
-    }
-    [[nodiscard]] std::size_t horizon() const { return model_->horizon(); }
-    template <class G>
-    [[nodiscard]] state_type sample_initial_state(G& g) const {
-        return model_->sample_initial_state(g);
-    }
-    template <class G>
-    [[nodiscard]] obs_t sample_initial_observation(const state_type& s, G& g) const {
-        return model_->sample_initial_observation(s, g);
-    }
-    template <class G>
-    [[nodiscard]] state_type sample_next_state(const state_type& s, std::size_t a, G& g) const {
-        return model_->sample_next_state(s, a, g);
-    }
-    template <class G>
-    [[nodiscard]] obs_t sample_observation(std::size_t a, const state_type& s, G& g) const {
-        return model_->sample_observation(a, s, g);
-    }
-    [[nodiscard]] double observation_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
-        requires concept_checks::has_observation_likelihood<M>
-    {
-        return model_->observation_likelihood(a, o, s);
-    }
-    [[nodiscard]] double observation_log_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
-        requires concept_checks::has_observation_log_likelihood<M>
-    {
-        return model_->observation_log_likelihood(a, o, s);
-    }
-    [[nodiscard]] std::size_t observation_bin(const obs_t& o) const
-        requires concept_checks::has_observation_bin<M>
-    {
-        return model_->observation_bin(o);
-    }
-    [[nodiscard]] std::size_t observation_point_dimension() const
-        requires concept_checks::has_observation_point<M>
-    {
-        return model_->observation_point_dimension();
-    }
-    void observation_point(const obs_t& o, std::span<double> out) const
-        requires concept_checks::has_observation_point<M>
-    {
-        model_->observation_point(o, out);
-    }
     [[nodiscard]] std::size_t num_state_bins() const
         requires concept_checks::has_num_state_bins<M>
     {
-        return model_->num_state_bins();
+        return this->model_->num_state_bins();
     }
     [[nodiscard]] std::size_t state_bin(const state_type& s) const
         requires concept_checks::has_state_bin<M>
     {
-        return model_->state_bin(s);
+        return this->model_->state_bin(s);
     }
     [[nodiscard]] std::size_t state_point_dimension() const noexcept { return dimension_; }
     void state_point(const state_type& s, std::span<double> out) const { map_(s, out); }
-    [[nodiscard]] const M& model() const noexcept { return *model_; }
 
 private:
-    const M* model_;
     std::size_t dimension_;
     Map map_;
 };
