@@ -2,15 +2,16 @@
 # scripts/test.sh — builds and runs the whole test suite in two configurations, side by side:
 #   1. Release at -O1 (CMake's is -O3: -O1 compiles the tests in about half the time and
 #      keeps the arithmetic, since no level allows fast-math or FMA contraction; programs'
-#      outputs are the same bytes), with the examples, the Python module and its tests, in
-#      build-release/; the benchmarks are compile checks there (MAXENT_BENCHMARKS_COMPILE_CHECK:
-#      a syntax-only compile of each as a test; scripts/bench.sh builds them optimised)
+#      outputs are the same bytes), with the examples, the Python module and its tests, and
+#      the package tests, in build-release/
 #   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/: the library's
-#      tests (not the examples and their runtime's tests, the benchmarks, Python or the
-#      README's examples), with line-table debug information only (-g1: stack traces keep
-#      file and line), without the compile-fail and package tests (static_asserts and install
-#      rules do not depend on sanitizers; the Release run has them) nor the statistics-at-scale
-#      tests (see asan_exclude below)
+#      tests (not the examples and their runtime's tests, Python or the README's examples),
+#      with line-table debug information only (-g1: stack traces keep file and line), without
+#      the statistics-at-scale tests (see asan_exclude below); and the checks that only
+#      compile, syntax only, which do not depend on the build type or sanitizers: the
+#      compile-fail test and the benchmarks' compile checks (MAXENT_BENCHMARKS_COMPILE_CHECK;
+#      scripts/bench.sh builds them optimised). They run here because this run's build is the
+#      shorter of the two.
 # The library's tests compile in unity batches in both (tests/CMakeLists.txt).
 # The two runs go at once, each with as many jobs as cores, so neither's serial stretches
 # (configure, links, its last long compile, its slowest tests) leave a core idle; each output
@@ -92,8 +93,8 @@ asan_exclude+='|exact objective agrees with Monte Carlo rollouts|gradient estima
 (
     run_suite "Release" build-release "" \
         -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
-        -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=ON \
-        -DMAXENT_BENCHMARKS_COMPILE_CHECK=ON -DMAXENT_BUILD_PYTHON=ON
+        -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=ON -DMAXENT_BUILD_BENCHMARKS=OFF \
+        -DMAXENT_COMPILE_FAIL_TESTS=OFF -DMAXENT_BUILD_PYTHON=ON
 ) 2>&1 | sed -u 's/^/[release] /' &
 release_pid=$!
 # No Python here: the sanitizer runtimes must be loaded first, which an interpreter does not do.
@@ -101,9 +102,9 @@ release_pid=$!
     run_suite "Debug + ASan/UBSan" build-asan "${asan_exclude}" \
         -DCMAKE_BUILD_TYPE=Debug \
         "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-        -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMAXENT_COMPILE_FAIL_TESTS=OFF -DMAXENT_PACKAGE_TESTS=OFF \
-        -DMAXENT_README_TESTS=OFF \
-        -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=OFF -DMAXENT_BUILD_BENCHMARKS=OFF \
+        -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DMAXENT_PACKAGE_TESTS=OFF -DMAXENT_README_TESTS=OFF \
+        -DMAXENT_BUILD_TESTS=ON -DMAXENT_BUILD_EXAMPLES=OFF -DMAXENT_BUILD_BENCHMARKS=ON \
+        -DMAXENT_BENCHMARKS_COMPILE_CHECK=ON \
         -DMAXENT_BUILD_PYTHON=OFF
 ) 2>&1 | sed -u 's/^/[asan] /' &
 asan_pid=$!
