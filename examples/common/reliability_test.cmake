@@ -4,7 +4,7 @@
 #      that overflow 64 bits; maxent-learned-diagnosis and maxent-rescue the same way;
 #   2. merge of a tampered shard: impossible counts, JSON nested 200000 levels deep, files that
 #      are a link to /dev/zero or a FIFO: exit 1 with the reason, never a crash or a hang;
-#   3. SIGTERM stops maxent-learned-diagnosis and maxent-rescue cleanly, saying so;
+#   3. SIGTERM stops maxent-learned-diagnosis and maxent-rescue (both sensors) cleanly, saying so;
 #   4. a second run into the folder of a run that goes on is refused (exit 2, the first's pid).
 # Variables: PAPER, DIAGNOSIS, RESCUE (the binaries), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)
@@ -101,6 +101,17 @@ says(143 "SIGTERM: stopped; maxent-rescue keeps no finished runs, so nothing was
             wait $p")
 if(EXISTS "${OUT}/r/rescue")
   message(FATAL_ERROR "a stopped maxent-rescue wrote ${OUT}/r/rescue")
+endif()
+# The range-sensor experiments too (their own driver, range.cpp).
+says(143 "SIGTERM: stopped; maxent-rescue keeps no finished runs, so nothing was written" --
+     sh -c "\"${RESCUE}\" rescue-range --threads 1 --no-plot --out \"${OUT}/r\" &
+            p=$!
+            sleep 2
+            kill -TERM $p
+            wait $p")
+file(GLOB range_written "${OUT}/r/rescue-range/*")
+if(range_written)
+  message(FATAL_ERROR "a stopped maxent-rescue rescue-range wrote ${range_written}")
 endif()
 
 # --- 4. a second writer -------------------------------------------------------------------------

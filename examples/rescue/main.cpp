@@ -58,6 +58,7 @@
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
 #include "../common/threads.hpp"
+#include "heatmaps.hpp"
 #include "range.hpp"
 #include "../common/signals.hpp"
 
@@ -180,38 +181,6 @@ std::string config_json(const RescueExperiment& x, const maxent::RescueWorld& wo
              std::to_string(heat_per_side), "},\n");
     j += "  \"confidence\": \"95% Student t across seeds, n - 1 degrees of freedom\"\n}\n";
     return j;
-}
-
-/// heatmap.csv, heatmap.gp and heatmap.png (output.hpp write_heatmaps): panel 0 the uniform
-/// policy, then one per curve; the walls x = 1/2 and y = 1/2 with doorways centred at 1/4 and 3/4.
-programs::PlotOutcome write_rescue_heatmaps(const std::filesystem::path& dir, const std::filesystem::path& shown,
-                                            const std::vector<std::string>& labels,
-                                            const std::vector<std::vector<double>>& heat,
-                                            const std::vector<double>& entropy, const maxent::RescueWorld& world,
-                                            bool render) {
-    std::vector<programs::HeatmapPanel> panels;
-    for (std::size_t p = 0; p < heat.size(); ++p) {
-        double total = 0.0;
-        for (const double c : heat[p]) total += c;
-        programs::HeatmapPanel panel{labels[p], std::vector<double>(heat[p].size(), 0.0), {}};
-        for (std::size_t k = 0; k < heat[p].size(); ++k) panel.fraction[k] = total > 0.0 ? heat[p][k] / total : 0.0;
-        char note[64];
-        std::snprintf(note, sizeof note, "true-state entropy %.3f", entropy[p]);
-        panel.note = note;
-        panels.push_back(std::move(panel));
-    }
-    programs::HeatmapSpec spec;
-    spec.generator = "maxent-rescue";
-    spec.title = "Rescue world: where the true states go (fraction of counted steps; walls in black)";
-    spec.width = spec.height = heat_per_side;
-    spec.cell = 1.0 / static_cast<double>(heat_per_side);
-    const double h = 0.5 * world.options().door;
-    const std::array<std::pair<double, double>, 3> pieces{{{0.0, 0.25 - h}, {0.25 + h, 0.75 - h}, {0.75 + h, 1.0}}};
-    for (const auto& [a, b] : pieces) {
-        spec.walls.push_back({0.5, a, 0.5, b});
-        spec.walls.push_back({a, 0.5, b, 0.5});
-    }
-    return programs::write_heatmaps(dir, spec, panels, "ix", "iy", render, shown);
 }
 
 [[noreturn]] void usage(const char* why) {
@@ -359,7 +328,9 @@ int main(int argc, char** argv) try {
     spec.extra_lines.push_back({entropy[0], uniform_title});
     const programs::PlotOutcome curves =
         programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), plot, folder.path());
-    const programs::PlotOutcome heatmaps = write_rescue_heatmaps(dir, folder.path(), labels, heat, entropy, world, plot);
+    const programs::PlotOutcome heatmaps = programs::write_room_heatmaps(
+        dir, folder.path(), "Rescue world: where the true states go (fraction of counted steps; walls in black)",
+        heat_per_side, world.options().door, labels, heat, entropy, plot);
     folder.commit();
     std::printf("wrote %s: curves %s; heatmaps %s\n", folder.path().string().c_str(), curves.message.c_str(),
                 heatmaps.message.c_str());

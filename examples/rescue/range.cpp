@@ -53,8 +53,10 @@
 
 #include "../common/output.hpp"
 #include "../common/runner.hpp"
+#include "../common/signals.hpp"
 #include "../common/tables.hpp"
 #include "../common/threads.hpp"
+#include "heatmaps.hpp"
 
 namespace maxent::rescue_range {
 namespace {
@@ -239,9 +241,11 @@ SeedResult train_seed(const RescueRangeWorld& world, const RangeExperiment& x, K
     SeedResult out;
     out.run.seed = seed;
     out.run.records.reserve(iterations);
-    (void)trainer.run([&](const IterationMetrics& m) {
+    const TrainResult trained = trainer.run([&](const IterationMetrics& m) {
         out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
+        return !programs::stop_requested();  // SIGINT / SIGTERM: stop between iterations
     });
+    if (trained.stopped_early) return out;
     out.run.complete = true;
     out.final = evaluate_final(world, filter, trainer.policy(), seed, x.heatmap_episodes);
     return out;
@@ -269,35 +273,6 @@ std::string config_json(const RangeExperiment& x, const RescueRangeWorld& world,
              std::to_string(x.heatmap_episodes), ",\n");
     j += "  \"confidence\": \"95% Student t across seeds, n - 1 degrees of freedom\"\n}\n";
     return j;
-}
-
-programs::PlotOutcome write_heatmaps(const std::filesystem::path& dir, const std::filesystem::path& shown,
-                                     const std::vector<std::string>& labels,
-                                     const std::vector<std::vector<double>>& heat, const std::vector<double>& entropy,
-                                     const RescueRangeWorld& world, bool render) {
-    std::vector<programs::HeatmapPanel> panels;
-    for (std::size_t p = 0; p < heat.size(); ++p) {
-        double total = 0.0;
-        for (const double c : heat[p]) total += c;
-        programs::HeatmapPanel panel{labels[p], std::vector<double>(heat[p].size(), 0.0), {}};
-        for (std::size_t k = 0; k < heat[p].size(); ++k) panel.fraction[k] = total > 0.0 ? heat[p][k] / total : 0.0;
-        char note[64];
-        std::snprintf(note, sizeof note, "true-state entropy %.3f", entropy[p]);
-        panel.note = note;
-        panels.push_back(std::move(panel));
-    }
-    programs::HeatmapSpec spec;
-    spec.generator = "maxent-rescue";
-    spec.title = "Rescue world, range sensor: where the true states go (fraction of counted steps; walls in black)";
-    spec.width = spec.height = heat_per_side;
-    spec.cell = 1.0 / static_cast<double>(heat_per_side);
-    const double h = 0.5 * world.options().motion.door;
-    const std::array<std::pair<double, double>, 3> pieces{{{0.0, 0.25 - h}, {0.25 + h, 0.75 - h}, {0.75 + h, 1.0}}};
-    for (const auto& [a, b] : pieces) {
-        spec.walls.push_back({0.5, a, 0.5, b});
-        spec.walls.push_back({a, 0.5, b, 0.5});
-    }
-    return programs::write_heatmaps(dir, spec, panels, "ix", "iy", render, shown);
 }
 
 [[noreturn]] void usage(const char* why) {
@@ -371,6 +346,7 @@ int range_main(int argc, char** argv) try {
     } catch (const programs::output_error& e) {
         usage(cat("--out: ", e.what()).c_str());
     }
+    programs::install_stop_handlers();
     const auto start = std::chrono::steady_clock::now();
     const std::size_t curves = kinds.size();
     const auto results = run_parallel((curves + 1) * seeds, threads, [&](std::size_t job) {
@@ -385,6 +361,11 @@ int range_main(int argc, char** argv) try {
         return train_seed(world, x, kinds[c], iterations, seed);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (programs::stop_requested()) {
+        std::fprintf(stderr, "maxent-rescue: %s: stopped; maxent-rescue keeps no finished runs, so nothing was written "
+                             "and %s is unchanged\n", programs::stop_signal_name(), folder.path().string().c_str());
+        return programs::stop_exit_status();
+    }
 
     programs::ExperimentResult r;
     r.settings.iterations = iterations;
@@ -461,7 +442,10 @@ int range_main(int argc, char** argv) try {
     spec.extra_lines.push_back({entropy[0], uniform_title});
     const programs::PlotOutcome curve_plot =
         programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), plot, folder.path());
-    const programs::PlotOutcome heat_plot = write_heatmaps(dir, folder.path(), labels, heat, entropy, world, plot);
+    const programs::PlotOutcome heat_plot = programs::write_room_heatmaps(
+        dir, folder.path(),
+        "Rescue world, range sensor: where the true states go (fraction of counted steps; walls in black)",
+        heat_per_side, world.options().motion.door, labels, heat, entropy, plot);
     folder.commit();
     std::printf("wrote %s: curves %s; heatmaps %s\n", folder.path().string().c_str(), curve_plot.message.c_str(),
                 heat_plot.message.c_str());
