@@ -6,7 +6,10 @@
 // own mallocs (see there), in Release builds too.
 #include "counting_allocator.hpp"  // first: replaces operator new, defines eigen_assert
 
+#include <cmath>
 #include <cstdio>
+#include <random>
+#include <span>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -14,6 +17,8 @@
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/particle_filter.hpp"
+#include "maxent/core/knn_entropy.hpp"
+#include "maxent/core/random.hpp"
 #include "maxent/model/rescue_world.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -164,4 +169,32 @@ TEST_CASE("no allocation through the noisy oracle's fast paths at sigma = 0", "[
     const Audit a = audit(trainer);
     CHECK(a.operator_new == 0);
     CHECK(a.eigen_malloc == 0);
+}
+
+TEST_CASE("no allocation in the kNN entropy estimator once its workspace has seen the size", "[alloc]") {
+    // A KnnEntropy reused per thread (as the kNN feedbacks do): the first call sizes its tree
+    // and buffers; later calls with the same or fewer points and the same dimension allocate
+    // nothing, and give the first call's bits.
+    for (const std::size_t dim : {std::size_t{1}, std::size_t{2}, std::size_t{6}}) {
+        const std::size_t n = 500;
+        std::vector<double> points(n * dim);
+        DefaultRng g = stream(41, dim);
+        std::uniform_real_distribution<double> u(0.0, 1.0);
+        for (double& x : points) x = u(g);
+        KnnEntropy knn(3);
+        const double first = knn(points, dim);
+        news = 0;
+        maxent_alloc_count::eigen_violations = 0;
+        Eigen::internal::set_is_malloc_allowed(false);
+        counting = true;
+        const double again = knn(points, dim);
+        const double fewer = knn(std::span<const double>(points).first((n / 2) * dim), dim);
+        counting = false;
+        Eigen::internal::set_is_malloc_allowed(true);
+        INFO("dimension " << dim);
+        CHECK(news.load() == 0);
+        CHECK(maxent_alloc_count::eigen_violations.load() == 0);
+        CHECK(again == first);
+        CHECK(std::isfinite(fewer));
+    }
 }
