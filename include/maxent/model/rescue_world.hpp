@@ -40,6 +40,19 @@ struct RescueState {
 };
 
 namespace detail {
+/// Two independent standard normals by the polar method: (u, v) uniform in the unit disc
+/// (rejection from the square, about 1.27 tries), then (u, v) · sqrt(-2 ln r² / r²).
+template <class G>
+[[nodiscard]] std::array<double, 2> normal_pair(G& g) {
+    for (;;) {
+        const double u = 2.0 * uniform01(g) - 1.0;
+        const double v = 2.0 * uniform01(g) - 1.0;
+        const double r2 = u * u + v * v;
+        if (r2 >= 1.0 || r2 == 0.0) continue;
+        const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+        return {u * f, v * f};
+    }
+}
 /// model_error naming a position outside the arena [0, 1]² (NaN included).
 inline void check_in_arena(const RescueState& s, const char* who) {
     if (!(s.x >= 0.0 && s.x <= 1.0 && s.y >= 0.0 && s.y <= 1.0))
@@ -99,7 +112,7 @@ public:
     /// every particle at every step).
     template <class G>
     [[nodiscard]] RescueState sample_next_state(const RescueState& s, std::size_t a, G& g) const {
-        const auto [nx, ny] = normal_pair(g);
+        const auto [nx, ny] = detail::normal_pair(g);
         const double dx = (a == 3 ? o_.step : a == 2 ? -o_.step : 0.0) + o_.noise * nx;
         const double dy = (a == 0 ? o_.step : a == 1 ? -o_.step : 0.0) + o_.noise * ny;
         const RescueState to{std::clamp(s.x + dx, 0.0, 1.0), std::clamp(s.y + dy, 0.0, 1.0)};
@@ -133,19 +146,6 @@ public:
     }
 
 private:
-    /// Two independent standard normals by the polar method: (u, v) uniform in the unit
-    /// disc (rejection from the square, about 1.27 tries), then (u, v) · sqrt(-2 ln r² / r²).
-    template <class G>
-    [[nodiscard]] static std::array<double, 2> normal_pair(G& g) {
-        for (;;) {
-            const double u = 2.0 * uniform01(g) - 1.0;
-            const double v = 2.0 * uniform01(g) - 1.0;
-            const double r2 = u * u + v * v;
-            if (r2 >= 1.0 || r2 == 0.0) continue;
-            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
-            return {u * f, v * f};
-        }
-    }
 
     /// Crossing of the wall {u = 1/2} by the segment (u0, v0) -> (u1, v1) outside a doorway.
     [[nodiscard]] bool crosses(double u0, double u1, double v0, double v1) const noexcept {
@@ -234,7 +234,7 @@ public:
         const observation_type r = ranges(s);
         observation_type o;
         for (std::size_t j = 0; j < beams; j += 2) {
-            const std::array<double, 2> n = normal_pair(g);
+            const std::array<double, 2> n = detail::normal_pair(g);
             o[j] = r[j] + o_.range_noise * n[0];
             o[j + 1] = r[j + 1] + o_.range_noise * n[1];
         }
@@ -287,17 +287,6 @@ public:
     }
 
 private:
-    template <class G>
-    [[nodiscard]] static std::array<double, 2> normal_pair(G& g) {
-        for (;;) {
-            const double u = 2.0 * uniform01(g) - 1.0;
-            const double v = 2.0 * uniform01(g) - 1.0;
-            const double r2 = u * u + v * v;
-            if (r2 >= 1.0 || r2 == 0.0) continue;
-            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
-            return {u * f, v * f};
-        }
-    }
 
     RescueRangeOptions o_;
     RescueWorld motion_;
