@@ -18,7 +18,10 @@
 // counted iterations; the target is 0), counted_iterations. Problems: the 5 x 5 room
 // (k = 10) and the 6 x 6 four rooms (k = 0.1) of maxent_bench_iteration with each feedback
 // (track_belief_entropy on, the superset), the other estimators and Adam on the 5 x 5 room,
-// and the size-sweep problem with side 80 (S = 6400, T = 100).
+// and the size-sweep problem with side 80 (S = 6400, T = 100). particles/*: one particle
+// filter update plus φ(b) per iteration (10^3 particles, 8 x 8 bins, bilinear 6 x 6 features,
+// the world's own episodes) on the rescue world with the cell sensor and with the range sensor
+// (the batched fast path), and at threshold 1 (a resampling every step).
 #include "counting_allocator.hpp"  // first: replaces operator new, defines eigen_assert
 
 #include <cstddef>
@@ -30,6 +33,9 @@
 
 #include "common.hpp"
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/particle_filter.hpp"
+#include "maxent/belief/state_features.hpp"
+#include "maxent/model/rescue_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"
@@ -95,6 +101,46 @@ void BM_self_check(benchmark::State& state) {
     state.SetLabel("expected: 1 new and 1 Eigen malloc per iteration");
 }
 
+/// Particle filter updates (predict, weigh, resample, histogram, φ(b)) on a rescue world.
+template <class World>
+void particle_allocations(benchmark::State& state, const World& world, double threshold) {
+    using Features = maxent::BilinearGridFeatures<maxent::RescuePosition>;
+    maxent::DefaultRng g = maxent::stream(9);
+    maxent::ParticleFilter filter(world, 64, maxent::RescueGridBinning{8},
+                                  Features(6, 6, maxent::Box{}, maxent::RescuePosition{}),
+                                  {.particles = 1000, .resample_threshold = threshold}, g);
+    Eigen::VectorXd b, phi;
+    auto s = world.sample_initial_state(g);
+    const auto step = [&](std::size_t t) {
+        if (t % world.horizon() == 0) {
+            filter.initial(b);
+            s = world.sample_initial_state(g);
+        }
+        const auto a = static_cast<std::size_t>(maxent::uniform_index(g, 4));
+        s = world.sample_next_state(s, a, g);
+        filter.update(b, a, world.sample_observation(a, s, g), g);
+        filter.features(b, phi);
+    };
+    std::size_t t = 0;
+    for (int i = 0; i < warmup; ++i) step(t++);
+    news = 0;
+    maxent_alloc_count::eigen_violations = 0;
+    Eigen::internal::set_is_malloc_allowed(false);
+    counting = true;
+    for (auto _ : state) {
+        step(t++);
+        benchmark::DoNotOptimize(phi.data());
+    }
+    counting = false;
+    Eigen::internal::set_is_malloc_allowed(true);
+    const auto n = static_cast<double>(state.iterations());
+    state.counters["new_per_iteration"] = static_cast<double>(news.load()) / n;
+    state.counters["eigen_malloc_per_iteration"] = static_cast<double>(maxent_alloc_count::eigen_violations.load()) / n;
+    state.counters["counted_iterations"] = n;
+    state.counters["resamples"] = static_cast<double>(filter.resamples());
+    state.SetLabel("one update + features per iteration, 1000 particles (times include Eigen assertions)");
+}
+
 template <class F, class E = maxent::BatchMeanBaseline, class R = maxent::ConstantStep>
 void add(const std::string& name, const maxent::GridPomdp& m, F feedback, E estimator = {},
          R step = maxent::ConstantStep(0.3)) {
@@ -123,6 +169,22 @@ const bool registered = [] {
     add("room5x5_k10/mse/optimal", room, maxent::MSE{}, maxent::OptimalBaseline{});
     add("room5x5_k10/mse/adam", room, maxent::MSE{}, maxent::BatchMeanBaseline{}, maxent::Adam(0.05));
     add("room80x80_k10_T100/mse", large, maxent::MSE{});
+    static const maxent::RescueWorld cell({.horizon = 100});
+    static const maxent::RescueRangeWorld range([] {
+        maxent::RescueRangeOptions o;
+        o.motion.horizon = 100;
+        return o;
+    }());
+    const int updates = maxent_bench::quick_mode() ? 100 : 400;  // several episodes
+    for (const double threshold : {0.5, 1.0}) {
+        const std::string suffix = threshold == 1.0 ? "/resample_always" : "";
+        benchmark::RegisterBenchmark(("allocations/particles/rescue_cell" + suffix).c_str(),
+                                     [threshold](benchmark::State& st) { particle_allocations(st, cell, threshold); })
+            ->Iterations(updates);
+        benchmark::RegisterBenchmark(("allocations/particles/rescue_range" + suffix).c_str(),
+                                     [threshold](benchmark::State& st) { particle_allocations(st, range, threshold); })
+            ->Iterations(updates);
+    }
     return true;
 }();
 

@@ -6,12 +6,24 @@
 //     ("per_particle_step"), with Google Benchmark's linear fit over n (BigO, RMS) and the
 //     filter's bytes ("filter_bytes"). Target: <= 100 ns per particle-step.
 //   * BM_ParticleStepAlwaysResample/n: the same with resampling at every step (threshold 1).
+//   * BM_ParticleFaithfulness: no timing; the statistics bench/particles_numpy.py's filter is
+//     checked against (bench/test_particles_numpy.py): over 40 episodes of 99 updates with
+//     1,000 particles, the fraction of particle moves blocked by a wall, the mean n_eff / n,
+//     the resampling rate, the mean posterior position and its mean distance to the true
+//     position, each with its standard error over the episodes (counters <name>, <name>_se);
+//     and the posterior mean position (post_x_<t>, post_y_<t>) after each update t = 1..12 of
+//     a fixed script of actions and readings (kFaithfulnessScript) with 10^5 particles.
 //   * BM_TrainingIteration: one Algorithm 1 iteration (N = 10, T = 100, 1,000 particles,
 //     MSE, BA over the features) on one core, with the process's peak RSS. Target: < 50 ms.
 #include "common.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -75,6 +87,80 @@ void BM_ParticleStepAlwaysResample(benchmark::State& state) { particle_steps(sta
 
 BENCHMARK(BM_ParticleStep)->RangeMultiplier(10)->Range(100, 100000)->Complexity(benchmark::oN);
 BENCHMARK(BM_ParticleStepAlwaysResample)->RangeMultiplier(10)->Range(100, 100000)->Complexity(benchmark::oN);
+
+/// Actions and sensor cells of a walk right, up to the doorway, through it and up.
+constexpr std::size_t kFaithfulnessScript[12][2] = {{3, 0}, {3, 0}, {3, 1}, {3, 1}, {0, 1}, {0, 1},
+                                                   {0, 1}, {3, 1}, {3, 2}, {3, 2}, {0, 2}, {0, 6}};
+
+void BM_ParticleFaithfulness(benchmark::State& state) {
+    const std::size_t n = 1000, episodes = 40;
+    const maxent::RescueWorld world({.horizon = 100});
+    const double step = world.options().step, noise = world.options().noise;
+    std::map<std::string, std::vector<double>> per_episode;
+    for (auto _ : state) {
+        per_episode.clear();
+        Filter filter = make_filter(world, n, 0.5);
+        maxent::DefaultRng g = maxent::stream(5), moves = maxent::stream(6);
+        Eigen::VectorXd b;
+        for (std::size_t e = 0; e < episodes; ++e) {
+            filter.initial(b);
+            const std::size_t resamples = filter.resamples();
+            std::map<std::string, double> sum;
+            maxent::RescueState s = world.sample_initial_state(g);
+            for (std::size_t t = 0; t + 1 < world.horizon(); ++t) {
+                const auto a = static_cast<std::size_t>(maxent::uniform_index(g, 4));
+                // The move model on the filter's current cloud (what its prediction does).
+                double blocked = 0.0;
+                for (const maxent::RescueState& x : filter.particles()) {
+                    const auto [nx, ny] = maxent::detail::normal_pair(moves);
+                    const double dx = (a == 3 ? step : a == 2 ? -step : 0.0) + noise * nx;
+                    const double dy = (a == 0 ? step : a == 1 ? -step : 0.0) + noise * ny;
+                    blocked += world.blocked(x, {std::clamp(x.x + dx, 0.0, 1.0), std::clamp(x.y + dy, 0.0, 1.0)}) ? 1.0 : 0.0;
+                }
+                s = world.sample_next_state(s, a, g);
+                filter.update(b, a, world.sample_observation(a, s, g), g);
+                double mx = 0.0, my = 0.0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    mx += filter.weights()[i] * filter.particles()[i].x;
+                    my += filter.weights()[i] * filter.particles()[i].y;
+                }
+                sum["blocked"] += blocked / static_cast<double>(n);
+                sum["ess"] += filter.effective_sample_size() / static_cast<double>(n);
+                sum["mean_x"] += mx;
+                sum["mean_y"] += my;
+                sum["error"] += std::hypot(mx - s.x, my - s.y);
+            }
+            const auto steps = static_cast<double>(world.horizon() - 1);
+            for (const auto& [k, v] : sum) per_episode[k].push_back(v / steps);
+            per_episode["resampled"].push_back(static_cast<double>(filter.resamples() - resamples) / steps);
+        }
+    }
+    {
+        Filter filter = make_filter(world, 100000, 0.5);
+        maxent::DefaultRng g = maxent::stream(7);
+        Eigen::VectorXd b;
+        filter.initial(b);
+        for (std::size_t t = 0; t < 12; ++t) {
+            filter.update(b, kFaithfulnessScript[t][0], kFaithfulnessScript[t][1], g);
+            double mx = 0.0, my = 0.0;
+            for (std::size_t i = 0; i < filter.particle_count(); ++i) {
+                mx += filter.weights()[i] * filter.particles()[i].x;
+                my += filter.weights()[i] * filter.particles()[i].y;
+            }
+            state.counters["post_x_" + std::to_string(t + 1)] = mx;
+            state.counters["post_y_" + std::to_string(t + 1)] = my;
+        }
+    }
+    for (const auto& [k, v] : per_episode) {
+        double m = 0.0, m2 = 0.0;
+        for (const double x : v) m += x;
+        m /= static_cast<double>(v.size());
+        for (const double x : v) m2 += (x - m) * (x - m);
+        state.counters[k] = m;
+        state.counters[k + "_se"] = std::sqrt(m2 / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+    }
+}
+BENCHMARK(BM_ParticleFaithfulness)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 void BM_TrainingIteration(benchmark::State& state) {
     maxent_bench::reset_peak_rss();

@@ -8,6 +8,8 @@
 //     to the weighted mean in expectation (4 standard errors);
 //   * depletion: re-seeding from the prior, and the uninformed fallback, each counted;
 //   * bad input, each error naming the value; determinism for a seed;
+//   * the batched fast path (BatchedParticleModel): the per-particle loop's bits, and the bits
+//     the filter gave before the fast path existed (reference hashes);
 //   * the rescue world: its likelihood agrees with its sensor's frequencies; walls block;
 //     a trained MSE policy over particle features beats the uniform policy.
 #include <catch2/catch.hpp>
@@ -15,6 +17,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -118,6 +122,72 @@ struct LineBins {  // 2 bins: below 1/2 and above
     [[nodiscard]] std::size_t operator()(double s) const { return s - std::floor(s) < 0.5 ? 0 : 1; }
 };
 using LineFilter = maxent::ParticleFilter<LineWorld, LineBins>;
+
+static_assert(maxent::BatchedParticleModel<maxent::RescueWorld> && maxent::BatchedParticleModel<maxent::RescueRangeWorld>);
+static_assert(!maxent::BatchedParticleModel<maxent::detail::ForwardedModel<maxent::RescueWorld>>);
+static_assert(!maxent::BatchedParticleModel<LineWorld> && !maxent::BatchedParticleModel<RingView>);
+
+/// FNV-1a over the bytes of doubles.
+struct BitHash {
+    std::uint64_t h = 1469598103934665603ULL;
+    void add(double d) {
+        std::uint64_t u = 0;
+        std::memcpy(&u, &d, sizeof u);
+        for (int k = 0; k < 8; ++k) {
+            h ^= (u >> (8 * k)) & 0xffU;
+            h *= 1099511628211ULL;
+        }
+    }
+};
+
+/// What a rescue filter (8 x 8 bins, bilinear 6 x 6 features) gives over 40 updates of the
+/// world's own episode: a hash of every b, φ(b) and n_eff, then of the last particles and
+/// weights; its resamplings; the filter generator's next draw.
+struct RescueRun {
+    std::uint64_t hash = 0;
+    std::size_t resamples = 0;
+    std::uint64_t next_draw = 0;
+    std::vector<double> coordinates;  // x_1, y_1, x_2, ...
+    friend bool operator==(const RescueRun&, const RescueRun&) = default;
+};
+
+template <class World, class Filtered = World>
+RescueRun rescue_run(const World& world, std::size_t n, double threshold) {
+    using Features = maxent::BilinearGridFeatures<maxent::RescuePosition>;
+    const Filtered filtered(world);
+    maxent::DefaultRng g0 = maxent::stream(21);
+    maxent::ParticleFilter pf(filtered, 64, maxent::RescueGridBinning{8}, Features(6, 6, maxent::Box{}, maxent::RescuePosition{}),
+                              {.particles = n, .resample_threshold = threshold}, g0);
+    maxent::DefaultRng gw = maxent::stream(22), gf = maxent::stream(23);
+    Eigen::VectorXd b, phi;
+    pf.initial(b);
+    BitHash hash;
+    auto s = world.sample_initial_state(gw);
+    for (int t = 0; t < 40; ++t) {
+        const std::size_t a = maxent::uniform_index(gw, 4);
+        s = world.sample_next_state(s, a, gw);
+        pf.update(b, a, world.sample_observation(a, s, gw), gf);
+        pf.features(b, phi);
+        for (const double v : b) hash.add(v);
+        for (const double v : phi) hash.add(v);
+        hash.add(pf.effective_sample_size());
+    }
+    std::vector<double> coordinates;
+    for (const auto& p : pf.particles()) {
+        hash.add(p.x);
+        hash.add(p.y);
+        coordinates.push_back(p.x);
+        coordinates.push_back(p.y);
+    }
+    for (const double w : pf.weights()) hash.add(w);
+    return {hash.h, pf.resamples(), gf(), coordinates};
+}
+
+inline maxent::RescueRangeWorld range_world() {
+    maxent::RescueRangeOptions options;
+    options.motion.horizon = 100;
+    return maxent::RescueRangeWorld(options);
+}
 
 }  // namespace particle_test
 
@@ -538,6 +608,84 @@ TEST_CASE("rescue world: NaN and out-of-arena positions are errors naming them, 
     CHECK_THROWS_WITH(bins({-0.5, 0.1}), Contains("-0.5"));
     CHECK_THROWS_WITH(bins({0.1, 2.0}), Contains("2"));
     CHECK_THROWS_WITH((maxent::RescueGridBinning{0}({0.1, 0.1})), Contains("per_side") && Contains("0"));
+}
+
+TEST_CASE("particle filter: the batched fast path gives the per-particle loop's bits on both rescue worlds",
+          "[particles]") {
+    // The same worlds seen through a wrapper that forwards only the per-particle members.
+    using CellScalar = maxent::detail::ForwardedModel<maxent::RescueWorld>;
+    using RangeScalar = maxent::detail::ForwardedModel<maxent::RescueRangeWorld>;
+    const maxent::RescueWorld cell({.horizon = 100});
+    const maxent::RescueRangeWorld range = range_world();
+    for (const std::size_t n : {7U, 300U, 1000U})
+        for (const double threshold : {0.5, 1.0}) {
+            INFO("n = " << n << ", threshold " << threshold);
+            const RescueRun fast_cell = rescue_run(cell, n, threshold);
+            CHECK(fast_cell == rescue_run<maxent::RescueWorld, CellScalar>(cell, n, threshold));
+            const RescueRun fast_range = rescue_run(range, n, threshold);
+            CHECK(fast_range == rescue_run<maxent::RescueRangeWorld, RangeScalar>(range, n, threshold));
+            CHECK(fast_cell.resamples > 0);  // the runs resample (the test covers that path)
+            CHECK(fast_range.resamples > 0);
+        }
+}
+
+TEST_CASE("particle filter: the rescue worlds' filters give the bits they gave before the batched fast path",
+          "[particles]") {
+    // Recorded with the per-particle filter (before BatchedParticleModel existed) by the same
+    // procedure: the batched path keeps every draw, weight, histogram and feature vector.
+    const maxent::RescueWorld cell({.horizon = 100});
+    const maxent::RescueRangeWorld range = range_world();
+    struct Reference {
+        std::size_t n;
+        double threshold;
+        std::uint64_t cell_hash, range_hash;
+        std::size_t cell_resamples, range_resamples;
+    };
+    for (const Reference& r : {Reference{7, 0.5, 0x531b6f690f172eccULL, 0x01a760e624a3a488ULL, 5, 24},
+                               Reference{7, 1.0, 0x80a21c1be88f1412ULL, 0x138dc9b5f5da9faaULL, 40, 40},
+                               Reference{300, 0.5, 0x5be7d48c9dfbfa47ULL, 0x91857b4ab5436124ULL, 7, 24},
+                               Reference{300, 1.0, 0x082788411fa6b1faULL, 0xaa851118989d0c4cULL, 26, 40}}) {
+        INFO("n = " << r.n << ", threshold " << r.threshold);
+        const RescueRun c = rescue_run(cell, r.n, r.threshold), g = rescue_run(range, r.n, r.threshold);
+        CHECK(c.hash == r.cell_hash);
+        CHECK(c.resamples == r.cell_resamples);
+        CHECK(g.hash == r.range_hash);
+        CHECK(g.resamples == r.range_resamples);
+    }
+}
+
+/// A line world whose batched densities can be set bad, for the fast path's errors.
+struct BatchedLine : LineWorld {
+    template <class G>
+    void sample_next_states(std::span<double> xs, std::size_t a, G& g) const {
+        for (double& x : xs) x = sample_next_state(x, a, g);
+    }
+    void observation_likelihoods(std::size_t a, std::size_t o, std::span<const double> xs, std::span<double> out) const {
+        for (std::size_t i = 0; i < xs.size(); ++i) out[i] = observation_likelihood(a, o, xs[i]);
+    }
+};
+
+TEST_CASE("particle filter: the batched path names a bad density, and depletes as the per-particle one does",
+          "[particles]") {
+    static_assert(maxent::BatchedParticleModel<BatchedLine>);
+    const BatchedLine world{{[](std::size_t o, double s) {
+        if (o == 0) return 1.0;
+        if (o == 1) return s < 0.5 ? -0.5 : 1.0;  // negative for the lower half
+        return 0.0;                               // o = 2: nowhere
+    }}};
+    maxent::DefaultRng g = maxent::stream(43);
+    maxent::ParticleFilter<BatchedLine, LineBins> pf(world, 2, {}, {.particles = 50}, g);
+    Eigen::VectorXd b;
+    pf.initial(b);
+    CHECK_THROWS_AS(pf.update(b, 0, 1, g), maxent::model_error);
+    pf.initial(b);
+    CHECK_THROWS_WITH(pf.update(b, 0, 1, g), Contains("observation_likelihood") && Contains("-0.5") && Contains("particle"));
+    pf.initial(b);
+    pf.update(b, 0, 2, g);  // every weight vanishes: re-seeded, then uninformed
+    CHECK(pf.depletions() == 1);
+    CHECK(pf.uninformed_recoveries() == 1);
+    CHECK(b.sum() == Approx(1.0));
+    CHECK(b.allFinite());
 }
 
 }  // namespace test_particle_filter

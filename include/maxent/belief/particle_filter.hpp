@@ -1,29 +1,27 @@
 // maxent/belief/particle_filter.hpp — a particle-filter belief model for any simulator that
 // weighs its observations (GenerativePomdp + ObservationLikelihood, model/concepts.hpp).
 //
-// Paper, Section 5 (beliefs the agent can afford) for worlds the exact filter cannot
-// enumerate: the belief is n weighted particles x_i (states of the model) with weights w_i
-// summing to 1. One update after action a and observation o (bootstrap filter):
+// Paper, Section 5 (beliefs the agent can afford): the belief is n weighted particles x_i with
+// weights w_i summing to 1. One update after action a and observation o (bootstrap filter):
 //   predict    x_i <- sample_next_state(x_i, a, g)          (the model's own sampler)
-//   reweight   w_i <- w_i · observation_likelihood(a, o, x_i), o of the world's own type; with
-//              observation_log_likelihood ℓ, w_i ∝ exp(log w_i + ℓ_i - max_j(log w_j + ℓ_j))
-//   resample   when the effective sample size 1 / Σ w_i² falls below threshold · n:
-//              systematic resampling (one uniform draw for all n), then equal weights.
+//   reweight   w_i <- w_i · observation_likelihood(a, o, x_i); with observation_log_likelihood
+//              ℓ, w_i ∝ exp(log w_i + ℓ_i - max_j(log w_j + ℓ_j))
+//   resample   when n_eff = 1 / Σ w_i² falls below threshold · n: systematic resampling (one
+//              uniform draw for all n), then equal weights.
 // b_1: n draws of sample_initial_state made ONCE at construction, the same in every episode.
+// A BatchedParticleModel (the bundled rescue worlds) moves and weighs the whole set per call,
+// with the per-particle loop's draws and bits; normalisation and n_eff share a pass, and the
+// histogram and φ(b) (once features() has been asked for) another.
 //
 // The belief vector the library sees (BeliefUpdater) is the histogram of the weighted
 // particles over the agent's binning, b_j = Σ_{i: bin(x_i) = j} w_i; the particles are the
-// updater's own state (update() does not read b). So MBE's s̃_t ~ b_t is one particle drawn by
-// weight, reported by its bin; Reg-MBE's H(b_t) is a plug-in estimate (ParticleEntropy); with
-// a StateFeatureMap (belief/state_features.hpp), φ(b) = Σ_i w_i φ(x_i).
-//
-// Depletion (every weight zero after reweighting): re-seed n particles from the prior, weighed
-// by the likelihood of o; if these vanish too, keep them with equal weights (o ignored). Both
-// are counted (depletions(), uninformed_recoveries()); neither produces NaN. Sums that overflow
-// or are denormal are rescaled by the largest weight; log weights keep underflowing densities.
-// Errors: config_error for 0 particles, 0 bins or a threshold outside [0, 1]; model_error for a
-// likelihood that is NaN, negative or infinite (a log-likelihood that is NaN or +inf), or a bin out of range (naming the value, the
-// action, the observation and the particle). Updates allocate nothing (buffers sized at
+// updater's own state. MBE's s̃_t ~ b_t is one particle drawn by weight, reported by its bin;
+// Reg-MBE's H(b_t) is a plug-in estimate (ParticleEntropy); with a StateFeatureMap
+// (belief/state_features.hpp), φ(b) = Σ_i w_i φ(x_i).
+// Depletion (every weight zero): re-seed from the prior weighed by o; if these vanish too,
+// equal weights (o ignored); both counted, never NaN. Errors: config_error for 0 particles, 0
+// bins or a threshold outside [0, 1]; model_error for a bad (log-)likelihood or bin, naming
+// the value, action, observation and particle. Updates allocate nothing (buffers sized at
 // construction) unless the model's state type does.
 #pragma once
 
@@ -67,6 +65,44 @@ struct ParticleFilterOptions {
     double resample_threshold = 0.5;                  ///< resample when n_eff < threshold · n; in [0, 1]
     ParticleEntropy entropy = ParticleEntropy::plug_in;
 };
+
+namespace detail {
+template <class M>
+using particle_observation_t = typename concept_checks::observation_of<M>::type;
+template <class M>
+concept batched_transitions = requires(const M& m, std::span<typename M::state_type> xs, std::size_t a, DefaultRng& g) {
+    m.sample_next_states(xs, a, g);
+};
+template <class M>
+concept batched_log_likelihoods = requires(const M& m, std::size_t a, const particle_observation_t<M>& o,
+                                           std::span<const typename M::state_type> xs, std::span<double> out) {
+    m.observation_log_likelihoods(a, o, xs, out);
+};
+template <class M>
+concept batched_likelihoods = requires(const M& m, std::size_t a, const particle_observation_t<M>& o,
+                                       std::span<const typename M::state_type> xs, std::span<double> out) {
+    m.observation_likelihoods(a, o, xs, out);
+};
+}  // namespace detail
+
+/// A simulator that moves and weighs a whole particle set per call: ParticleFilter's fast path,
+/// used instead of its per-particle loop when the model offers it. Required, for `const M& m`,
+/// `std::span<state_type> xs`, `std::span<const state_type> cxs`, `std::span<double> out` (as
+/// long as xs), an action a, an observation o of the model's type and a generator g:
+///   m.sample_next_states(xs, a, g)                  xs[i] <- sample_next_state(xs[i], a, g) for
+///                                                   i = 0, 1, ... in order, drawing from g what
+///                                                   those calls draw (the same particles, bit for bit)
+///   m.observation_log_likelihoods(a, o, cxs, out)   out[i] = observation_log_likelihood(a, o, cxs[i])
+///                                                   (models weighing in logs), or else
+///   m.observation_likelihoods(a, o, cxs, out)       out[i] = observation_likelihood(a, o, cxs[i])
+/// The filter checks the values as it checks single ones. Satisfied by RescueWorld and
+/// RescueRangeWorld (model/rescue_world.hpp); a model without these members takes the
+/// per-particle loop, with the same results.
+template <class M>
+concept BatchedParticleModel =
+    detail::batched_transitions<M> &&
+    (concept_checks::has_observation_log_likelihood<M> ? detail::batched_log_likelihoods<M>
+                                                       : detail::batched_likelihoods<M>);
 
 /// The identity binning of a finite state (as_generative views, integer states).
 struct IdentityBinning {
@@ -157,6 +193,8 @@ public:
     /// Whether particles are weighed in logs (the model has observation_log_likelihood).
     static constexpr bool weighs_in_logs = concept_checks::has_observation_log_likelihood<M>;
     static constexpr bool has_state_features = !std::is_same_v<Features, NoStateFeatures>;
+    /// Whether updates take the model's batched fast path (BatchedParticleModel).
+    static constexpr bool batched = BatchedParticleModel<M>;
     static_assert(std::is_invocable_r_v<std::size_t, const Binning&, const state_type&>,
                   "maxent::ParticleFilter: the binning must be callable as `std::size_t bin(const state_type&)`");
     static consteval bool check_features() {
@@ -194,7 +232,7 @@ public:
         particles_ = prior_;
         scratch_ = prior_;
         weights_.assign(n, 1.0 / static_cast<double>(n));
-        if constexpr (weighs_in_logs) log_weights_.assign(n, 0.0);
+        if constexpr (weighs_in_logs || batched) values_.assign(n, 0.0);
         index_.assign(n, 0);
     }
     template <class... Args>
@@ -211,52 +249,32 @@ public:
         const std::size_t n = prior_.size();
         for (std::size_t i = 0; i < n; ++i) particles_[i] = prior_[i];
         weights_.assign(n, 1.0 / static_cast<double>(n));
+        uniform_weights_ = true;
         ess_ = static_cast<double>(n);
-        write_histogram(b);
+        write_belief(b);
     }
 
-    /// Predict, reweight, resample if n_eff < threshold · n; b <- the particles' histogram.
+    /// Predict, reweight, resample if n_eff < threshold · n; b <- the particles' histogram
+    /// (and φ(b) with a feature map, in the same sweep). Normalisation and n_eff share one
+    /// pass; with a BatchedParticleModel the moves and densities come per set.
     template <std::uniform_random_bit_generator G>
     void update(Eigen::VectorXd& b, std::size_t a, const observation_type& o, G& g) {
-        const M& m = *model_;
         const std::size_t n = particles_.size();
-        double total = 0.0;
-        if constexpr (weighs_in_logs) {
-            // log w_i + ℓ_i, then exp relative to the largest: the same normalised weights as
-            // the product when nothing underflows.
-            double top = -std::numeric_limits<double>::infinity();
-            for (std::size_t i = 0; i < n; ++i) {
-                particles_[i] = m.sample_next_state(particles_[i], a, g);
-                const double l = checked_log_likelihood(a, o, particles_[i], i);
-                const double lw = weights_[i] > 0.0 ? std::log(weights_[i]) + l : -std::numeric_limits<double>::infinity();
-                log_weights_[i] = lw;
-                top = std::max(top, lw);
-            }
-            if (top > -std::numeric_limits<double>::infinity()) {
-                for (std::size_t i = 0; i < n; ++i) {
-                    const double w = std::exp(log_weights_[i] - top);
-                    weights_[i] = w;
-                    total += w;
-                }
-            }
-        } else {
-            for (std::size_t i = 0; i < n; ++i) {
-                particles_[i] = m.sample_next_state(particles_[i], a, g);
-                const double w = weights_[i] * checked_likelihood(a, o, particles_[i], i);
-                weights_[i] = w;
-                total += w;
-            }
-        }
+        double total;
+        if constexpr (batched)
+            total = reweigh_batched(a, o, g);
+        else
+            total = reweigh(a, o, g);
+        double sum_squares;
         if (!(total > 0.0)) {
-            reseed(a, o, g);
+            sum_squares = reseed(a, o, g);
         } else {
-            normalise(total);
+            sum_squares = normalise(total);
+            uniform_weights_ = false;
         }
-        double sum_squares = 0.0;
-        for (const double w : weights_) sum_squares += w * w;
         ess_ = 1.0 / sum_squares;
         if (ess_ < options_.resample_threshold * static_cast<double>(n)) resample(g);
-        write_histogram(b);
+        write_belief(b);
     }
 
     // --- BeliefFeatures (with a feature map) -----------------------------------------------
@@ -272,10 +290,14 @@ public:
         if (static_cast<std::size_t>(b.size()) != bins_)
             throw config_error(detail::message("ParticleFilter::features: the belief has ", b.size(),
                                                " entries; the filter's has ", bins_));
-        const auto F = static_cast<Eigen::Index>(features_.dimension());
-        if (phi.size() != F) phi.resize(F);
-        phi.setZero();
-        for (std::size_t i = 0; i < particles_.size(); ++i) features_.accumulate(particles_[i], weights_[i], phi);
+        if (!phi_current_) {  // the first call: later updates accumulate φ(b) with the histogram
+            const auto F = static_cast<Eigen::Index>(features_.dimension());
+            if (phi_.size() != F) phi_.resize(F);
+            phi_.setZero();
+            for (std::size_t i = 0; i < particles_.size(); ++i) features_.accumulate(particles_[i], weights_[i], phi_);
+            phi_current_ = true;
+        }
+        phi = phi_;
     }
 
     // --- the belief entropy Reg-MBE records (core/optional_members.hpp) -----------------------------
@@ -303,11 +325,11 @@ public:
     /// Updates that resampled.
     [[nodiscard]] std::size_t resamples() const noexcept { return resamples_; }
     [[nodiscard]] const ParticleFilterOptions& options() const noexcept { return options_; }
-    /// Bytes held for particles, weights and indices (3 particle sets: the prior, the
-    /// current one, the resampling buffer).
+    /// Bytes held for particles, weights, densities and indices (3 particle sets: the prior,
+    /// the current one, the resampling buffer).
     [[nodiscard]] std::size_t memory_bytes() const noexcept {
         return (prior_.capacity() + particles_.capacity() + scratch_.capacity()) * sizeof(state_type) +
-               weights_.capacity() * sizeof(double) + index_.capacity() * sizeof(std::size_t);
+               (weights_.capacity() + values_.capacity()) * sizeof(double) + index_.capacity() * sizeof(std::size_t);
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "particles"; }
 
@@ -316,11 +338,18 @@ private:
         requires concept_checks::has_observation_likelihood<M>
     {
         const double l = model_->observation_likelihood(a, o, x);
-        if (!(l >= 0.0) || !std::isfinite(l))
-            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
-                                              detail::observation_text(o), ", particle ", i, ") is ", l,
-                                              "; it must be finite and >= 0"));
+        if (!(l >= 0.0) || !std::isfinite(l)) bad_likelihood(a, o, i, l);
         return l;
+    }
+    [[noreturn]] static void bad_likelihood(std::size_t a, const observation_type& o, std::size_t i, double l) {
+        throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
+                                          detail::observation_text(o), ", particle ", i, ") is ", l,
+                                          "; it must be finite and >= 0"));
+    }
+    [[noreturn]] static void bad_log_likelihood(std::size_t a, const observation_type& o, std::size_t i, double l) {
+        throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", a, ", o = ",
+                                          detail::observation_text(o), ", particle ", i, ") is ", l,
+                                          "; it must be < +inf (and not NaN)"));
     }
 
     /// ℓ = observation_log_likelihood(a, o, x): -inf (density 0) is allowed, NaN and +inf are not.
@@ -329,10 +358,7 @@ private:
         requires weighs_in_logs
     {
         const double l = model_->observation_log_likelihood(a, o, x);
-        if (std::isnan(l) || l == std::numeric_limits<double>::infinity())
-            throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", a, ", o = ",
-                                              detail::observation_text(o), ", particle ", i, ") is ", l,
-                                              "; it must be < +inf (and not NaN)"));
+        if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) bad_log_likelihood(a, o, i, l);
         return l;
     }
 
@@ -343,10 +369,11 @@ private:
                                               j, "; bins must be < ", bins_));
     }
 
-    /// w <- w / total (total > 0). When the sum overflowed, or is so small (denormal) that
-    /// 1 / total overflows, the weights are first divided by the largest one (then 1 <= sum <=
-    /// n); ordinary sums take the plain path, whose arithmetic is unchanged.
-    void normalise(double total) {
+    /// w <- w / total (total > 0); returns Σ w_i² of the normalised weights (the same pass).
+    /// When the sum overflowed, or is so small (denormal) that 1 / total overflows, the
+    /// weights are first divided by the largest one (then 1 <= sum <= n); ordinary sums take
+    /// the plain path, whose arithmetic is unchanged.
+    double normalise(double total) {
         double inverse = 1.0 / total;
         if (!std::isfinite(total) || !std::isfinite(inverse)) {
             double largest = 0.0;
@@ -355,12 +382,120 @@ private:
             for (double& w : weights_) total += (w /= largest);
             inverse = 1.0 / total;
         }
-        for (double& w : weights_) w *= inverse;
+        double sum_squares = 0.0;
+        for (double& w : weights_) {
+            w *= inverse;
+            sum_squares += w * w;
+        }
+        return sum_squares;
+    }
+
+    /// The per-particle predict and reweight: returns Σ_i of the unnormalised weights (0 when
+    /// every weight vanished).
+    template <class G>
+    double reweigh(std::size_t a, const observation_type& o, G& g) {
+        const M& m = *model_;
+        const std::size_t n = particles_.size();
+        double total = 0.0;
+        if constexpr (weighs_in_logs) {
+            // log w_i + ℓ_i, then exp relative to the largest: the same normalised weights as
+            // the product when nothing underflows.
+            double top = -std::numeric_limits<double>::infinity();
+            for (std::size_t i = 0; i < n; ++i) {
+                particles_[i] = m.sample_next_state(particles_[i], a, g);
+                const double l = checked_log_likelihood(a, o, particles_[i], i);
+                const double lw = weights_[i] > 0.0 ? std::log(weights_[i]) + l : -std::numeric_limits<double>::infinity();
+                values_[i] = lw;
+                top = std::max(top, lw);
+            }
+            total = exponentiate(top);
+        } else {
+            for (std::size_t i = 0; i < n; ++i) {
+                particles_[i] = m.sample_next_state(particles_[i], a, g);
+                const double w = weights_[i] * checked_likelihood(a, o, particles_[i], i);
+                weights_[i] = w;
+                total += w;
+            }
+        }
+        return total;
+    }
+
+    /// reweigh through the model's batched members: the same draws and the same weights.
+    /// After a resampling every weight is 1/n, so log w_i is one logarithm for all.
+    template <class G>
+    double reweigh_batched(std::size_t a, const observation_type& o, G& g)
+        requires batched
+    {
+        const M& m = *model_;
+        const std::size_t n = particles_.size();
+        m.sample_next_states(std::span<state_type>(particles_), a, g);
+        double total = 0.0;
+        bool bad = false;
+        if constexpr (weighs_in_logs) {
+            m.observation_log_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
+            constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
+            double top = minus_infinity;
+            if (uniform_weights_) {
+                const double log_w = std::log(weights_[0]);
+                for (std::size_t i = 0; i < n; ++i) {
+                    const double l = values_[i];
+                    bad |= std::isnan(l) || l == std::numeric_limits<double>::infinity();
+                    const double lw = log_w + l;
+                    values_[i] = lw;
+                    top = std::max(top, lw);
+                }
+            } else {
+                for (std::size_t i = 0; i < n; ++i) {
+                    const double l = values_[i];
+                    bad |= std::isnan(l) || l == std::numeric_limits<double>::infinity();
+                    const double lw = weights_[i] > 0.0 ? std::log(weights_[i]) + l : minus_infinity;
+                    values_[i] = lw;
+                    top = std::max(top, lw);
+                }
+            }
+            if (bad) {
+                m.observation_log_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
+                for (std::size_t i = 0; i < n; ++i)
+                    if (std::isnan(values_[i]) || values_[i] == std::numeric_limits<double>::infinity())
+                        bad_log_likelihood(a, o, i, values_[i]);
+            }
+            total = exponentiate(top);
+        } else {
+            m.observation_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
+            for (std::size_t i = 0; i < n; ++i) {
+                const double l = values_[i];
+                bad |= !(l >= 0.0) || !std::isfinite(l);
+                const double w = weights_[i] * l;
+                weights_[i] = w;
+                total += w;
+            }
+            if (bad)
+                for (std::size_t i = 0; i < n; ++i)
+                    if (!(values_[i] >= 0.0) || !std::isfinite(values_[i])) bad_likelihood(a, o, i, values_[i]);
+        }
+        return total;
+    }
+
+    /// w_i <- exp(values_i - top) (0 for every i when top = -inf); returns their sum.
+    double exponentiate(double top)
+        requires weighs_in_logs
+    {
+        double total = 0.0;
+        const std::size_t n = particles_.size();
+        if (top > -std::numeric_limits<double>::infinity()) {
+            for (std::size_t i = 0; i < n; ++i) {
+                const double w = std::exp(values_[i] - top);
+                weights_[i] = w;
+                total += w;
+            }
+        }
+        return total;
     }
 
     /// Depletion: fresh particles from the prior weighed by o; equal weights if those vanish.
+    /// Returns Σ w_i² of the new weights.
     template <class G>
-    void reseed(std::size_t a, const observation_type& o, G& g) {
+    double reseed(std::size_t a, const observation_type& o, G& g) {
         ++depletions_;
         const std::size_t n = particles_.size();
         double total = 0.0;
@@ -368,11 +503,11 @@ private:
             double top = -std::numeric_limits<double>::infinity();
             for (std::size_t i = 0; i < n; ++i) {
                 particles_[i] = model_->sample_initial_state(g);
-                log_weights_[i] = checked_log_likelihood(a, o, particles_[i], i);
-                top = std::max(top, log_weights_[i]);
+                values_[i] = checked_log_likelihood(a, o, particles_[i], i);
+                top = std::max(top, values_[i]);
             }
             for (std::size_t i = 0; i < n; ++i) {
-                weights_[i] = top > -std::numeric_limits<double>::infinity() ? std::exp(log_weights_[i] - top) : 0.0;
+                weights_[i] = top > -std::numeric_limits<double>::infinity() ? std::exp(values_[i] - top) : 0.0;
                 total += weights_[i];
             }
         } else {
@@ -383,11 +518,15 @@ private:
             }
         }
         if (total > 0.0) {
-            normalise(total);
-        } else {
-            ++uninformed_;
-            for (double& w : weights_) w = 1.0 / static_cast<double>(n);
+            uniform_weights_ = false;
+            return normalise(total);
         }
+        ++uninformed_;
+        for (double& w : weights_) w = 1.0 / static_cast<double>(n);
+        uniform_weights_ = true;
+        double sum_squares = 0.0;
+        for (const double w : weights_) sum_squares += w * w;
+        return sum_squares;
     }
 
     template <class G>
@@ -399,17 +538,36 @@ private:
         for (std::size_t j = 0; j < n; ++j) scratch_[j] = particles_[index_[j]];
         particles_.swap(scratch_);
         for (double& w : weights_) w = 1.0 / static_cast<double>(n);
+        uniform_weights_ = true;
     }
 
-    void write_histogram(Eigen::VectorXd& b) const {
+    /// b <- the histogram of the weighted particles and, with a feature map, phi_ <- φ(b), in
+    /// one sweep (each adds in particle order, as separate sweeps would).
+    void write_belief(Eigen::VectorXd& b) const {
         const auto L = static_cast<Eigen::Index>(bins_);
         if (b.size() != L) b.resize(L);
         b.setZero();
+        const bool with_features = has_state_features && phi_.size() > 0;  // features() has been called
+        if (with_features) phi_.setZero();
+        // The running bin's sum stays in a register while particles share it (they do in runs
+        // after a resampling): the same additions in the same order, without a store and a
+        // reload per particle.
+        std::size_t bin = 0;
+        double sum = b[0];
         for (std::size_t i = 0; i < particles_.size(); ++i) {
             const std::size_t j = binning_(particles_[i]);
             if (j >= bins_) check_bin(particles_[i], i, "the current set");
-            b[static_cast<Eigen::Index>(j)] += weights_[i];
+            if (j != bin) {
+                b[static_cast<Eigen::Index>(bin)] = sum;
+                bin = j;
+                sum = b[static_cast<Eigen::Index>(j)];
+            }
+            sum += weights_[i];
+            if constexpr (has_state_features)
+                if (with_features) features_.accumulate(particles_[i], weights_[i], phi_);
         }
+        b[static_cast<Eigen::Index>(bin)] = sum;
+        phi_current_ = with_features;
     }
 
     const M* model_;
@@ -421,7 +579,10 @@ private:
     mutable std::vector<state_type> particles_;  // the current set (reset by initial())
     std::vector<state_type> scratch_;          // resampling target, swapped with particles_
     mutable std::vector<double> weights_;      // normalised
-    std::vector<double> log_weights_;          // log w_i + ℓ_i (weighs_in_logs only)
+    std::vector<double> values_;               // log w_i + ℓ_i (weighs_in_logs), else the batched densities
+    mutable Eigen::VectorXd phi_;              // φ(b), sized by the first features() call
+    mutable bool phi_current_ = false;         // phi_ is φ(b) of the current particles
+    mutable bool uniform_weights_ = true;      // every weight is 1/n (log w_i needs one logarithm)
     std::vector<std::size_t> index_;           // resampled indices
     mutable double ess_ = 0.0;                 // 1 / Σ w_i² after the last reweighting
     std::size_t depletions_ = 0, uninformed_ = 0, resamples_ = 0;

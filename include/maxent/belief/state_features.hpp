@@ -93,11 +93,15 @@ inline std::size_t checked_feature_count(std::size_t a, std::size_t b, const cha
         throw config_error(message(who, ": ", what, " needs ", a, " x ", b, " features, more than ", limit));
     return a * b;
 }
+[[noreturn, gnu::cold, gnu::noinline]] inline void outside_box(const Box& b, const std::array<double, 2>& p,
+                                                                const char* who) {
+    throw config_error(message(who, ": position (", p[0], ", ", p[1], ") outside the box [", b.x0, ", ", b.x1, "] x [",
+                               b.y0, ", ", b.y1, "]"));
+}
 /// pos's coordinates relative to the box, in [0, 1]^2; config_error naming pos outside it.
 inline std::array<double, 2> unit_coordinates(const Box& b, const std::array<double, 2>& p, const char* who) {
-    if (!(p[0] >= b.x0 && p[0] <= b.x1 && p[1] >= b.y0 && p[1] <= b.y1))
-        throw config_error(message(who, ": position (", p[0], ", ", p[1], ") outside the box [", b.x0, ", ", b.x1,
-                                   "] x [", b.y0, ", ", b.y1, "]"));
+    if (!(p[0] >= b.x0 && p[0] <= b.x1 && p[1] >= b.y0 && p[1] <= b.y1)) [[unlikely]]
+        outside_box(b, p, who);  // out of line, so that feature maps inline into filters' loops
     return {(p[0] - b.x0) / (b.x1 - b.x0), (p[1] - b.y0) / (b.y1 - b.y0)};
 }
 }  // namespace detail

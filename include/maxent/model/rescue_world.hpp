@@ -32,6 +32,10 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace maxent {
 
 struct RescueState {
@@ -53,10 +57,17 @@ template <class G>
         return {u * f, v * f};
     }
 }
-/// model_error naming a position outside the arena [0, 1]² (NaN included).
+[[noreturn, gnu::cold, gnu::noinline]] inline void outside_arena(const RescueState& s, const char* who) {
+    throw model_error(message(who, ": position (", s.x, ", ", s.y, ") is outside the arena [0, 1] x [0, 1]"));
+}
+/// model_error naming a position outside the arena [0, 1]² (NaN included). The throw is out
+/// of line so that the check inlines into the particle filter's loops.
 inline void check_in_arena(const RescueState& s, const char* who) {
-    if (!(s.x >= 0.0 && s.x <= 1.0 && s.y >= 0.0 && s.y <= 1.0))
-        throw model_error(message(who, ": position (", s.x, ", ", s.y, ") is outside the arena [0, 1] x [0, 1]"));
+    if (!(s.x >= 0.0 && s.x <= 1.0 && s.y >= 0.0 && s.y <= 1.0)) [[unlikely]]
+        outside_arena(s, who);
+}
+[[noreturn, gnu::cold, gnu::noinline]] inline void bad_per_side(std::size_t per_side) {
+    throw config_error(message("RescueGridBinning: per_side ", per_side, " must be in [1, 2^32)"));
 }
 }  // namespace detail
 
@@ -113,10 +124,42 @@ public:
     template <class G>
     [[nodiscard]] RescueState sample_next_state(const RescueState& s, std::size_t a, G& g) const {
         const auto [nx, ny] = detail::normal_pair(g);
-        const double dx = (a == 3 ? o_.step : a == 2 ? -o_.step : 0.0) + o_.noise * nx;
-        const double dy = (a == 0 ? o_.step : a == 1 ? -o_.step : 0.0) + o_.noise * ny;
-        const RescueState to{std::clamp(s.x + dx, 0.0, 1.0), std::clamp(s.y + dy, 0.0, 1.0)};
-        return blocked(s, to) ? s : to;
+        return move(s, a, nx, ny);
+    }
+    /// The particle filter's batched step (BatchedParticleModel, belief/particle_filter.hpp):
+    /// xs[i] <- sample_next_state(xs[i], a, g) for i = 0, 1, ..., the same draws in the same
+    /// order and the same arithmetic, so the same bits. Per chunk of particles, the polar
+    /// method's accepted pairs are drawn first (the rejections compacted without a branch),
+    /// then the logarithms, roots and moves run over the chunk with no draw in between.
+    template <class G>
+    void sample_next_states(std::span<RescueState> xs, std::size_t a, G& g) const {
+        constexpr std::size_t chunk = 256;
+        double u[chunk], v[chunk], r2[chunk], f[chunk];
+        for (std::size_t start = 0; start < xs.size(); start += chunk) {
+            const std::size_t m = std::min(chunk, xs.size() - start);
+            for (std::size_t k = 0; k < m;) {
+                const double uk = 2.0 * uniform01(g) - 1.0;
+                const double vk = 2.0 * uniform01(g) - 1.0;
+                const double rk = uk * uk + vk * vk;
+                u[k] = uk;
+                v[k] = vk;
+                r2[k] = rk;
+                k += static_cast<std::size_t>(rk < 1.0) & static_cast<std::size_t>(rk != 0.0);
+            }
+            // f = sqrt(-2 ln r² / r²) for the chunk: the logarithms back to back, then the
+            // roots (correctly rounded, so the same bits however many lanes compute them).
+            for (std::size_t k = 0; k < m; ++k) f[k] = std::log(r2[k]);
+            std::size_t k = 0;
+#if defined(__SSE2__)
+            const __m128d minus_two = _mm_set1_pd(-2.0);
+            for (; k + 2 <= m; k += 2)
+                _mm_storeu_pd(f + k, _mm_sqrt_pd(_mm_div_pd(_mm_mul_pd(minus_two, _mm_loadu_pd(f + k)),
+                                                            _mm_loadu_pd(r2 + k))));
+#endif
+            for (; k < m; ++k) f[k] = std::sqrt(-2.0 * f[k] / r2[k]);
+            RescueState* x = xs.data() + start;
+            for (k = 0; k < m; ++k) x[k] = move(x[k], a, u[k] * f[k], v[k] * f[k]);
+        }
     }
     template <class G>
     [[nodiscard]] std::size_t sample_observation(std::size_t /*a*/, const RescueState& s, G& g) const {
@@ -125,6 +168,11 @@ public:
     /// Obs(o | s, a) (the same for every action).
     [[nodiscard]] double observation_likelihood(std::size_t /*a*/, std::size_t o, const RescueState& s) const {
         return (o == cell(s) ? o_.accuracy : 0.0) + floor_;
+    }
+    /// out[i] = observation_likelihood(a, o, xs[i]) (the particle filter's batched weights).
+    void observation_likelihoods(std::size_t a, std::size_t o, std::span<const RescueState> xs,
+                                 std::span<double> out) const {
+        for (std::size_t i = 0; i < xs.size(); ++i) out[i] = observation_likelihood(a, o, xs[i]);
     }
 
     /// The sensor cell of a position: ix + k·iy on the k x k grid.
@@ -146,6 +194,14 @@ public:
     }
 
 private:
+    /// s moved by action a with standard normal noise (nx, ny), clamped to the arena, or s
+    /// itself when the move crosses a wall outside a doorway.
+    [[nodiscard]] RescueState move(const RescueState& s, std::size_t a, double nx, double ny) const noexcept {
+        const double dx = (a == 3 ? o_.step : a == 2 ? -o_.step : 0.0) + o_.noise * nx;
+        const double dy = (a == 0 ? o_.step : a == 1 ? -o_.step : 0.0) + o_.noise * ny;
+        const RescueState to{std::clamp(s.x + dx, 0.0, 1.0), std::clamp(s.y + dy, 0.0, 1.0)};
+        return blocked(s, to) ? s : to;
+    }
 
     /// Crossing of the wall {u = 1/2} by the segment (u0, v0) -> (u1, v1) outside a doorway.
     [[nodiscard]] bool crosses(double u0, double u1, double v0, double v1) const noexcept {
@@ -170,8 +226,8 @@ private:
 struct RescueGridBinning {
     std::size_t per_side;
     [[nodiscard]] std::size_t operator()(const RescueState& s) const {
-        if (per_side == 0 || per_side > 0xffffffffU)
-            throw config_error(detail::message("RescueGridBinning: per_side ", per_side, " must be in [1, 2^32)"));
+        if (per_side == 0 || per_side > 0xffffffffU) [[unlikely]]
+            detail::bad_per_side(per_side);
         detail::check_in_arena(s, "RescueGridBinning");
         const auto n = static_cast<double>(per_side);
         const auto ix = std::min(per_side - 1, static_cast<std::size_t>(s.x * n));
@@ -225,6 +281,12 @@ public:
     [[nodiscard]] RescueState sample_next_state(const RescueState& s, std::size_t a, G& g) const {
         return motion_.sample_next_state(s, a, g);
     }
+    /// The particle filter's batched step: RescueWorld::sample_next_states (the same bits as
+    /// sample_next_state particle by particle).
+    template <class G>
+    void sample_next_states(std::span<RescueState> xs, std::size_t a, G& g) const {
+        motion_.sample_next_states(xs, a, g);
+    }
     template <class G>
     [[nodiscard]] observation_type sample_initial_observation(const RescueState& s, G& g) const {
         return sample_observation(0, s, g);
@@ -250,6 +312,11 @@ public:
             q += e * e;
         }
         return -0.5 * inverse_variance_ * q;
+    }
+    /// out[i] = observation_log_likelihood(a, o, xs[i]) (the particle filter's batched weights).
+    void observation_log_likelihoods(std::size_t a, const observation_type& o, std::span<const RescueState> xs,
+                                     std::span<double> out) const noexcept {
+        for (std::size_t i = 0; i < xs.size(); ++i) out[i] = observation_log_likelihood(a, o, xs[i]);
     }
 
     /// Binned readings (binned MOE): each beam in reading_bin m bins, the first holding
