@@ -4,7 +4,9 @@
 //     plus φ(b) (bilinear features on 6 x 6 nodes) for n = 10^2 .. 10^5 particles, with the
 //     world's own actions and observations (episodes of T = 100); reported per particle-step
 //     ("per_particle_step"), with Google Benchmark's linear fit over n (BigO, RMS) and the
-//     filter's bytes ("filter_bytes"). Target: <= 100 ns per particle-step.
+//     filter's bytes ("filter_bytes"). The batched fast path (BatchedParticleModel) is taken.
+//     Target: <= 20 ns per particle-step at n = 10^4 and 10^5, and at least 3x the numpy peer
+//     (bench/particles_numpy.py, run beside it by scripts/bench.sh).
 //   * BM_ParticleStepAlwaysResample/n: the same with resampling at every step (threshold 1).
 //   * BM_ParticleFaithfulness: no timing; the statistics bench/particles_numpy.py's filter is
 //     checked against (bench/test_particles_numpy.py): over 40 episodes of 99 updates with

@@ -20,6 +20,10 @@
 #
 # Writes <out>/<name>.json for each Google Benchmark executable maxent_bench_<name>
 # (--benchmark_out, JSON), <out>/convergence.json, <out>/timings.txt and <out>/summary.md.
+# Beside maxent_bench_particles it runs its numpy peer (bench/particles_numpy.py, allocator
+# tuned: <out>/particles_numpy.json) and the peer's faithfulness test against the built
+# binary (<out>/particles_numpy_test.txt); --skip particles_numpy leaves both out, and both
+# are skipped when /usr/bin/python3 has no numpy (or pytest, for the test).
 # Needs cmake, a C++20 compiler, Google Benchmark (libbenchmark-dev), Eigen 3.4 and
 # /usr/bin/python3 (standard library only) for the summary.
 set -euo pipefail
@@ -109,6 +113,31 @@ for t in "${targets[@]}"; do
   fi
   echo "$name $(( $(date +%s) - t0 )) s" >> "$timings"
 done
+
+# The numpy peer of the particle benchmark, and its faithfulness test against the C++ filter.
+if is_skipped particles_numpy; then
+  skipped+=(particles_numpy)
+elif "$python" -c "import numpy" 2>/dev/null; then
+  echo "== running bench/particles_numpy.py (the numpy peer of maxent_bench_particles)"
+  t0=$(date +%s)
+  seconds=2
+  [[ $quick -eq 1 ]] && seconds=0.3
+  if ! "$python" "$root/bench/particles_numpy.py" --seconds "$seconds" --json "$out/particles_numpy.json" \
+       > "$out/particles_numpy.txt" 2>&1; then
+    echo "bench.sh: WARNING: bench/particles_numpy.py failed (see $out/particles_numpy.txt)" >&2
+    failed+=(particles_numpy)
+  fi
+  if [[ -x "$build/bench/maxent_bench_particles" ]] && "$python" -c "import pytest" 2>/dev/null; then
+    if ! MAXENT_BENCH_PARTICLES="$build/bench/maxent_bench_particles" "$python" -m pytest -q -p no:cacheprovider \
+         "$root/bench/test_particles_numpy.py" > "$out/particles_numpy_test.txt" 2>&1; then
+      echo "bench.sh: WARNING: the numpy peer's faithfulness test failed (see $out/particles_numpy_test.txt)" >&2
+      failed+=(particles_numpy_faithfulness)
+    fi
+  fi
+  echo "particles_numpy $(( $(date +%s) - t0 )) s" >> "$timings"
+else
+  echo "bench.sh: WARNING: $python has no numpy; the numpy peer of the particle benchmark is skipped" >&2
+fi
 
 conv="$build/bench/maxent_bench_convergence"
 if is_skipped convergence; then
@@ -422,6 +451,33 @@ if conv:
         w("| %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s |" % (
             fmt(c["k"]), cell(c["estimator"]), cell(step), reached, len(hits), *qs,
             "%.3f" % best if best is not None else "—", "%.3f" % end if end is not None else "—"))
+    w("")
+
+# ---------------------------------------------------------------- particles against numpy
+pt = rows(load("particles"), "BM_ParticleStep/")
+rg = rows(load("range_particles"), "BM_RangeParticleStep/")
+peer = load("particles_numpy")
+if pt or peer:
+    w("## Particle filter against its numpy peer (target: at most 20 ns per particle-step, at least 3x numpy at 10^4 and 10^5)")
+    w("")
+    w("CPU time per particle-step on one core: one update (predict, weigh, normalise, n_eff, systematic resampling "
+      "below n_eff = n/2, 8 x 8 histogram) plus bilinear 6 x 6 features, the true world simulated, episodes of "
+      "T = 100. maxent: `BM_ParticleStep` (cell sensor) and `BM_RangeParticleStep` (4 range beams); numpy: "
+      "`bench/particles_numpy.py`, the same cell-sensor world vectorised (allocator %s)%s." % (
+          "tuned" if peer and peer.get("allocator_tuned") else "as is",
+          "" if not os.path.exists(os.path.join(out, "particles_numpy_test.txt")) else
+          "; its faithfulness test: %s" % open(os.path.join(out, "particles_numpy_test.txt")).read().strip().splitlines()[-1]))
+    w("")
+    w("| particles | maxent, cell sensor (ns) | numpy, cell sensor (ns) | maxent ahead | maxent, range sensor (ns) |")
+    w("|---|---|---|---|---|")
+    by_n = {int(r["particles"]): r["ns_per_particle_step"] for r in (peer or {}).get("results", [])}
+    cpp = {int(strip_iterations(k).split("/")[1]): b.get("per_particle_step", float("nan")) * 1e9 for k, b in pt.items()
+           if strip_iterations(k).split("/")[1].isdigit()}
+    rng = {int(strip_iterations(k).split("/")[1]): b.get("per_particle_step", float("nan")) * 1e9 for k, b in rg.items()
+           if strip_iterations(k).split("/")[1].isdigit()}
+    for n in sorted(set(cpp) | set(by_n) | set(rng)):
+        c, p_, r_ = cpp.get(n), by_n.get(n), rng.get(n)
+        w("| %d | %s | %s | %s | %s |" % (n, fmt(c), fmt(p_), "%.1fx" % (p_ / c) if c and p_ else "—", fmt(r_)))
     w("")
 
 # ---------------------------------------------------------------- other benchmarks

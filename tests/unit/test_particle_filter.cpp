@@ -688,4 +688,32 @@ TEST_CASE("particle filter: the batched path names a bad density, and depletes a
     CHECK(b.allFinite());
 }
 
+TEST_CASE("feature maps: the bilinear map's span form adds what accumulate adds, bit for bit", "[particles]") {
+    // Unit box (the divisions skipped) and a general one; points with repeats and on the edges.
+    for (const maxent::Box box : {maxent::Box{}, maxent::Box{-0.5, 2.0, 0.25, 3.0}}) {
+        const maxent::BilinearGridFeatures grid(6, 5, box, maxent::RescuePosition{});
+        maxent::DefaultRng g = maxent::stream(47);
+        std::vector<maxent::RescueState> xs;
+        std::vector<double> w;
+        for (std::size_t i = 0; i < 200; ++i) {
+            const double x = box.x0 + (box.x1 - box.x0) * maxent::uniform01(g);
+            const double y = box.y0 + (box.y1 - box.y0) * maxent::uniform01(g);
+            xs.push_back(i % 7 == 3 ? xs.back() : maxent::RescueState{x, y});
+            w.push_back(maxent::uniform01(g));
+        }
+        xs.push_back({box.x1, box.y1});
+        xs.push_back({box.x0, box.y0});
+        w.push_back(0.3);
+        w.push_back(0.7);
+        Eigen::VectorXd one = Eigen::VectorXd::Constant(30, 0.125), all = one;
+        for (std::size_t i = 0; i < xs.size(); ++i) grid.accumulate(xs[i], w[i], one);
+        grid.accumulate_all(std::span<const maxent::RescueState>(xs), std::span<const double>(w), all);
+        CHECK(one == all);
+        CHECK((all.array() != 0.125).count() > 20);  // the points reach many nodes
+        xs[5] = {box.x1 + 1.0, box.y0};                // outside the box: the same error
+        CHECK_THROWS_WITH(grid.accumulate_all(std::span<const maxent::RescueState>(xs), std::span<const double>(w), all),
+                          Contains("outside the box"));
+    }
+}
+
 }  // namespace test_particle_filter

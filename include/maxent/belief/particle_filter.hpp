@@ -130,8 +130,11 @@ void systematic_resample_unchecked(std::span<const double> weights, double total
     double cumulative = weights[0];
     std::size_t i = 0;
     std::size_t last_positive = 0;
-    for (std::size_t k = 0; k < n; ++k)
-        if (weights[k] > 0.0) last_positive = k;
+    for (std::size_t k = n; k-- > 0;)
+        if (weights[k] > 0.0) {
+            last_positive = k;
+            break;
+        }
     for (std::size_t j = 0; j < m; ++j) {
         while (cumulative <= position && i + 1 < n) cumulative += weights[++i];
         // Rounding at the end of the scan may leave i on a trailing zero weight.
@@ -195,6 +198,13 @@ public:
     static constexpr bool has_state_features = !std::is_same_v<Features, NoStateFeatures>;
     /// Whether updates take the model's batched fast path (BatchedParticleModel).
     static constexpr bool batched = BatchedParticleModel<M>;
+    /// Whether the feature map accumulates a span of particles per call (optional member
+    /// `accumulate_all(std::span<const state_type>, std::span<const double> w, Eigen::VectorXd&)`,
+    /// the same additions as accumulate per particle; BilinearGridFeatures has it).
+    static constexpr bool batched_features =
+        requires(const Features& f, std::span<const state_type> xs, std::span<const double> w, Eigen::VectorXd& acc) {
+            f.accumulate_all(xs, w, acc);
+        };
     static_assert(std::is_invocable_r_v<std::size_t, const Binning&, const state_type&>,
                   "maxent::ParticleFilter: the binning must be callable as `std::size_t bin(const state_type&)`");
     static consteval bool check_features() {
@@ -541,32 +551,35 @@ private:
         uniform_weights_ = true;
     }
 
-    /// b <- the histogram of the weighted particles and, with a feature map, phi_ <- φ(b), in
-    /// one sweep (each adds in particle order, as separate sweeps would).
+    /// b <- the histogram of the weighted particles and, with a feature map once features()
+    /// has been called, phi_ <- φ(b): one sweep in chunks that stay in the L1 cache, each
+    /// adding in particle order as separate sweeps would (the same bits).
     void write_belief(Eigen::VectorXd& b) const {
         const auto L = static_cast<Eigen::Index>(bins_);
         if (b.size() != L) b.resize(L);
         b.setZero();
-        const bool with_features = has_state_features && phi_.size() > 0;  // features() has been called
+        const bool with_features = has_state_features && phi_.size() > 0;
         if (with_features) phi_.setZero();
-        // The running bin's sum stays in a register while particles share it (they do in runs
-        // after a resampling): the same additions in the same order, without a store and a
-        // reload per particle.
-        std::size_t bin = 0;
-        double sum = b[0];
-        for (std::size_t i = 0; i < particles_.size(); ++i) {
-            const std::size_t j = binning_(particles_[i]);
-            if (j >= bins_) check_bin(particles_[i], i, "the current set");
-            if (j != bin) {
-                b[static_cast<Eigen::Index>(bin)] = sum;
-                bin = j;
-                sum = b[static_cast<Eigen::Index>(j)];
+        constexpr std::size_t chunk = 512;
+        const std::size_t n = particles_.size();
+        for (std::size_t start = 0; start < n; start += chunk) {
+            const std::size_t end = std::min(n, start + chunk);
+            for (std::size_t i = start; i < end; ++i) {
+                const std::size_t j = binning_(particles_[i]);
+                if (j >= bins_) check_bin(particles_[i], i, "the current set");
+                b[static_cast<Eigen::Index>(j)] += weights_[i];
             }
-            sum += weights_[i];
-            if constexpr (has_state_features)
-                if (with_features) features_.accumulate(particles_[i], weights_[i], phi_);
+            if constexpr (has_state_features) {
+                if (with_features) {
+                    if constexpr (batched_features) {
+                        features_.accumulate_all(std::span<const state_type>(particles_.data() + start, end - start),
+                                                 std::span<const double>(weights_.data() + start, end - start), phi_);
+                    } else {
+                        for (std::size_t i = start; i < end; ++i) features_.accumulate(particles_[i], weights_[i], phi_);
+                    }
+                }
+            }
         }
-        b[static_cast<Eigen::Index>(bin)] = sum;
         phi_current_ = with_features;
     }
 
