@@ -10,8 +10,8 @@
 //              uniform draw for all n), then equal weights.
 // b_1: n draws of sample_initial_state made ONCE at construction, the same in every episode.
 // A BatchedParticleModel (the bundled rescue worlds) moves and weighs the whole set per call,
-// with the per-particle loop's draws and bits; normalisation and n_eff share a pass, and the
-// histogram and φ(b) (once features() has been asked for) another.
+// with the per-particle loop's draws and bits; when Σw² already shows no resampling is due,
+// normalisation, n_eff, the histogram and φ(b) (once features() was asked for) share a pass.
 //
 // The belief vector the library sees (BeliefUpdater) is the histogram of the weighted
 // particles over the agent's binning, b_j = Σ_{i: bin(x_i) = j} w_i; the particles are the
@@ -265,17 +265,34 @@ public:
     }
 
     /// Predict, reweight, resample if n_eff < threshold · n; b <- the particles' histogram
-    /// (and φ(b) with a feature map, in the same sweep). Normalisation and n_eff share one
-    /// pass; with a BatchedParticleModel the moves and densities come per set.
+    /// (and φ(b) with a feature map, in the same sweep). With a BatchedParticleModel the
+    /// moves and densities come per set, and normalisation, n_eff and the belief share a pass
+    /// when no resampling is due.
     template <std::uniform_random_bit_generator G>
     void update(Eigen::VectorXd& b, std::size_t a, const observation_type& o, G& g) {
         const std::size_t n = particles_.size();
         double total;
-        if constexpr (batched)
-            total = reweigh_batched(a, o, g);
-        else
-            total = reweigh(a, o, g);
+        const double threshold = options_.resample_threshold * static_cast<double>(n);
         double sum_squares;
+        if constexpr (batched) {
+            double raw_squares = 0.0;
+            total = reweigh_batched(a, o, g, raw_squares);
+            // When total² / Σ w_i² (n_eff before rounding) says no resampling, normalisation, n_eff,
+            // histogram and φ(b) share one pass; should the exact n_eff say otherwise after all,
+            // the resampling and the belief follow as on the other path (the same bits).
+            if (total > 0.0 && std::isfinite(total) && std::isfinite(1.0 / total) &&
+                total * total > threshold * 1.000001 * raw_squares) {
+                uniform_weights_ = false;
+                ess_ = 1.0 / normalise_and_write_belief(1.0 / total, b);
+                if (ess_ < threshold) {
+                    resample(g);
+                    write_belief(b);
+                }
+                return;
+            }
+        } else {
+            total = reweigh(a, o, g);
+        }
         if (!(total > 0.0)) {
             sum_squares = reseed(a, o, g);
         } else {
@@ -283,7 +300,7 @@ public:
             uniform_weights_ = false;
         }
         ess_ = 1.0 / sum_squares;
-        if (ess_ < options_.resample_threshold * static_cast<double>(n)) resample(g);
+        if (ess_ < threshold) resample(g);
         write_belief(b);
     }
 
@@ -433,7 +450,7 @@ private:
     /// reweigh through the model's batched members: the same draws and the same weights.
     /// After a resampling every weight is 1/n, so log w_i is one logarithm for all.
     template <class G>
-    double reweigh_batched(std::size_t a, const observation_type& o, G& g)
+    double reweigh_batched(std::size_t a, const observation_type& o, G& g, double& raw_squares)
         requires batched
     {
         const M& m = *model_;
@@ -469,7 +486,7 @@ private:
                     if (std::isnan(values_[i]) || values_[i] == std::numeric_limits<double>::infinity())
                         bad_log_likelihood(a, o, i, values_[i]);
             }
-            total = exponentiate(top);
+            total = exponentiate(top, raw_squares);
         } else {
             m.observation_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
             for (std::size_t i = 0; i < n; ++i) {
@@ -478,6 +495,7 @@ private:
                 const double w = weights_[i] * l;
                 weights_[i] = w;
                 total += w;
+                raw_squares += w * w;
             }
             if (bad)
                 for (std::size_t i = 0; i < n; ++i)
@@ -486,8 +504,9 @@ private:
         return total;
     }
 
-    /// w_i <- exp(values_i - top) (0 for every i when top = -inf); returns their sum.
-    double exponentiate(double top)
+    /// w_i <- exp(values_i - top) (0 for every i when top = -inf); returns their sum, and
+    /// adds their squares to `squares`.
+    double exponentiate(double top, double& squares)
         requires weighs_in_logs
     {
         double total = 0.0;
@@ -497,9 +516,16 @@ private:
                 const double w = std::exp(values_[i] - top);
                 weights_[i] = w;
                 total += w;
+                squares += w * w;
             }
         }
         return total;
+    }
+    double exponentiate(double top)
+        requires weighs_in_logs
+    {
+        double squares = 0.0;
+        return exponentiate(top, squares);
     }
 
     /// Depletion: fresh particles from the prior weighed by o; equal weights if those vanish.
@@ -570,17 +596,51 @@ private:
                 b[static_cast<Eigen::Index>(j)] += weights_[i];
             }
             if constexpr (has_state_features) {
-                if (with_features) {
-                    if constexpr (batched_features) {
-                        features_.accumulate_all(std::span<const state_type>(particles_.data() + start, end - start),
-                                                 std::span<const double>(weights_.data() + start, end - start), phi_);
-                    } else {
-                        for (std::size_t i = start; i < end; ++i) features_.accumulate(particles_[i], weights_[i], phi_);
-                    }
-                }
+                if (with_features) accumulate_features(start, end);
             }
         }
         phi_current_ = with_features;
+    }
+
+    /// normalise (w_i <- w_i · inverse, its plain path) and write_belief in one sweep; returns
+    /// Σ w_i² of the normalised weights. The same operations in the same order as the two.
+    double normalise_and_write_belief(double inverse, Eigen::VectorXd& b) const {
+        const auto L = static_cast<Eigen::Index>(bins_);
+        if (b.size() != L) b.resize(L);
+        b.setZero();
+        const bool with_features = has_state_features && phi_.size() > 0;
+        if (with_features) phi_.setZero();
+        double sum_squares = 0.0;
+        constexpr std::size_t chunk = 512;
+        const std::size_t n = particles_.size();
+        for (std::size_t start = 0; start < n; start += chunk) {
+            const std::size_t end = std::min(n, start + chunk);
+            for (std::size_t i = start; i < end; ++i) {
+                const double w = weights_[i] * inverse;
+                weights_[i] = w;
+                sum_squares += w * w;
+                const std::size_t j = binning_(particles_[i]);
+                if (j >= bins_) check_bin(particles_[i], i, "the current set");
+                b[static_cast<Eigen::Index>(j)] += w;
+            }
+            if constexpr (has_state_features) {
+                if (with_features) accumulate_features(start, end);
+            }
+        }
+        phi_current_ = with_features;
+        return sum_squares;
+    }
+
+    /// phi_ += Σ_{start <= i < end} w_i φ(x_i), in particle order.
+    void accumulate_features(std::size_t start, std::size_t end) const
+        requires has_state_features
+    {
+        if constexpr (batched_features) {
+            features_.accumulate_all(std::span<const state_type>(particles_.data() + start, end - start),
+                                     std::span<const double>(weights_.data() + start, end - start), phi_);
+        } else {
+            for (std::size_t i = start; i < end; ++i) features_.accumulate(particles_[i], weights_[i], phi_);
+        }
     }
 
     const M* model_;
