@@ -466,7 +466,8 @@ if pt or peer:
       "`bench/particles_numpy.py`, the same cell-sensor world vectorised (allocator %s)%s." % (
           "tuned" if peer and peer.get("allocator_tuned") else "as is",
           "" if not os.path.exists(os.path.join(out, "particles_numpy_test.txt")) else
-          "; its faithfulness test: %s" % open(os.path.join(out, "particles_numpy_test.txt")).read().strip().splitlines()[-1]))
+          "; its faithfulness test: %s" % ((open(os.path.join(out, "particles_numpy_test.txt")).read().strip().splitlines()
+                                            or ["no output"])[-1])))
     w("")
     w("| particles | maxent, cell sensor (ns) | numpy, cell sensor (ns) | maxent ahead | maxent, range sensor (ns) |")
     w("|---|---|---|---|---|")
