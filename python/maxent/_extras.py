@@ -298,7 +298,7 @@ def visit_counts(world, policy, updater=None, episodes=1000, seed=0, counting="p
             counts[int(s)] = counts.get(int(s), 0) + 1
         return 0.0
 
-    _core.train(world, updater, policy, _core.UserFeedback(count, name="visits"), "reinforce",
+    _train_any(world, updater, policy, _core.UserFeedback(count, name="visits"), "reinforce",
                 _core.ConstantStep(1e-300), iterations=int(episodes), batch=1, seed=seed, counting=counting,
                 track_belief_entropy=False, threads=1)
     n = world.num_states if isinstance(world, _core.Model) else (max(counts) + 1 if counts else 0)

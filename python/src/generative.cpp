@@ -526,6 +526,9 @@ void check_filter_world(const PyParticleFilter& pf, const py::object& world, con
 py::object train_simulator(const py::object& world, const py::object& updater, const SimPolicy& policy,
                            const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
                            const TrainOptions& options) {
+    if (py::isinstance<PyModel>(world))
+        throw config_error("train: ObservationFeaturePolicy reads observations as vectors; a finite Model observes "
+                           "indices (use a simulator that declares observation_dim)");
     if (!py::isinstance<PyParticleFilter>(updater))
         throw config_error(detail::message("train: a simulator world needs a ParticleFilter as its updater, got ",
                                            std::string(py::repr(updater))));
@@ -605,6 +608,9 @@ py::object train_generative(const py::object& world, const py::object& updater, 
 Evaluation evaluate_simulator(const py::object& world, const py::object& updater, const SimPolicy* policy,
                               std::size_t episodes, std::uint64_t seed, StateCounting counting, KnnCounting knn) {
     const char* who = policy != nullptr ? "evaluate" : "evaluate_uniform";
+    if (py::isinstance<PyModel>(world))
+        throw config_error(detail::message(who, ": ObservationFeaturePolicy reads observations as vectors; a finite "
+                                           "Model observes indices"));
     if (!py::isinstance<PyParticleFilter>(updater))
         throw config_error(detail::message(who, ": a simulator world needs a ParticleFilter as its updater, got ",
                                            std::string(py::repr(updater))));

@@ -222,6 +222,13 @@ def test_observation_feature_policy_from_python():
         maxent.train(IndexTrack(), maxent.ParticleFilter(IndexTrack(), particles=5), p, "mse", iterations=1)
     with pytest.raises(maxent.ConfigError, match="BeliefAveragedPolicy .*ObservationFeaturePolicy"):
         maxent.train(world, pf, maxent.ObservationPolicy(3, 2), "mse", iterations=1)
+    room = maxent.grid_world(2, 2)
+    with pytest.raises(maxent.ConfigError, match="a finite Model observes indices"):
+        maxent.train(room, None, p, "mse", iterations=1)
+    with pytest.raises(maxent.ConfigError, match="a finite Model observes indices"):
+        maxent.evaluate(room, None, p, episodes=2)
+    counts = maxent.visit_counts(world, p, pf, episodes=3)  # visits of the trained policy, per 1 m bin
+    assert counts.sum() == 3 * world.horizon
 
 
 class IndexTrackAll(Track):
