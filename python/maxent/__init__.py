@@ -10,6 +10,8 @@ from ._core import *  # noqa: F401,F403  (every public name of the compiled modu
 from ._core import __version__  # noqa: F401
 from ._extras import (  # noqa: F401
     ProgressBar,
+    evaluate,
+    evaluate_uniform,
     learning_curve,
     load_policy,
     plot_heatmap,

@@ -13,8 +13,8 @@ import numpy as np
 from . import _core
 
 __all__ = [
-    "ProgressBar", "learning_curve", "load_policy", "plot_heatmap", "plot_learning_curve", "read_study",
-    "save_policy", "train", "train_learned", "visit_counts",
+    "ProgressBar", "evaluate", "evaluate_uniform", "learning_curve", "load_policy", "plot_heatmap",
+    "plot_learning_curve", "read_study", "save_policy", "train", "train_learned", "visit_counts",
 ]
 
 
@@ -214,8 +214,73 @@ def _with_progress(core_fn, label):
     return call
 
 
-train = _with_progress(_core.train, "train")
+def _train_any(*args, **kwargs):
+    """_core.train, or _core._train_simulator for an ObservationFeaturePolicy (not a maxent.Policy)."""
+    policy = kwargs["policy"] if "policy" in kwargs else (args[2] if len(args) > 2 else None)
+    if isinstance(policy, _core.ObservationFeaturePolicy):
+        return _core._train_simulator(*args, **kwargs)
+    return _core.train(*args, **kwargs)
+
+
+functools.update_wrapper(_train_any, _core.train)
+train = _with_progress(_train_any, "train")
+train.__doc__ = _core.train.__doc__.replace("policy: maxent._core.Policy", "policy: object", 1) + (
+    "\n\nA simulator whose observations are float vectors (observation_dim = d) trains with BeliefAveragedPolicy\n"
+    "or ObservationFeaturePolicy (its result.policy is None; its θ is result.parameters); feedbacks 'mse-knn'\n"
+    "and 'moe-knn' (MSEKnn(k), MOEKnn(k)) count true-state points and observation vectors by kNN.")
 train_learned = _with_progress(_core.train_learned, "train_learned")
+
+# A TrainResult of ObservationFeaturePolicy holds no bound policy: .policy is None there.
+_result_policy = _core.TrainResult.policy
+_core.TrainResult.policy = property(
+    lambda r: None if repr(r).endswith(", ObservationFeaturePolicy)") else _result_policy.fget(r),
+    doc=_result_policy.__doc__)
+
+_FINITE_EVALUATION = {"true_entropy_knn": None, "true_entropy_estimator": "binned",
+                      "observation_entropy_estimator": "binned", "true_entropy_knn_estimator": "none", "knn_k": 0}
+
+
+def _is_python_simulator(world):
+    return not isinstance(world, (_core.Model, _core.GenerativeView))
+
+
+def evaluate(world, updater, policy, *, episodes=1000, seed=0, threads=1, counting="paper", knn_k=4,
+             knn_min_distance=0.0):
+    if _is_python_simulator(world) or isinstance(policy, _core.ObservationFeaturePolicy):
+        return _core._evaluate_simulator(world, updater, policy, episodes=episodes, seed=seed, counting=counting,
+                                         knn_k=knn_k, knn_min_distance=knn_min_distance)
+    e = _core.evaluate(world, updater, policy, episodes=episodes, seed=seed, threads=threads, counting=counting)
+    return {**e, **_FINITE_EVALUATION}
+
+
+def evaluate_uniform(world, updater=None, *, episodes=1000, seed=0, threads=1, counting="paper", knn_k=4,
+                     knn_min_distance=0.0):
+    if _is_python_simulator(world):
+        return _core._evaluate_simulator(world, updater, None, episodes=episodes, seed=seed, counting=counting,
+                                         knn_k=knn_k, knn_min_distance=knn_min_distance)
+    e = _core.evaluate_uniform(world, updater, episodes=episodes, seed=seed, threads=threads, counting=counting)
+    return {**e, **_FINITE_EVALUATION}
+
+
+_EVALUATION_DOC = (
+    "\n\nThe dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,\n"
+    "true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:\n"
+    "true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a\n"
+    "world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'\n"
+    "for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,\n"
+    "k = knn_k nearest neighbours, distances floored at knn_min_distance). A simulator runs on one thread.")
+
+
+def _with_knn(doc):
+    """The core docstring with this wrapper's signature: any policy, and the kNN settings."""
+    signature, rest = doc.split("\n", 1)
+    signature = signature.replace("policy: maxent._core.Policy", "policy: object").replace(
+        ") -> dict", ", knn_k: int = 4, knn_min_distance: float = 0.0) -> dict", 1)
+    return signature + "\n" + rest + _EVALUATION_DOC
+
+
+evaluate.__doc__ = _with_knn(_core.evaluate.__doc__)
+evaluate_uniform.__doc__ = _with_knn(_core.evaluate_uniform.__doc__)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +298,7 @@ def visit_counts(world, policy, updater=None, episodes=1000, seed=0, counting="p
             counts[int(s)] = counts.get(int(s), 0) + 1
         return 0.0
 
-    _core.train(world, updater, policy, _core.UserFeedback(count, name="visits"), "reinforce",
+    _train_any(world, updater, policy, _core.UserFeedback(count, name="visits"), "reinforce",
                 _core.ConstantStep(1e-300), iterations=int(episodes), batch=1, seed=seed, counting=counting,
                 track_belief_entropy=False, threads=1)
     n = world.num_states if isinstance(world, _core.Model) else (max(counts) + 1 if counts else 0)

@@ -9,6 +9,7 @@
 
 #include "common.hpp"
 #include "maxent/core/parallel.hpp"
+#include "maxent/objective/knn_feedbacks.hpp"
 
 namespace maxent::python {
 
@@ -129,6 +130,20 @@ double PythonFeedback::call(const Trajectory& t) const {
     return x;
 }
 
+FeedbackBox knn_feedback(bool states, std::size_t k, double min_distance) {
+    programs::CallableFeedback f;
+    if (states) {
+        f.fn = [e = KnnStateEntropy(k, min_distance), g = 0](const Trajectory& t) mutable { return e(t, g); };
+        f.needs.state_points = true;
+        f.name = "mse-knn";
+    } else {
+        f.fn = [e = KnnObservationEntropy(k, min_distance), g = 0](const Trajectory& t) mutable { return e(t, g); };
+        f.needs.observation_points = true;
+        f.name = "moe-knn";
+    }
+    return FeedbackBox(std::move(f));
+}
+
 FeedbackBox python_feedback(PythonFeedback p) {
     std::string name = p.name;
     const RolloutNeeds needs = p.needs;
@@ -161,8 +176,10 @@ FeedbackBox to_feedback(const py::handle& x) {
         if (s == "moe") return {MOE{}};
         if (s == "mbe") return {MBE{}};
         if (s == "reg-mbe" || s == "regmbe" || s == "reg_mbe") return {RegMBE(0.02)};
+        if (s == "mse-knn" || s == "mse_knn") return knn_feedback(true, 4, 0.0);
+        if (s == "moe-knn" || s == "moe_knn") return knn_feedback(false, 4, 0.0);
         throw config_error(detail::message("unknown feedback '", x.cast<std::string>(),
-                                           "' (known: mse, moe, mbe, reg-mbe, or a callable)"));
+                                           "' (known: mse, moe, mbe, reg-mbe, mse-knn, moe-knn, or a callable)"));
     }
     if (PyCallable_Check(x.ptr())) {
         PythonFeedback p;
@@ -294,6 +311,13 @@ bool SignalPoll::operator()(const IterationMetrics&) {
 // ---------------------------------------------------------------------------------------
 
 namespace {
+/// A view's recorded points as an n x d array (n x 0 when not recorded).
+py::array_t<double> points_array(const std::vector<double>& x, std::size_t d) {
+    const std::size_t n = d == 0 ? 0 : x.size() / d;
+    py::array_t<double> a({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(d)});
+    std::copy(x.begin(), x.end(), a.mutable_data());
+    return a;
+}
 RolloutNeeds needs_of(bool belief_entropy, bool believed_states, bool beliefs) {
     RolloutNeeds n;
     n.belief_entropy = belief_entropy;
@@ -330,20 +354,30 @@ void bind_components(py::module_& m) {
     m.def("MBE", [] { return FeedbackBox{MBE{}}; }, "Entropy of believed states s̃_t ~ b_t.");
     m.def("RegMBE", [](double rho) { return FeedbackBox{RegMBE(rho)}; }, py::arg("rho") = 0.02,
           "MBE minus rho times the sum of belief entropies.");
+    m.def("MSEKnn", [](std::size_t k, double min_distance) { return knn_feedback(true, k, min_distance); },
+          py::arg("k") = 4, py::arg("min_distance") = 0.0,
+          "'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point).");
+    m.def("MOEKnn", [](std::size_t k, double min_distance) { return knn_feedback(false, k, min_distance); },
+          py::arg("k") = 4, py::arg("min_distance") = 0.0,
+          "'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim).");
     m.def("PartitionEntropy", [](std::vector<std::size_t> blocks) { return FeedbackBox{PartitionEntropy(std::move(blocks))}; },
           py::arg("block_of_state"), "Entropy of the true states mapped to blocks (e.g. rooms).");
     m.def(
         "UserFeedback",
-        [](py::function fn, bool belief_entropy, bool believed_states, bool beliefs, std::optional<std::string> name) {
+        [](py::function fn, bool belief_entropy, bool believed_states, bool beliefs, std::optional<std::string> name,
+           bool state_points, bool observation_points) {
             PythonFeedback p;
             p.name = name ? *name
                           : (py::hasattr(fn, "__name__") ? fn.attr("__name__").cast<std::string>() : "python");
             p.fn = PyRef(std::move(fn));
             p.needs = needs_of(belief_entropy, believed_states, beliefs);
+            p.needs.state_points = state_points;
+            p.needs.observation_points = observation_points;
             return python_feedback(std::move(p));
         },
         py::arg("fn"), py::arg("belief_entropy") = false, py::arg("believed_states") = false,
-        py::arg("beliefs") = false, py::arg("name") = py::none(),
+        py::arg("beliefs") = false, py::arg("name") = py::none(), py::arg("state_points") = false,
+        py::arg("observation_points") = false,
         "A feedback written in Python: fn(trajectory: TrajectoryView) -> float; say which extra records it reads.");
 
     py::class_<TrajectoryView>(m, "TrajectoryView",
@@ -374,6 +408,24 @@ void bind_components(py::module_& m) {
                                "the true states the counting convention counts")
         .def_property_readonly("counted_observations",
                                [](const TrajectoryView& v) { return index_array(v.get().counted_observations()); })
+        .def_property_readonly("state_points",
+                               [](const TrajectoryView& v) {
+                                   return points_array(v.get().state_points, v.get().state_point_dimension);
+                               }, "s_1 .. s_{K+1} as points (n x d; recorded for kNN MSE)")
+        .def_property_readonly("observation_points",
+                               [](const TrajectoryView& v) {
+                                   return points_array(v.get().observation_points, v.get().observation_point_dimension);
+                               }, "o_1 .. o_{K+1} as points (n x d; recorded for kNN MOE)")
+        .def_property_readonly("counted_state_points",
+                               [](const TrajectoryView& v) {
+                                   const auto x = v.get().counted_state_points();
+                                   return points_array({x.begin(), x.end()}, v.get().state_point_dimension);
+                               })
+        .def_property_readonly("counted_observation_points",
+                               [](const TrajectoryView& v) {
+                                   const auto x = v.get().counted_observation_points();
+                                   return points_array({x.begin(), x.end()}, v.get().observation_point_dimension);
+                               })
         .def_property_readonly("counted_believed",
                                [](const TrajectoryView& v) { return index_array(v.get().counted_believed()); });
 

@@ -26,3 +26,12 @@ def test_readme_python_example(tmp_path):
     m = re.search(r"trained (\S+), uniform (\S+)", p.stdout)
     assert m, p.stdout
     assert "180/180" in p.stderr  # the progress bar reached the end (3 seeds x 60 iterations)
+
+
+def test_readme_python_range_example(tmp_path):
+    code = readme_block("python-range")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "knn knn" in p.stdout
+    m = re.search(r"trained (\S+), uniform (\S+)", p.stdout)
+    assert m and float(m.group(1)) > float(m.group(2)), p.stdout

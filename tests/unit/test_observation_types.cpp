@@ -1,7 +1,8 @@
 // tests/unit/test_observation_types.cpp — observations of the simulator's own type: a range
 // reading in metres (double), a pair of beams (std::array), Eigen vectors and a struct; the
 // particle filter weighing them by a density or a log-density; the observation-feature
-// policy; MSE and MOE counted by k nearest neighbours; the named errors of bad input.
+// policy; MSE and MOE counted by k nearest neighbours; evaluate's estimators for such worlds;
+// the named errors of bad input.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/objective/knn_feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
+#include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
@@ -584,6 +586,80 @@ TEST_CASE("rescue world with a range sensor: ranges, bins and log-density by han
     for (int i = 0; i < 4000; ++i) sum += world.sample_observation(0, {0.1, 0.4}, g)[0];
     CHECK(std::abs(sum / 4000 - 0.4) < 0.0032);
     CHECK_THROWS_AS(maxent::RescueRangeWorld({.range_noise = 0.0}), maxent::config_error);
+}
+
+TEST_CASE("evaluate counts a typed world's raw observations and state points by kNN, by hand",
+          "[observation_types][evaluate]") {
+    // Track has no observation bins and has state points: MOE is the kNN entropy of the raw
+    // readings, and the true states are also counted by kNN. The same episodes replayed
+    // through rollout_fixed_policy on evaluate's streams, with KnnEntropy by hand, give the
+    // same values; the binned true-state entropy is the binned one.
+    const Track<1> world{};
+    maxent::DefaultRng g = maxent::stream(4);
+    const maxent::ParticleFilter filter(world, 10, Meters{}, maxent::ParticleFilterOptions{.particles = 16}, g);
+    const maxent::UniformPolicy policy(2);
+    const maxent::KnnCounting knn{.k = 3, .min_distance = 1e-9};
+    const maxent::Evaluation e =
+        maxent::evaluate(world, filter, policy, 6, 11, 1, maxent::StateCounting::paper, knn);
+    CHECK(e.observation_entropy_estimator == "knn");
+    CHECK(e.true_entropy_knn_estimator == "knn");
+    CHECK(e.knn_k == 3);
+    std::vector<double> moe, mse, binned;
+    maxent::EmpiricalCounter counter(10);
+    // evaluate's records (believed states are drawn during the rollout), and the points
+    maxent::RolloutOptions options{maxent::StateCounting::paper, {.belief_entropy = true, .believed_states = true}};
+    options.needs.state_points = true;
+    options.needs.observation_points = true;
+    maxent::rollout_fixed_policy(world, filter, policy, options, 11, maxent::evaluation_stream_run, 0, 6,
+                                 [&](std::size_t, const maxent::Trajectory& t, maxent::DefaultRng&) {
+                                     maxent::KnnEntropy by_hand(3, 1e-9);
+                                     moe.push_back(by_hand(t.counted_observation_points(), 1));
+                                     mse.push_back(by_hand(t.counted_state_points(), 1));
+                                     binned.push_back(maxent::true_state_entropy(t, counter));
+                                 });
+    CHECK(e.observation_entropy.mean == maxent::mean_interval(moe).mean);
+    CHECK(e.true_entropy_knn.mean == maxent::mean_interval(mse).mean);
+    CHECK(e.true_entropy.mean == maxent::mean_interval(binned).mean);
+    CHECK(e.observation_entropy.n == 6);
+    // any thread count, the same values
+    const maxent::Evaluation e3 = maxent::evaluate(world, filter, policy, 6, 11, 3, maxent::StateCounting::paper, knn);
+    CHECK(e3.observation_entropy.mean == e.observation_entropy.mean);
+    CHECK(e3.true_entropy_knn.mean == e.true_entropy_knn.mean);
+    // k = 0: nothing by kNN; without observation bins MOE is not computed (instead of refused)
+    const maxent::Evaluation none =
+        maxent::evaluate_uniform(world, filter, 6, 11, 1, maxent::StateCounting::paper, maxent::KnnCounting{.k = 0});
+    CHECK(none.observation_entropy_estimator == "none");
+    CHECK(none.observation_entropy.n == 0);
+    CHECK(none.true_entropy_knn.n == 0);
+    CHECK(none.true_entropy.mean == e.true_entropy.mean);
+    CHECK_THROWS_AS(maxent::evaluate_uniform(world, filter, 6, 11, 1, maxent::StateCounting::paper,
+                                             maxent::KnnCounting{.k = 2, .min_distance = -1.0}),
+                    maxent::config_error);
+}
+
+TEST_CASE("evaluate bins a typed world's observations when the world bins them (the rescue range robot)",
+          "[observation_types][evaluate][rescue]") {
+    const TwoBeams beams{};
+    maxent::DefaultRng g = maxent::stream(5);
+    const maxent::ParticleFilter filter(beams, 10, Meters{}, maxent::ParticleFilterOptions{.particles = 8}, g);
+    const maxent::Evaluation e = maxent::evaluate_uniform(beams, filter, 4, 2);
+    CHECK(e.observation_entropy_estimator == "binned");
+    CHECK(e.true_entropy_knn_estimator == "none");  // no state points
+    CHECK(e.observation_entropy.n == 4);
+    CHECK(e.observation_entropy.mean <= std::log(12.0) + 1e-12);
+
+    maxent::RescueWorldOptions motion;
+    motion.horizon = 20;
+    const maxent::RescueRangeWorld range(maxent::RescueRangeOptions{.motion = motion});
+    const auto binned = maxent::with_state_binning(range, 16, maxent::RescueGridBinning{4});
+    const maxent::ParticleFilter pf(binned, 16, maxent::RescueGridBinning{4},
+                                    maxent::ParticleFilterOptions{.particles = 50}, g);
+    const maxent::Evaluation r = maxent::evaluate_uniform(binned, pf, 3, 1, 1, maxent::StateCounting::paper,
+                                                          maxent::KnnCounting{.k = 3, .min_distance = 1e-9});
+    CHECK(r.observation_entropy_estimator == "binned");
+    CHECK(r.true_entropy_knn_estimator == "knn");
+    CHECK(r.true_entropy.mean <= std::log(16.0) + 1e-12);
+    CHECK(std::isfinite(r.true_entropy_knn.mean));
 }
 
 }  // namespace test_observation_types

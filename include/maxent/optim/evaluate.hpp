@@ -7,10 +7,15 @@
 //     finished, with its generator (MBE draws from it after the rollout).
 //   visit_counts(model, updater, policy, counting, seed, run, episodes)
 //     -> per state bin, its counted steps over the episodes, and their mean H(d(τ_S)).
-//   evaluate(model, updater, policy, episodes, seed[, threads, counting])
+//   evaluate(model, updater, policy, episodes, seed[, threads, counting, knn])
 //     -> mean and 95% Student-t interval of H(d(τ_S)), H(d(τ_O)) (MOE), H(d(τ_S̃)) with
 //        s̃_t ~ b_t (MBE) and Σ_t H(b_t) (Reg-MBE's regulariser); evaluate_uniform the same
 //        for the uniform policy, equal bit for bit to any softmax policy at θ = 0.
+//     Typed observations (model/concepts.hpp): MOE is binned when the world bins them
+//     (observation_bin), else the kNN entropy (core/knn_entropy.hpp, nats) of the raw
+//     observation points, else not computed; a world with state points (state_point) also
+//     gets the kNN entropy of its true states beside the binned one. Evaluation names the
+//     estimator of each ("binned", "knn", "none"); index worlds keep their binned bits.
 //   windowed_means(history, window[, field]) -> a training history cut into windows, each
 //     with its mean and 95% interval (the spread within one run, not across seeds).
 //
@@ -25,6 +30,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -32,6 +39,7 @@
 #include "maxent/belief/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
+#include "maxent/core/knn_entropy.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/statistics.hpp"
@@ -48,13 +56,27 @@ namespace maxent {
 /// The `run` of the evaluation streams: episode n draws from stream(seed, evaluation_stream_run, n).
 inline constexpr std::uint64_t evaluation_stream_run = 0x6576616c75617465ULL;  // "evaluate"
 
-/// What evaluate returns: per quantity, the mean over the episodes and its 95% interval.
+/// How evaluate counts what has no bins: the kNN estimator's k (0: no kNN quantity) and
+/// distance floor (KnnEntropy), and whether true states are also counted as points when the
+/// world has them (a run-time opt-out for worlds whose point map may be absent).
+struct KnnCounting {
+    std::size_t k = 4;
+    double min_distance = 0.0;
+    bool state_points = true;
+};
+
+/// What evaluate returns: per quantity, the mean over the episodes and its 95% interval
+/// (n = 0 and estimator "none": not computed for this world).
 struct Evaluation {
     std::size_t episodes = 0;
-    MeanInterval true_entropy;         ///< H(d(τ_S))
-    MeanInterval observation_entropy;  ///< H(d(τ_O))
+    MeanInterval true_entropy;         ///< H(d(τ_S)), binned
+    MeanInterval observation_entropy;  ///< H(d(τ_O)): binned, or kNN over the raw observations (nats)
     MeanInterval believed_entropy;     ///< H(d(τ_S̃)), s̃_t ~ b_t
     MeanInterval belief_entropy_sum;   ///< Σ_t H(b_t)
+    MeanInterval true_entropy_knn;     ///< kNN entropy of the true states' points (nats)
+    std::string_view observation_entropy_estimator = "binned";  ///< "binned", "knn" or "none"
+    std::string_view true_entropy_knn_estimator = "none";       ///< "knn" or "none"
+    std::size_t knn_k = 0;             ///< k of the kNN quantities (0: none computed)
 };
 
 /// Rolls out `policy` (copied) with `updater` (copied) on `model` for episodes e in
@@ -113,20 +135,37 @@ template <class M, class U, class P>
 template <class M, class U, class P>
 [[nodiscard]] Evaluation evaluate(const M& model, const U& updater, const P& policy, std::size_t episodes,
                                   std::uint64_t seed, std::size_t threads = 1,
-                                  StateCounting counting = StateCounting::paper) {
+                                  StateCounting counting = StateCounting::paper, const KnnCounting& knn = {}) {
     static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
     static_assert(require_policy<P>());
     if (episodes < 2)
         throw config_error(detail::message("evaluate: ", episodes, " episodes; an interval needs at least 2"));
-    constexpr std::size_t quantities = 4;
+    // What this world can count: binned MOE needs observation indices or bins; the kNN
+    // quantities need points (compiled only for worlds that have them).
+    const bool moe_binned = observation_count(model) > 0;
+    bool moe_knn = false, mse_knn = false;
+    if constexpr (has_observation_points<M>) moe_knn = !moe_binned && knn.k > 0;
+    if constexpr (has_state_points<M>) mse_knn = knn.state_points && knn.k > 0;
+    if (moe_knn || mse_knn) {
+        const KnnEntropy check(knn.k, knn.min_distance);  // config_error for bad settings, before any episode
+    }
+    constexpr std::size_t quantities = 5;
     const std::size_t workers = std::min(episodes, threads == 0 ? hardware_threads() : threads);
-    const RolloutOptions options{counting, {.belief_entropy = true, .believed_states = true}};
+    RolloutOptions options{counting, {.belief_entropy = true, .believed_states = true}};
+    options.needs.state_points = mse_knn;
+    options.needs.observation_points = moe_knn;
     // Job w runs episodes [w E / W, (w + 1) E / W) and returns their values, quantity-major per episode.
     const std::vector<std::vector<double>> blocks = run_parallel(workers, workers, [&](std::size_t w) {
         EmpiricalCounter counter(state_bins(model));
         const ObservationEntropy moe;
         const BelievedStateEntropy mbe;
+        // The kNN estimator (its workspace) exists only for worlds with points.
+        constexpr bool points = has_observation_points<M> || has_state_points<M>;
+        [[maybe_unused]] std::conditional_t<points, KnnEntropy, int> knn_estimator = [&] {
+            if constexpr (points) return KnnEntropy(std::max<std::size_t>(knn.k, 1), knn.min_distance);
+            else return 0;
+        }();
         const std::size_t begin = w * episodes / workers;
         const std::size_t end = (w + 1) * episodes / workers;
         std::vector<double> values;
@@ -134,9 +173,19 @@ template <class M, class U, class P>
         rollout_fixed_policy(model, updater, policy, options, seed, evaluation_stream_run, begin, end,
                              [&](std::size_t, const Trajectory& t, DefaultRng& g) {
                                  values.push_back(true_state_entropy(t, counter));
-                                 values.push_back(moe(t, g));
+                                 double h_obs = 0.0, h_knn = 0.0;
+                                 if (moe_binned) h_obs = moe(t, g);
+                                 if constexpr (points) {
+                                     if (moe_knn)
+                                         h_obs = knn_estimator(t.counted_observation_points(),
+                                                               t.observation_point_dimension);
+                                     if (mse_knn)
+                                         h_knn = knn_estimator(t.counted_state_points(), t.state_point_dimension);
+                                 }
+                                 values.push_back(h_obs);
                                  values.push_back(mbe(t, g));
                                  values.push_back(belief_entropy_sum(t));
+                                 values.push_back(h_knn);
                              });
         return values;
     });
@@ -147,18 +196,25 @@ template <class M, class U, class P>
     Evaluation out;
     out.episodes = episodes;
     out.true_entropy = mean_interval(per_quantity[0]);
-    out.observation_entropy = mean_interval(per_quantity[1]);
+    if (moe_binned || moe_knn) out.observation_entropy = mean_interval(per_quantity[1]);
+    out.observation_entropy_estimator = moe_binned ? "binned" : (moe_knn ? "knn" : "none");
     out.believed_entropy = mean_interval(per_quantity[2]);
     out.belief_entropy_sum = mean_interval(per_quantity[3]);
+    if (mse_knn) {
+        out.true_entropy_knn = mean_interval(per_quantity[4]);
+        out.true_entropy_knn_estimator = "knn";
+    }
+    if (moe_knn || mse_knn) out.knn_k = knn.k;
     return out;
 }
 
 /// evaluate() of the uniformly random policy on the same episodes' streams: the baseline.
 template <class M, class U>
 [[nodiscard]] Evaluation evaluate_uniform(const M& model, const U& updater, std::size_t episodes, std::uint64_t seed,
-                                          std::size_t threads = 1, StateCounting counting = StateCounting::paper) {
+                                          std::size_t threads = 1, StateCounting counting = StateCounting::paper,
+                                          const KnnCounting& knn = {}) {
     static_assert(require_environment<M>());
-    return evaluate(model, updater, UniformPolicy(model.num_actions()), episodes, seed, threads, counting);
+    return evaluate(model, updater, UniformPolicy(model.num_actions()), episodes, seed, threads, counting, knn);
 }
 
 /// One window of a training history: iterations [first, first + count).
