@@ -9,17 +9,10 @@
 //     penalised log-likelihood ℓ(θ) + α Σ log θ (`IohmmFit::penalized_log_likelihood`); for
 //     α = 0 it is maximum likelihood and ℓ itself never decreases. A row whose expected counts
 //     are all zero (only with α = 0) keeps its previous values (ℓ does not depend on it).
-//   * Known or constrained parts (IohmmOptions::fixed, start, prior): a block (μ̂, P̂_a, Ô_k,
-//     Ô_1) given in `fixed` is held at that value bit for bit (what the agent knows: fixed
-//     transitions = known motion/odometry, fixed emissions = a known sensor); `start` gives
-//     starting values that EM then learns from; `prior` sets a symmetric Dirichlet(c) prior per
-//     block in place of smoothing (c = α + 1). For c >= 1 the M step is the MAP row (counts +
-//     c - 1) / total, as above. For c < 1 (favouring sparse, near-deterministic rows) the MAP
-//     over the simplex is unbounded at its faces, so rows are kept at least `prior.floor`: the
-//     M step maximises Σ_j (n_j + c - 1) log θ_j over {θ_j >= floor} exactly (entries with
-//     n_j + c - 1 <= 0 sit at the floor, the rest are water-filled ∝ n_j + c - 1), so the MAP
-//     objective ℓ + Σ_b (c_b - 1) Σ log θ (learned blocks only) still never decreases, and no
-//     probability is 0 (the agent's filter can update on every observation).
+//   * Known parts and priors (IohmmOptions::fixed, start, prior; IohmmBlocks, IohmmPrior say
+//     what each assumes of the agent): fixed blocks are held bit for bit; a Dirichlet(c) prior
+//     per block replaces α (c = α + 1); c < 1 gives the exact MAP row over entries >= a floor,
+//     so ℓ + Σ_b (c_b - 1) Σ log θ over the learned blocks still never decreases.
 //   * Restarts: restart r draws its start from maxent::stream(seed, r, 0) (random rows, then
 //     emission rows anchored on observed observations: detail::random_model and
 //     detail::anchor_emissions say how; anchoring keeps EM out of poor local optima when the
@@ -103,7 +96,14 @@ struct IohmmBlocks {
 
 /// A symmetric Dirichlet(c) prior on every row of a block, by block; an unset block uses the
 /// smoothing α (c = α + 1). c < 1 favours sparse, near-deterministic rows (a structural
-/// prior: "each action leads to few places"); see this header's comment for the M step.
+/// prior: "each action leads to few places", assuming nothing else of the agent). M step:
+/// for c >= 1 the MAP row (counts + c - 1) / total. For c < 1 the MAP over the simplex is
+/// unbounded at its faces (a zero entry has prior density +inf), so, as MAP-with-sparsity
+/// usually does, rows are kept at least `floor`: the M step maximises Σ_j (n_j + c - 1) log θ_j
+/// over {θ_j >= floor} exactly (entries with n_j + c - 1 <= 0 at the floor, the others
+/// water-filled ∝ n_j + c - 1; no positive weight: the largest takes the rest), so the MAP
+/// objective never decreases and no probability is 0 (the agent's filter can update on
+/// every observation).
 struct IohmmPrior {
     std::optional<double> initial;      ///< c of μ̂
     std::optional<double> transitions;  ///< c of every row of every P̂_a
