@@ -15,6 +15,14 @@
 //     default options (3 restarts, at most 200 iterations, tolerance 1e-6, α = 1e-3); target:
 //     under 30 s. Reports the iterations run and the log-likelihood per observation of the
 //     training episodes and of 200 held-out episodes, under the learned and the true model.
+//   * BM_cloned_em_iteration/clones/sequences: one EM iteration of fit_cloned_hmm on the
+//     paper's environment iii (6 x 6 four rooms, 4 room-id observations, A = 4, T = 36),
+//     `clones` clones per observation (L = 4 clones), and that time divided by (observation
+//     steps x clones²): the cloned E step touches only the clones of consecutive observations,
+//     so the ratio should stay flat in clones (an L² cost would grow it 16-fold from 9 to 36).
+//   * BM_fit_cloned_room_id: the whole cloned-HMM fit of environment iii (9 clones per room,
+//     L = 36) from 1000 episodes on 2 threads, the defaults otherwise; target: under 30 s.
+//     Reports the iterations and the held-out log-likelihood per observation (truth: 0).
 #include <benchmark/benchmark.h>
 
 #include <cstddef>
@@ -36,9 +44,14 @@ const maxent::GridPomdp& world() {
     return w;
 }
 
+const maxent::GridPomdp& room_id_world() {
+    static const maxent::GridPomdp w = maxent::four_rooms(6, 6, 0.0, maxent::observe::room_id());
+    return w;
+}
+
 /// Episodes [first, first + count) of the uniform random policy on the world.
-std::vector<maxent::ActionObservationSequence> episodes(std::size_t first, std::size_t count) {
-    const maxent::GridPomdp& w = world();
+std::vector<maxent::ActionObservationSequence> episodes(std::size_t first, std::size_t count,
+                                                        const maxent::GridPomdp& w = world()) {
     maxent::Sampler<maxent::GridPomdp, maxent::BayesFilter<maxent::GridPomdp>> sampler(w, maxent::BayesFilter(w));
     maxent::BeliefAveragedPolicy uniform(w.num_states(), w.num_actions());  // θ = 0
     Eigen::MatrixXd score = Eigen::MatrixXd::Zero(uniform.parameters().rows(), uniform.parameters().cols());
@@ -143,5 +156,70 @@ void BM_fit_four_rooms(benchmark::State& state) {
     state.counters["restarts"] = static_cast<double>(fit.restart_iterations.size());
 }
 BENCHMARK(BM_fit_four_rooms)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+const std::vector<maxent::ActionObservationSequence>& room_id_training() {
+    static const auto data = episodes(0, 1000, room_id_world());
+    return data;
+}
+const std::vector<maxent::ActionObservationSequence>& room_id_heldout() {
+    static const auto data = episodes(1000, 200, room_id_world());
+    return data;
+}
+
+void BM_cloned_em_iteration(benchmark::State& state) {
+    const auto clones = static_cast<std::size_t>(state.range(0));
+    const auto sequences = static_cast<std::size_t>(state.range(1));
+    const std::span<const maxent::ActionObservationSequence> data(room_id_training().data(), sequences);
+    maxent::IohmmOptions o;
+    o.latent_states = 4 * clones;
+    o.num_actions = 4;
+    o.num_observations = 4;
+    o.restarts = 1;
+    o.max_iterations = 4;
+    o.tolerance = 0.0;
+    for (auto _ : state) {
+        auto fit = maxent::fit_cloned_hmm(data, o);
+        benchmark::DoNotOptimize(fit.model.initial.data());
+    }
+    const double passes = 5.0 * static_cast<double>(state.iterations());
+    const double steps = static_cast<double>(steps_of(data));
+    state.counters["time_per_em_iteration"] =
+        benchmark::Counter(passes, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["time_per_step_clones2"] = benchmark::Counter(
+        passes * steps * static_cast<double>(clones * clones), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["L"] = static_cast<double>(o.latent_states);
+}
+BENCHMARK(BM_cloned_em_iteration)
+    ->ArgNames({"clones", "sequences"})
+    ->Args({2, 1000})
+    ->Args({4, 1000})
+    ->Args({9, 250})
+    ->Args({9, 1000})
+    ->Args({18, 1000})
+    ->Args({36, 1000})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_fit_cloned_room_id(benchmark::State& state) {
+    const auto& data = room_id_training();
+    const auto& test = room_id_heldout();
+    maxent::IohmmOptions o;
+    o.latent_states = 36;
+    o.num_actions = 4;
+    o.num_observations = 4;
+    o.threads = 2;
+    maxent::IohmmFit fit;
+    for (auto _ : state) {
+        fit = maxent::fit_cloned_hmm(data, o, {}, test);
+        benchmark::DoNotOptimize(fit.model.initial.data());
+    }
+    state.counters["em_iterations"] = static_cast<double>(fit.iterations);
+    state.counters["converged"] = fit.converged ? 1.0 : 0.0;
+    state.counters["heldout_ll_per_obs"] = fit.heldout_log_likelihood.back() / static_cast<double>(steps_of(test));
+    std::size_t passes = 0;
+    for (const std::size_t n : fit.restart_iterations) passes += n + 1;
+    state.counters["e_steps_all_restarts"] = static_cast<double>(passes);
+}
+BENCHMARK(BM_fit_cloned_room_id)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 }  // namespace

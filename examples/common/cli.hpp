@@ -7,7 +7,7 @@
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--learned mbe,reg-mbe] [--latent-states L] [--warmup E]
 //                  [--refit-every M] [--refit-iterations I] [--window W] [--smoothing A]
-//                  [--learned-prior] [--heatmap-episodes 100] [--heatmap-scale shared]
+//                  [--learners em,cloned-hmm] [--learned-prior] [--heatmap-episodes 100] [--heatmap-scale shared]
 //                  [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
@@ -367,6 +367,42 @@ public:
     std::string_view flag;
 };
 
+/// The learned-belief flags maxent-paper and maxent-explore share (--learned, --learners, the
+/// learning counts, --smoothing, --learned-prior), read into `s`; false for any other flag.
+inline bool learning_flag_argument(FlagArgument& a, Settings& s) {
+    const std::string_view flag = a.flag;
+    if (flag == "--learned") {
+        const std::string_view v = a.value();
+        s.learned = iequals(v, "none") ? std::vector<Objective>{}
+                                       : detail::parse_list<Objective>(flag, v, "mse, moe, mbe, reg-mbe (or none)",
+                                                                       parse_objective);
+    } else if (const LearningCount* c = learning_flag(flag); c != nullptr) {
+        s.learning.*c->field = c->least > 0 ? detail::positive_count(flag, a.value()) : detail::count(flag, a.value());
+    } else if (flag == "--learners") {
+        const std::string_view v = a.value();
+        s.learning.learners.clear();
+        std::size_t start = 0;
+        for (;;) {
+            const std::size_t comma = v.find(',', start);
+            const std::string_view name = v.substr(start, comma == std::string_view::npos ? v.size() - start : comma - start);
+            if (find_learner(name) == nullptr)
+                detail::bad_value(flag, v, cat("contains '", name, "', not one of em, em-sparse, cloned-hmm, "
+                                               "em-known-motion, em-known-sensor"));
+            s.learning.learners.emplace_back(name);
+            if (comma == std::string_view::npos) break;
+            start = comma + 1;
+        }
+    } else if (flag == "--learned-prior") {
+        a.no_value();
+        s.learning.learned_prior = true;
+    } else if (flag == "--smoothing") {
+        s.learning.smoothing = detail::smoothing_value(flag, a.value());
+    } else {
+        return false;
+    }
+    return true;
+}
+
 /// The flags maxent-paper and maxent-explore share, read into their options `o` (help,
 /// version, progress, plot, threads, smooth, out, shard and the Settings of Algorithm 1);
 /// returns false for any other flag.
@@ -491,18 +527,7 @@ using detail::to_uint;
                 o.heatmap_own_scales = true;
             else
                 detail::bad_value(flag, v, "is not one of shared, panel");
-        } else if (flag == "--learned") {
-            const std::string_view v = a.value();
-            s.learned = iequals(v, "none") ? std::vector<Objective>{}
-                                           : detail::parse_list<Objective>(flag, v, "mse, moe, mbe, reg-mbe (or none)",
-                                                                           parse_objective);
-        } else if (const LearningCount* c = learning_flag(flag); c != nullptr) {
-            s.learning.*c->field = c->least > 0 ? detail::positive_count(flag, a.value()) : detail::count(flag, a.value());
-        } else if (flag == "--learned-prior") {
-            a.no_value();
-            s.learning.learned_prior = true;
-        } else if (flag == "--smoothing") {
-            s.learning.smoothing = detail::smoothing_value(flag, a.value());
+        } else if (detail::learning_flag_argument(a, s)) {
         } else if (flag == "--heatmap-episodes") {
             s.heatmap_episodes = detail::count(flag, a.value());
         } else {
@@ -586,6 +611,12 @@ using detail::to_uint;
         "  Without a simulator (nosim* experiments; curves 'learned-mbe', 'learned-reg-mbe'):\n"
         "  --learned LIST       objectives trained with a learned belief model, or none (default: the\n"
         "                       experiment's; nosim*: mbe,reg-mbe)\n"
+        "  --learners LIST      how the learned curves learn their model, one curve each (default em;\n"
+        "                       labels 'learned-reg-mbe+<learner>' for the others): em (an IOHMM,\n"
+        "                       knows nothing), em-sparse (EM, sparse Dirichlet(0.1) transition\n"
+        "                       prior), cloned-hmm (clones of observations; knows nothing of the\n"
+        "                       dynamics), em-known-motion (the world's transitions held: odometry),\n"
+        "                       em-known-sensor (the world's emissions held)\n"
         "  --latent-states L    latent states of the learned model (default: the world's S)\n"
         "  --warmup E           uniform-action episodes before the first fit (default 500)\n"
         "  --refit-every M      iterations between warm-started refits (default 2000; 0 = never)\n"

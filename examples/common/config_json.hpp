@@ -142,6 +142,13 @@ void settings_fields(const Settings& s, Field&& field) {
                   ", \"first_fit_em_iterations\": ", std::to_string(l.em_iterations), ", \"smoothing\": ",
                   num(l.smoothing), ", \"emission\": \"shared\", \"initial_belief\": ",
                   l.learned_prior ? "\"learned\"}" : "\"uniform\"}"));
+        if (l.learners != std::vector<std::string>{"em"}) {  // what each learner assumed the agent knew
+            std::string list;
+            for (const std::string& name : l.learners)
+                list += cat(list.empty() ? "" : ", ", "{\"name\": ", str(name), ", \"knows\": ",
+                            str(std::string(find_learner(name)->knows)), "}");
+            field("learners", cat("[", list, "]"));
+        }
     }
     if (s.heatmap_episodes > 0) {
         char streams[64];

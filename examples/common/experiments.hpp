@@ -456,6 +456,9 @@ struct LearningSettings {
     double smoothing = 1.0;            ///< Dirichlet (add-α) smoothing (1: held-out fit and curves
                                        ///< better than 0.001 on nosim2c, docs/performance.md)
     bool learned_prior = false;        ///< b_1 = the learned μ̂ instead of uniform
+    /// The learners (learner_kinds' names), one learned curve per objective and learner; not in
+    /// key(): the curve carries its learner (Curve::learner, run_key).
+    std::vector<std::string> learners{"em"};
 
     /// The text of every setting, for cache keys and config.json ("L=0|warmup=500|...").
     [[nodiscard]] std::string key() const {
@@ -466,6 +469,28 @@ struct LearningSettings {
                    format_number(smoothing), learned_prior ? "|prior=learned" : "|prior=uniform");
     }
 };
+
+/// How a learned curve's belief model is learned, and what that assumes the agent knows
+/// (runner.cpp apply_learner). "em" is the default and keeps the plain "learned-<objective>" label.
+struct LearnerKind {
+    std::string_view name;
+    std::string_view knows;
+};
+inline constexpr LearnerKind learner_kinds[] = {
+    {"em", "EM on an IOHMM with L latent states; knows nothing of the world"},
+    {"em-sparse", "EM with a sparse Dirichlet(0.1) prior on the transitions (each action leads to few places); "
+                  "knows nothing of the world"},
+    {"cloned-hmm", "a cloned HMM, L clones split equally among the observations, transition pseudo-count 1e-3, "
+                   "at least 1000 EM steps in the first fit; knows nothing of the dynamics"},
+    {"em-known-motion", "EM with the transitions held at the world's (known odometry, L = S): learns the sensor"},
+    {"em-known-sensor", "EM with the emissions held at the world's (a known sensor, L = S): learns the dynamics"}};
+
+/// The learner called `name`, or null.
+[[nodiscard]] inline const LearnerKind* find_learner(std::string_view name) {
+    for (const LearnerKind& k : learner_kinds)
+        if (k.name == name) return &k;
+    return nullptr;
+}
 
 /// The learned-belief settings that are counts, by name: the keys of the Python module's
 /// `learning` dict and, where `flag`, maxent-paper's flags ("--" and the name with '-' for
@@ -534,6 +559,7 @@ struct Curve {
     PolicyClass policy = PolicyClass::belief_averaged;
     std::string label;
     bool learned = false;  ///< beliefs from a learned model (Experiment::learned_objectives)
+    std::string learner = "em";  ///< learned curves: how the model is learned (learner_kinds)
 };
 
 /// The curves of an experiment under the settings' overrides, in a fixed order: objective
@@ -557,11 +583,13 @@ struct Curve {
             }
     const std::vector<Objective>& learned = s.learned ? *s.learned : e.learned_objectives;
     for (const Objective o : learned)
-        for (const PolicyClass p : policies) {
-            Curve c{o, 0.0, p, cat("learned-", name_of(o)), true};
-            if (with_policy) c.label += cat("/", name_of(p));
-            out.push_back(std::move(c));
-        }
+        for (const std::string& learner : s.learning.learners)
+            for (const PolicyClass p : policies) {
+                Curve c{o, 0.0, p, cat("learned-", name_of(o)), true, learner};
+                if (learner != "em") c.label += cat("+", learner);
+                if (with_policy) c.label += cat("/", name_of(p));
+                out.push_back(std::move(c));
+            }
     return out;
 }
 

@@ -62,6 +62,7 @@ private:
              format_number(s.effective_alpha()), "|rho=", format_number(s.rho), "|", name_of(s.estimator), "|",
              name_of(s.step), "|", name_of(s.counting), "|seed=", std::to_string(seed));
     if (c.learned) k += cat("|learned|", s.learning.key());
+    if (c.learned && c.learner != "em") k += cat("|learner=", c.learner);
     return k;
 }
 

@@ -52,6 +52,32 @@ LearnedBeliefOptions learned_options(const LearningSettings& ls, std::size_t num
     return o;
 }
 
+void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const IohmmModel& truth) {
+    if (find_learner(learner) == nullptr) throw config_error(cat("settings: unknown learner '", learner, "'"));
+    const bool known_part = learner == "em-known-motion" || learner == "em-known-sensor";
+    if (known_part && o.fit.latent_states != truth.num_latent_states())
+        throw config_error(cat("settings: learner '", learner, "' holds the world's own matrices, so L must be the "
+                               "world's S = ", std::to_string(truth.num_latent_states()), ", got ",
+                               std::to_string(o.fit.latent_states)));
+    if (learner == "em-sparse") {
+        o.fit.prior.transitions = 0.1;
+    } else if (learner == "cloned-hmm") {
+        // Clone transitions are sparse: pseudo-count 1e-3 (add-1 over L clones buried them:
+        // position information 1.19 against 2.32 nats on nosim2d), and EM on clones converges
+        // slowly: at least 1000 steps in the first fit (docs/performance.md).
+        o.learner = BeliefLearner::cloned_hmm;
+        o.fit.emission = EmissionModel::shared;
+        o.fit.prior.initial = 1.001;
+        o.fit.prior.transitions = 1.001;
+        o.fit.max_iterations = std::max<std::size_t>(o.fit.max_iterations, 1000);
+    } else if (learner == "em-known-motion") {
+        o.fit.fixed = known_motion(truth);
+    } else if (learner == "em-known-sensor") {
+        o.fit.emission = truth.emission_model;
+        o.fit.fixed = known_sensor(truth);
+    }
+}
+
 namespace {
 /// config_error unless the list `xs` (the setting `what`) holds no value twice.
 template <class T, class Show>
@@ -87,6 +113,10 @@ void validate_settings(const Experiment& e, const Settings& s) {
         no_repeats("policies", *s.policies, [](PolicyClass p) { return std::string(name_of(p)); });
     }
     if (s.learned) no_repeats("learned", *s.learned, objective);
+    if (s.learning.learners.empty()) throw config_error("settings: learners is empty");
+    for (const std::string& l : s.learning.learners)
+        if (find_learner(l) == nullptr) throw config_error(cat("settings: learners lists '", l, "', not a learner"));
+    no_repeats("learners", s.learning.learners, [](const std::string& l) { return l; });
     const std::vector<Curve> curves = make_curves(e, s);
     std::vector<std::string> labels;
     bool learned = false;

@@ -175,6 +175,11 @@ template <class M, class U, class P>
 /// the world's `num_states`.
 [[nodiscard]] LearnedBeliefOptions learned_options(const LearningSettings& ls, std::size_t num_states);
 
+/// Sets `o` up for the learner called `learner` (learner_kinds); `truth` is the world as an
+/// IOHMM (to_iohmm), read only by the learners that know part of it. Throws config_error for
+/// an unknown learner, or a known-part learner whose L is not the world's S.
+void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const IohmmModel& truth);
+
 /// The model file reader's world (model/pomdp_file.hpp), which maxent-explore trains on.
 using FileModel = FinitePomdp<std::string, std::string, std::string>;
 

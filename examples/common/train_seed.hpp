@@ -69,6 +69,7 @@ template <class P, class M>
 SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, std::uint64_t seed,
                            const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
     LearnedBeliefOptions o = learned_options(s.learning, model.num_states());
+    if (c.learner != "em") apply_learner(o, c.learner, to_iohmm(model));
     o.fit.stop = stop;  // SIGINT/SIGTERM also cut an EM fit short, between its iterations
     const std::size_t L = o.fit.latent_states;
     const std::size_t rows = policy_rows(c.policy, model.num_observations(), L);

@@ -109,6 +109,7 @@ struct Options {
             o.max_work = pd::positive_number(flag, a.value());
         } else if (flag == "--uniform-trajectories") {
             o.uniform_trajectories = pd::positive_count(flag, a.value());
+        } else if (pd::learning_flag_argument(a, o.settings)) {
         } else if (flag == "--empty-rows") {
             const std::string_view v = a.value();
             if (programs::iequals(v, "error"))
@@ -165,6 +166,13 @@ struct Options {
         "\n"
         "Options:\n"
         "  --objectives LIST        any of mse, moe, mbe, reg-mbe (default mse,mbe); one curve each\n"
+        "  --learned LIST           objectives also trained with a belief model learned from the agent's\n"
+        "                           own actions and observations (the world's model unused by the agent;\n"
+        "                           curves 'learned-<objective>[+<learner>]'; default none)\n"
+        "  --learners LIST          em (default), em-sparse, cloned-hmm, em-known-motion,\n"
+        "                           em-known-sensor; one learned curve each (maxent-paper --help); and\n"
+        "                           maxent-paper's --latent-states, --warmup, --refit-every,\n"
+        "                           --refit-iterations, --window, --smoothing, --learned-prior\n"
         "  --policies LIST          policy classes: O (observation), BA (belief-averaged, default),\n"
         "                           S (believed state S~), BM (BA mixture form), B (belief-state\n"
         "                           table, one row per distinct belief); several: one curve each.\n"

@@ -1,5 +1,7 @@
 # examples/explore/smoke_test.cmake — end-to-end test of maxent-explore (cmake -P).
 # Trains on tiger (3 seeds, 20 iterations, the default objectives mse and mbe) and checks the
+# files, their headers and row counts and the printed table; learned-belief curves for the
+# model file (one per learner, the agent never using the file's model);
 # files, their headers and row counts and the printed table; then that bad flags exit with
 # status 2 naming the flag's value and write nothing, and that mini-hall2 (a state without
 # T: entries) fails with a hint by default and runs with --empty-rows self-loop; then that
@@ -29,6 +31,17 @@ require_matches("${out}" "the printed output" "uniform random " "mse \\(learned\
 
 set(dir "${OUT}/tiger.95")
 require_files("${dir}" config.json runs.csv summary.csv curves.gp)
+
+# Learned-belief curves for any model file: one per learner.
+execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0 --iterations 5 --objectives mse --learned mbe
+                        --learners em,cloned-hmm,em-known-motion --warmup 20 --threads 1 --out "${OUT}/learned" --quiet
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "maxent-explore with learned curves failed (${rc}):\n${out}\n${err}")
+endif()
+require_matches("${out}" "the printed output (learned curves)" "learned-mbe \\(learned\\)"
+                "learned-mbe\\+cloned-hmm \\(learned\\)" "learned-mbe\\+em-known-motion \\(learned\\)")
+check_csv("${OUT}/learned/tiger.95/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 21)
 
 # 2 objectives x 3 seeds x 20 iterations + header
 check_csv("${dir}/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 121)

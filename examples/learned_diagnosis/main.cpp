@@ -1,11 +1,11 @@
 // maxent-learned-diagnosis — how much of the true state a learned belief model recovers, on the
 // environments of the experiments without a simulator (nosim2b, nosim2c, nosim2d, nosim2g).
 //
-// For each environment and each amount of uniform-action training data, fits the IOHMM as
-// the nosim curves' first fit does (L = S latent states, 2 restarts, at most 100 EM
-// iterations, smoothing 1), then, on held-out episodes where the true states are known (a
-// diagnostic only), runs the exact Bayes filter and the learned filter side by side and
-// reports, per observation or per step:
+// For each environment, learner and amount of uniform-action training data, fits the belief
+// model as the nosim curves' first fit does (the learned curves' settings, learned_options
+// and apply_learner: L = S unless --latent-states, the learner's known parts and prior), then,
+// on held-out episodes where the true states are known (a diagnostic only), runs the exact
+// Bayes filter and the learned filter side by side and reports, per observation or per step:
 //   ll        held-out log-likelihood per observation: learned, true model, and a model with
 //             one latent state (observations i.i.d.: what is learnable without any memory);
 //   H(b)      mean entropy of the beliefs b_t: exact filter, learned filter (nats);
@@ -13,8 +13,11 @@
 //             probable state ŝ_t (nats; log S is perfect tracking, 0 no information), for the
 //             exact and the learned filter — identifiability in one number: a belief model
 //             whose I is near 0 gives MBE and Reg-MBE nothing that MOE lacks.
+// Learners (--learners; maxent-paper's, examples/common/experiments.hpp learner_kinds): em,
+// em-sparse, cloned-hmm (know nothing of the dynamics), em-known-motion, em-known-sensor (L = S).
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
+//        [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor]
 // A bad flag, or sizes whose fits would take more memory than the machine has, exit 2 naming
 // the flag; SIGINT and SIGTERM stop the fits and keep the rows printed (exit 130 or 143).
 #include <cmath>
@@ -35,6 +38,7 @@
 
 #include "../common/cli.hpp"
 #include "../common/experiments.hpp"
+#include "../common/runner.hpp"
 #include "../common/threads.hpp"
 #include "../common/signals.hpp"
 
@@ -100,6 +104,7 @@ struct DiagnosisOptions {
     std::size_t heldout = 200, threads = 0;
     std::uint64_t seed = 0;
     std::vector<std::string> envs{"nosim2b", "nosim2c", "nosim2d", "nosim2g"};
+    std::vector<std::string> learners{"em", "em-sparse", "cloned-hmm", "em-known-motion", "em-known-sensor"};
     bool help = false;
 };
 
@@ -128,6 +133,11 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
         } else if (flag == "--latent-states") {
             o.latent.clear();
             for (const std::string& s : split(a.value())) o.latent.push_back(mp::detail::count(flag, s));
+        } else if (flag == "--learners") {
+            o.learners = split(a.value());
+            for (const std::string& name : o.learners)
+                if (mp::find_learner(name) == nullptr)
+                    mp::bad_value(flag, name, "is not a learner (em, em-sparse, cloned-hmm, em-known-motion, em-known-sensor)");
         } else if (flag == "--env") {
             o.envs = split(a.value());
             for (const std::string& name : o.envs)
@@ -158,6 +168,7 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
 constexpr const char* help_text =
     "Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]\n"
     "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
+    "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor]\n"
     "How much of the true state a learned belief model recovers (see the source's header).\n"
     "Ctrl-C or SIGTERM stops after the rows printed so far (exit 130 or 143).\n";
 
@@ -187,7 +198,7 @@ int main(int argc, char** argv) try {
                      mp::stop_signal_name());
         return true;
     };
-    std::printf("env,L,episodes,ll_learned,ll_truth,ll_one_state,H_exact,H_learned,I_exact,I_learned,log_S\n");
+    std::printf("env,learner,L,episodes,ll_learned,ll_truth,ll_one_state,H_exact,H_learned,I_exact,I_learned,log_S\n");
     for (const std::string& name : envs) {
         const mp::Experiment* e = mp::find_experiment(name);
         const maxent::GridPomdp world = e->env.build();
@@ -204,33 +215,53 @@ int main(int argc, char** argv) try {
         const double truth = maxent::iohmm_log_likelihood(maxent::to_iohmm(world), held_seq) / double(obs);
         maxent::BayesFilter exact(world);
         const auto [h_exact, i_exact] = track(exact, held, S, S);
-        for (const std::size_t l : latent)
-            for (const std::size_t amount : amounts) {
-                const std::size_t L = l == 0 ? S : l;
-                std::vector<ActionObservationSequence> train;
-                for (std::size_t i = 0; i < amount; ++i) {
-                    if (stopped()) return mp::stop_exit_status();
-                    maxent::DefaultRng g = maxent::stream(seed, 0, i);
-                    train.push_back(uniform_episode_with_states(world, K, g).seq);
-                }
-                maxent::IohmmOptions o{.latent_states = L, .num_actions = world.num_actions(),
-                                       .num_observations = world.num_observations(), .smoothing = 1.0,
-                                       .restarts = 2, .max_iterations = 100, .seed = seed, .threads = maxent::programs::resolve_threads(threads)};
-                o.stop = &mp::stop_flag();
-                const maxent::IohmmFit fit = maxent::fit_iohmm(train, o, held_seq);
+        for (const std::size_t amount : amounts) {
+            std::vector<ActionObservationSequence> train;
+            for (std::size_t i = 0; i < amount; ++i) {
                 if (stopped()) return mp::stop_exit_status();
-                o.latent_states = 1;
-                const maxent::IohmmFit one = maxent::fit_iohmm(train, o, held_seq);
-                if (stopped()) return mp::stop_exit_status();
-                const auto agent = maxent::to_finite_pomdp(fit.model, world.horizon());
-                maxent::BayesFilter learned(agent);
-                const auto [h_learned, i_learned] = track(learned, held, S, L);
-                std::printf("%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", name.c_str(), L, amount,
-                            fit.heldout_log_likelihood.back() / double(obs), truth,
-                            one.heldout_log_likelihood.back() / double(obs), h_exact, h_learned, i_exact, i_learned,
-                            std::log(double(S)));
-                std::fflush(stdout);
+                maxent::DefaultRng g = maxent::stream(seed, 0, i);
+                train.push_back(uniform_episode_with_states(world, K, g).seq);
             }
+            // The memoryless reference: one latent state.
+            mp::LearningSettings settings;
+            maxent::LearnedBeliefOptions base = mp::learned_options(settings, S);
+            maxent::IohmmOptions o1 = base.fit;
+            o1.latent_states = 1;
+            o1.num_actions = world.num_actions();
+            o1.num_observations = world.num_observations();
+            o1.seed = seed;
+            o1.threads = mp::resolve_threads(threads);
+            o1.stop = &mp::stop_flag();
+            const maxent::IohmmFit one = maxent::fit_iohmm(train, o1, held_seq);
+            if (stopped()) return mp::stop_exit_status();
+            for (const std::string& learner : options.learners)
+                for (std::size_t li = 0; li < latent.size(); ++li) {
+                    const bool known = learner == "em-known-motion" || learner == "em-known-sensor";
+                    if (known && li > 0) continue;  // L = S whatever --latent-states says
+                    settings.latent_states = known ? 0 : latent[li];
+                    maxent::LearnedBeliefOptions lo = mp::learned_options(settings, S);
+                    if (learner != "em") mp::apply_learner(lo, learner, maxent::to_iohmm(world));
+                    maxent::IohmmOptions& o = lo.fit;
+                    o.num_actions = world.num_actions();
+                    o.num_observations = world.num_observations();
+                    o.seed = seed;
+                    o.threads = mp::resolve_threads(threads);
+                    o.stop = &mp::stop_flag();
+                    const std::size_t L = o.latent_states;
+                    const maxent::IohmmFit fit = lo.learner == maxent::BeliefLearner::cloned_hmm
+                                                     ? maxent::fit_cloned_hmm(train, o, lo.clones, held_seq)
+                                                     : maxent::fit_iohmm(train, o, held_seq);
+                    if (stopped()) return mp::stop_exit_status();
+                    const auto agent = maxent::to_finite_pomdp(fit.model, world.horizon());
+                    maxent::BayesFilter learned(agent);
+                    const auto [h_learned, i_learned] = track(learned, held, S, L);
+                    std::printf("%s,%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", name.c_str(),
+                                learner.c_str(), L, amount, fit.heldout_log_likelihood.back() / double(obs), truth,
+                                one.heldout_log_likelihood.back() / double(obs), h_exact, h_learned, i_exact,
+                                i_learned, std::log(double(S)));
+                    std::fflush(stdout);
+                }
+        }
     }
     return 0;
 } catch (const std::bad_alloc&) {

@@ -60,6 +60,26 @@ if(NOT config MATCHES "\"learning\": {\"latent_states\": 25, \"warmup_episodes\"
 endif()
 message(STATUS "nosim2b: 5 curves, learning.csv with 12 fits, config.json's learning section")
 
+# One learned curve per learner, labelled with what the agent was assumed to know.
+run(0 o "${EXE}" nosim2d --seeds 0 --iterations 3 --batch 2 --warmup 10 --heatmap-episodes 0 --objectives moe
+    --learned reg-mbe --learners em,cloned-hmm,em-known-motion,em-sparse,em-known-sensor --threads 1 --out learners --quiet --no-plot)
+file(STRINGS "${OUT}/learners/nosim2d/runs.csv" rows)
+foreach(label learned-reg-mbe learned-reg-mbe\\+cloned-hmm learned-reg-mbe\\+em-known-motion learned-reg-mbe\\+em-sparse
+              learned-reg-mbe\\+em-known-sensor)
+  if(NOT rows MATCHES "(^|;)${label},0,2,")
+    message(FATAL_ERROR "runs.csv has no curve '${label}':\n${rows}")
+  endif()
+endforeach()
+file(READ "${OUT}/learners/nosim2d/config.json" config)
+if(NOT config MATCHES "\"learners\": \\[{\"name\": \"em\", \"knows\": \"EM on an IOHMM" OR NOT config MATCHES "known odometry")
+  message(FATAL_ERROR "config.json does not say what each learner knew:\n${config}")
+endif()
+run(2 o "${EXE}" nosim2d --learners em,magic --out bad)
+if(NOT o MATCHES "--learners" OR NOT o MATCHES "'magic'")
+  message(FATAL_ERROR "--learners em,magic: the message does not name the flag and value:\n${o}")
+endif()
+message(STATUS "nosim2d: one learned curve per learner, config.json's learners; a bad learner refused")
+
 # --- 2. threads and shards give the same bytes ------------------------------------------------
 run(0 o "${EXE}" ${args} --threads 2 --out two)
 same_files("${OUT}/one/nosim2b" "${OUT}/two/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp)

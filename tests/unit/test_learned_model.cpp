@@ -7,6 +7,8 @@
 //   * identical results for 1, 2 and 3 threads;
 //   * the learned FinitePomdp as the agent's BayesFilter while the world is the true model;
 //   * trajectories to sequences, the CSV reader and writer;
+//   * known parts held fixed, Dirichlet priors per block (the sparse MAP row by hand);
+//   * cloned HMMs: forward–backward by enumeration, EM against dense EM, an aliased ring's layout;
 //   * bad input, with the messages.
 #include <catch2/catch.hpp>
 
@@ -16,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -750,6 +753,288 @@ TEST_CASE("a stop flag ends EM between iterations, with the result marked stoppe
     CHECK_NOTHROW(maxent::iohmm_log_likelihood(cut.model, data));
     for (std::size_t i = 1; i < cut.penalized_log_likelihood.size(); ++i)
         CHECK(cut.penalized_log_likelihood[i] >= cut.penalized_log_likelihood[i - 1] - 1e-9);
+}
+
+// ---------------------------------------------------------------------------------------
+// Known or constrained parts (IohmmOptions::fixed, start, prior) and cloned HMMs
+// ---------------------------------------------------------------------------------------
+
+namespace structured_test {
+
+using learned_test::ix;
+
+/// A tiny cloned HMM: O = 3 observations with 2, 1, 2 clones (L = 5), A = 2, arbitrary
+/// positive transitions and initial distribution.
+inline IohmmModel tiny_cloned() {
+    const std::vector<std::size_t> clones{2, 1, 2};
+    IohmmModel m;
+    m.emission_model = EmissionModel::shared;
+    m.initial.resize(5);
+    m.initial << 0.3, 0.1, 0.25, 0.15, 0.2;
+    Eigen::MatrixXd P0(5, 5), P1(5, 5);
+    P0 << 0.1, 0.3, 0.2, 0.25, 0.15,  //
+        0.4, 0.1, 0.1, 0.2, 0.2,      //
+        0.05, 0.15, 0.5, 0.1, 0.2,    //
+        0.2, 0.2, 0.2, 0.1, 0.3,      //
+        0.35, 0.05, 0.3, 0.2, 0.1;
+    P1 << 0.25, 0.25, 0.1, 0.1, 0.3,  //
+        0.1, 0.6, 0.1, 0.1, 0.1,      //
+        0.3, 0.2, 0.1, 0.35, 0.05,    //
+        0.15, 0.15, 0.4, 0.2, 0.1,    //
+        0.2, 0.1, 0.1, 0.3, 0.3;
+    m.transitions = {P0, P1};
+    m.emissions = {maxent::clone_emissions(clones)};
+    m.initial_emission = m.emissions[0];
+    return m;
+}
+
+/// A ring of 6 cells seen through 3 aliased observations, [0, 1, 0, 2, 1, 2] (no rotation maps
+/// the pattern onto itself, so the layout is identifiable); action 0 moves one cell clockwise,
+/// action 1 one counter-clockwise, deterministically; uniform start.
+inline IohmmModel aliased_ring() {
+    const std::size_t n = 6;
+    const std::size_t pattern[n] = {0, 1, 0, 2, 1, 2};
+    IohmmModel m;
+    m.emission_model = EmissionModel::shared;
+    m.initial = Eigen::VectorXd::Constant(6, 1.0 / 6.0);
+    Eigen::MatrixXd cw = Eigen::MatrixXd::Zero(6, 6), ccw = Eigen::MatrixXd::Zero(6, 6), E = Eigen::MatrixXd::Zero(6, 3);
+    for (std::size_t z = 0; z < n; ++z) {
+        cw(ix(z), ix((z + 1) % n)) = 1.0;
+        ccw(ix(z), ix((z + n - 1) % n)) = 1.0;
+        E(ix(z), ix(pattern[z])) = 1.0;
+    }
+    m.transitions = {cw, ccw};
+    m.emissions = {E};
+    m.initial_emission = E;
+    return m;
+}
+
+inline IohmmOptions options_for(std::size_t L, std::size_t A, std::size_t O) {
+    IohmmOptions o;
+    o.latent_states = L;
+    o.num_actions = A;
+    o.num_observations = O;
+    return o;
+}
+
+}  // namespace structured_test
+
+TEST_CASE("fixed blocks stay bit-identical through EM, and the MAP objective never decreases", "[learned][prior]") {
+    using namespace structured_test;
+    const IohmmModel truth = learned_test::tiny_model(EmissionModel::shared);
+    const auto data = learned_test::sample_sequences(truth, 150, 12, 3);
+    IohmmOptions o = options_for(3, 2, 3);
+    o.restarts = 2;
+    o.max_iterations = 40;
+    o.tolerance = 0.0;
+    o.seed = 9;
+    SECTION("known motion: transitions fixed, sparse prior on the emissions") {
+        o.fixed = maxent::known_motion(truth);
+        o.prior.emissions = 0.5;
+        o.prior.initial = 3.0;
+        const maxent::IohmmFit fit = maxent::fit_iohmm(data, o);
+        for (std::size_t a = 0; a < 2; ++a) CHECK((fit.model.transitions[a].array() == truth.transitions[a].array()).all());
+        CHECK_FALSE((fit.model.emissions[0].array() == truth.emissions[0].array()).all());  // learned
+        CHECK(fit.model.emissions[0].minCoeff() >= o.prior.floor);
+        for (std::size_t i = 1; i < fit.penalized_log_likelihood.size(); ++i)
+            CHECK(fit.penalized_log_likelihood[i] >=
+                  fit.penalized_log_likelihood[i - 1] - 1e-12 * std::abs(fit.penalized_log_likelihood[i - 1]));
+        // The refit keeps them too, and the result is still a distribution.
+        const maxent::IohmmFit again = maxent::refit_iohmm(fit.model, data, o);
+        for (std::size_t a = 0; a < 2; ++a) CHECK((again.model.transitions[a].array() == truth.transitions[a].array()).all());
+        CHECK_NOTHROW(maxent::iohmm_log_likelihood(again.model, data));
+    }
+    SECTION("known sensor and start: emissions and mu fixed, sparse prior on the transitions") {
+        o.fixed = maxent::known_sensor(truth);
+        o.fixed.initial = truth.initial;
+        o.prior.transitions = 0.3;
+        const maxent::IohmmFit fit = maxent::fit_iohmm(data, o);
+        CHECK((fit.model.emissions[0].array() == truth.emissions[0].array()).all());
+        CHECK((fit.model.initial.array() == truth.initial.array()).all());
+        for (std::size_t i = 1; i < fit.penalized_log_likelihood.size(); ++i)
+            CHECK(fit.penalized_log_likelihood[i] >=
+                  fit.penalized_log_likelihood[i - 1] - 1e-12 * std::abs(fit.penalized_log_likelihood[i - 1]));
+        CHECK(fit.penalized_log_likelihood.back() > fit.penalized_log_likelihood.front());
+    }
+    SECTION("a start block is learned from, not held; with nothing given the fit is unchanged") {
+        const maxent::IohmmFit plain = maxent::fit_iohmm(data, o);
+        IohmmOptions empty = o;
+        empty.fixed.transitions.assign(2, std::nullopt);  // given as "none": the same as not given
+        CHECK(maxent::fit_iohmm(data, empty).model == plain.model);
+        o.start = maxent::known_motion(truth);
+        const maxent::IohmmFit started = maxent::fit_iohmm(data, o);
+        CHECK_FALSE((started.model.transitions[0].array() == truth.transitions[0].array()).all());
+        CHECK(started.log_likelihood.front() != plain.log_likelihood.front());
+    }
+}
+
+TEST_CASE("the sparse MAP row (concentration below 1) on hand-derived cases", "[learned][prior]") {
+    const double floor = 1e-3;
+    Eigen::VectorXd row(4);
+    // counts (3, 1.2, 0, 0.4), c = 0.5: w = (2.5, 0.7, -0.5, -0.1); the two negative at the
+    // floor, the others ∝ w on 1 - 2 floor: 2.5/3.2 and 0.7/3.2 of 0.998.
+    maxent::detail::sparse_row(row, Eigen::Vector4d(3.0, 1.2, 0.0, 0.4), -0.5, floor);
+    CHECK(row[0] == Approx(2.5 / 3.2 * 0.998).epsilon(1e-14));
+    CHECK(row[1] == Approx(0.7 / 3.2 * 0.998).epsilon(1e-14));
+    CHECK(row[2] == floor);
+    CHECK(row[3] == floor);
+    // A positive weight too small for its share is clamped as well: w = (10, 0.001, -1, -1).
+    maxent::detail::sparse_row(row, Eigen::Vector4d(11.0, 1.001, 0.0, 0.0), -1.0 + 1e-12, floor);
+    CHECK(row[1] == floor);
+    CHECK(row[0] == Approx(1.0 - 3.0 * floor).epsilon(1e-14));
+    // No positive weight: the largest takes the rest.
+    maxent::detail::sparse_row(row, Eigen::Vector4d(0.0, 0.1, 0.05, 0.0), -0.5, floor);
+    CHECK(row[1] == Approx(1.0 - 3.0 * floor).epsilon(1e-14));
+    CHECK(row[0] == floor);
+    CHECK(row.sum() == Approx(1.0).epsilon(1e-14));
+}
+
+TEST_CASE("the cloned HMM's forward-backward equals brute-force enumeration", "[learned][cloned]") {
+    using namespace structured_test;
+    const IohmmModel m = tiny_cloned();
+    const std::vector<ActionObservationSequence> seqs = {
+        {{0, 1, 1, 0}, {0, 2, 1, 0, 2}, ""}, {{1, 1, 0, 0, 1}, {2, 2, 0, 1, 1, 0}, ""}, {{}, {1}, ""}};
+    for (const auto& s : seqs) {
+        const learned_test::Brute b = learned_test::brute_force(m, s);
+        const maxent::IohmmPosteriors p = maxent::cloned_hmm_posteriors(m, s);
+        CHECK(std::abs(p.log_likelihood - std::log(b.probability)) <= 1e-12);
+        CHECK((p.state - b.state).cwiseAbs().maxCoeff() <= 1e-12);
+        REQUIRE(p.transition.size() == b.transition.size());
+        for (std::size_t k = 0; k < p.transition.size(); ++k)
+            CHECK((p.transition[k] - b.transition[k]).cwiseAbs().maxCoeff() <= 1e-12);
+    }
+    // An impossible observation sequence: o_1 = 1 then o_2 = 1 after action 1 is possible; make it impossible.
+    IohmmModel zero = m;
+    zero.transitions[0].col(2).setZero();
+    zero.transitions[0].col(0) += m.transitions[0].col(2);
+    CHECK(maxent::cloned_hmm_posteriors(zero, {{0}, {1, 1}, ""}).log_likelihood ==
+          -std::numeric_limits<double>::infinity());
+}
+
+TEST_CASE("cloned-HMM EM equals dense EM with the clone emissions fixed", "[learned][cloned]") {
+    using namespace structured_test;
+    const IohmmModel m = tiny_cloned();
+    const auto data = learned_test::sample_sequences(m, 80, 10, 4);
+    IohmmOptions o = options_for(5, 2, 3);
+    o.max_iterations = 15;
+    o.tolerance = 0.0;
+    o.smoothing = 0.1;
+    IohmmModel start = m;
+    start.transitions[0] = Eigen::MatrixXd::Constant(5, 5, 0.2);
+    const maxent::IohmmFit cloned = maxent::refit_cloned_hmm(start, data, o, data);
+    IohmmOptions dense = o;
+    dense.fixed = maxent::known_sensor(m);
+    const maxent::IohmmFit reference = maxent::refit_iohmm(start, data, dense, data);
+    REQUIRE(cloned.log_likelihood.size() == reference.log_likelihood.size());
+    for (std::size_t i = 0; i < cloned.log_likelihood.size(); ++i) {
+        CHECK(std::abs(cloned.log_likelihood[i] - reference.log_likelihood[i]) <= 1e-9);
+        CHECK(std::abs(cloned.penalized_log_likelihood[i] - reference.penalized_log_likelihood[i]) <= 1e-9);
+        CHECK(std::abs(cloned.heldout_log_likelihood[i] - reference.heldout_log_likelihood[i]) <= 1e-9);
+    }
+    for (std::size_t a = 0; a < 2; ++a)
+        CHECK((cloned.model.transitions[a] - reference.model.transitions[a]).cwiseAbs().maxCoeff() <= 1e-10);
+    CHECK((cloned.model.initial - reference.model.initial).cwiseAbs().maxCoeff() <= 1e-10);
+    CHECK((cloned.model.emissions[0].array() == m.emissions[0].array()).all());
+}
+
+TEST_CASE("a cloned HMM recovers an aliased ring's layout", "[learned][cloned]") {
+    // Data: 100 sequences of 15 uniformly random actions (1 600 observations), data seed 7,
+    // from a 6-cell ring seen as [0, 1, 0, 2, 1, 2]. Fit: 2 clones per observation, sparse
+    // transition prior c = 0.5, 4 restarts (seed 1), 100 EM steps. Check: some relabelling of
+    // the clones within each observation maps every learned move (its most likely next clone,
+    // probability > 0.95) onto the true move of the ring.
+    using namespace structured_test;
+    const IohmmModel truth = aliased_ring();
+    const auto data = learned_test::sample_sequences(truth, 100, 15, 7);
+    IohmmOptions o = options_for(6, 2, 3);
+    o.restarts = 4;
+    o.max_iterations = 100;
+    o.seed = 1;
+    o.prior.transitions = 0.5;
+    const maxent::IohmmFit fit = maxent::fit_cloned_hmm(data, o);
+    const IohmmModel& m = fit.model;
+    // Clone z of observation o is cell cells[o][perm]; observation o's cells in ring order.
+    const std::vector<std::vector<std::size_t>> cells = {{0, 2}, {1, 4}, {3, 5}};
+    bool found = false;
+    for (std::size_t mask = 0; mask < 8 && !found; ++mask) {
+        std::vector<std::size_t> cell_of(6);  // clone -> cell
+        for (std::size_t obs = 0; obs < 3; ++obs)
+            for (std::size_t j = 0; j < 2; ++j) cell_of[2 * obs + j] = cells[obs][((mask >> obs) & 1) ^ j];
+        bool all = true;
+        for (std::size_t a = 0; a < 2; ++a)
+            for (Eigen::Index z = 0; z < 6; ++z) {
+                Eigen::Index next = 0;
+                const double p = m.transitions[a].row(z).maxCoeff(&next);
+                const std::size_t want = a == 0 ? (cell_of[static_cast<std::size_t>(z)] + 1) % 6
+                                                : (cell_of[static_cast<std::size_t>(z)] + 5) % 6;
+                all = all && p > 0.95 && cell_of[static_cast<std::size_t>(next)] == want;
+            }
+        found = all;
+    }
+    INFO("final log-likelihood " << fit.final_log_likelihood() << ", iterations " << fit.iterations);
+    CHECK(found);
+    // Aliasing is what it resolves: one clone per observation cannot (a worse likelihood).
+    IohmmOptions one = o;
+    one.latent_states = 3;
+    CHECK(maxent::fit_cloned_hmm(data, one).final_log_likelihood() < fit.final_log_likelihood() - 100.0);
+    // Usable as the agent's model: the FinitePomdp and its filter accept it.
+    const auto agent = maxent::to_finite_pomdp(m, 16);
+    CHECK(agent.num_states() == 6);
+}
+
+TEST_CASE("bad structured-EM and cloned-HMM input is named", "[learned][errors]") {
+    using namespace structured_test;
+    const IohmmModel truth = learned_test::tiny_model(EmissionModel::shared);
+    const auto data = learned_test::sample_sequences(truth, 5, 4, 3);
+    IohmmOptions o = options_for(3, 2, 3);
+    auto fails = [&](const IohmmOptions& x, const std::string& text) {
+        CHECK_THROWS_WITH(maxent::fit_iohmm(data, x), Contains(text));
+    };
+    IohmmOptions x = o;
+    x.fixed.transitions = {Eigen::MatrixXd::Identity(3, 3), Eigen::MatrixXd::Identity(2, 2)};
+    fails(x, "fixed transition matrix 1 is 2 x 2, expected 3 x 3");
+    x = o;
+    x.fixed.transitions = {Eigen::MatrixXd::Identity(3, 3)};
+    fails(x, "1 fixed transition entries for 2 actions");
+    x = o;
+    Eigen::MatrixXd E = truth.emissions[0];
+    E(1, 2) += 0.1;
+    x.fixed.emissions = {E};
+    CHECK_THROWS_AS(maxent::fit_iohmm(data, x), maxent::model_error);
+    fails(x, "fixed emission matrix 0, row 1 sums to 1.09");
+    x = o;
+    x.start.initial = Eigen::Vector3d(0.5, 0.6, -0.1);
+    fails(x, "start initial distribution, row 0, column 2 is -0.1");
+    x = o;
+    x.fixed.initial_emission = truth.emissions[0];
+    fails(x, "emissions are shared");
+    x = o;
+    x.prior.transitions = 0.0;
+    fails(x, "prior concentration of the transitions must be finite and > 0, got 0");
+    x.prior.transitions = -1.0;
+    fails(x, "got -1");
+    x.prior.transitions = std::numeric_limits<double>::quiet_NaN();
+    fails(x, "got nan");
+    x.prior.transitions = 0.5;
+    x.prior.floor = 0.5;
+    fails(x, "the prior floor must be in (0, 1/3)");
+    // Cloned HMMs.
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, o, std::vector<std::size_t>{1, 0, 2}),
+                      Contains("observation 1 has 0 clones"));
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, o, std::vector<std::size_t>{1, 2}),
+                      Contains("2 clone counts for 3 observations"));
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, o, std::vector<std::size_t>{2, 2, 2}),
+                      Contains("add up to 6 latent states, but L = 3"));
+    x = o;
+    x.latent_states = 2;
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, x), Contains("L = 2 latent states cannot give each of the 3"));
+    x = o;
+    x.emission = EmissionModel::per_action;
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, x), Contains("options.emission must be shared"));
+    x = o;
+    x.fixed.emissions = {truth.emissions[0]};
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, x), Contains("fixed emission blocks cannot be given"));
+    CHECK_THROWS_WITH(maxent::refit_cloned_hmm(truth, data, o), Contains("emission row 0 is not one-hot"));
 }
 
 }  // namespace test_learned_model

@@ -6,9 +6,11 @@
 //   learned/sequences.hpp  ActionObservationSequence, to_sequence, the CSV reader and writer
 //   learned/iohmm.hpp      IohmmModel, its likelihood (iohmm_log_likelihood, iohmm_posteriors)
 //   learned/em.hpp         fit_iohmm, refit_iohmm (EM with restarts), IohmmOptions, IohmmFit
+//   learned/cloned_hmm.hpp fit_cloned_hmm, refit_cloned_hmm (cloned HMMs: latent states that are places)
 //   learned/to_pomdp.hpp   to_finite_pomdp (the agent's model), to_iohmm (a world as an IOHMM)
 #pragma once
 
+#include "maxent/belief/learned/cloned_hmm.hpp"
 #include "maxent/belief/learned/em.hpp"
 #include "maxent/belief/learned/iohmm.hpp"
 #include "maxent/belief/learned/sequences.hpp"

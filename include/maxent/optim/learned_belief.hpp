@@ -47,6 +47,11 @@
 
 namespace maxent {
 
+/// How the agent's belief model is learned: EM on a general IOHMM (fit_iohmm, refit_iohmm;
+/// IohmmOptions::fixed and prior say what the agent knows), or a cloned HMM (fit_cloned_hmm,
+/// refit_cloned_hmm: latent states are clones of observations; knows nothing of the dynamics).
+enum class BeliefLearner { iohmm, cloned_hmm };
+
 struct LearnedBeliefOptions {
     /// The model and the first fit: latent_states L (>= 1, required), emission, smoothing
     /// (> 0 here: with α = 0 the learned model may give an observation probability 0, which the
@@ -61,6 +66,8 @@ struct LearnedBeliefOptions {
     std::size_t refit_iterations = 10;   ///< EM steps per warm-started refit at most (>= 1)
     std::size_t window = 1000;           ///< the most recent training episodes fitted to (>= 1)
     bool learned_prior = false;          ///< b_1 = μ̂ (true) or uniform (false, the paper's b_1)
+    BeliefLearner learner = BeliefLearner::iohmm;  ///< the model class and its EM
+    std::vector<std::size_t> clones{};   ///< cloned HMM: clones per observation (empty: L split equally)
 
     /// Throws config_error naming the field and its value.
     void validate() const {
@@ -175,7 +182,9 @@ public:
             DefaultRng g = stream(data_seed, 1, e);
             detail::uniform_episode(world, K, g, heldout_[e]);
         }
-        IohmmFit first = fit_iohmm(warmup_, fit, heldout_);
+        IohmmFit first = options_.learner == BeliefLearner::cloned_hmm
+                             ? fit_cloned_hmm(warmup_, fit, options_.clones, heldout_)
+                             : fit_iohmm(warmup_, fit, heldout_);
         record(first, 0, warmup_);
         current_ = std::move(first.model);
         model_ = std::make_unique<belief_model_type>(to_finite_pomdp(current_, world.horizon()));
@@ -249,7 +258,8 @@ private:
         for (std::size_t i = 0; i < kept_; ++i) data_.push_back(window_[(start + i) % window_.size()]);
         IohmmOptions o = options_.fit;
         o.max_iterations = options_.refit_iterations;
-        IohmmFit f = refit_iohmm(current_, data_, o, heldout_);
+        IohmmFit f = options_.learner == BeliefLearner::cloned_hmm ? refit_cloned_hmm(current_, data_, o, heldout_)
+                                                                   : refit_iohmm(current_, data_, o, heldout_);
         record(f, trainer_->iterations_done(), data_);
         current_ = std::move(f.model);
         auto next = std::make_unique<belief_model_type>(to_finite_pomdp(current_, world_->horizon()));

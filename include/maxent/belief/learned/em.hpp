@@ -9,6 +9,10 @@
 //     penalised log-likelihood ℓ(θ) + α Σ log θ (`IohmmFit::penalized_log_likelihood`); for
 //     α = 0 it is maximum likelihood and ℓ itself never decreases. A row whose expected counts
 //     are all zero (only with α = 0) keeps its previous values (ℓ does not depend on it).
+//   * Known parts and priors (IohmmOptions::fixed, start, prior; IohmmBlocks, IohmmPrior say
+//     what each assumes of the agent): fixed blocks are held bit for bit; a Dirichlet(c) prior
+//     per block replaces α (c = α + 1); c < 1 gives the exact MAP row over entries >= a floor,
+//     so ℓ + Σ_b (c_b - 1) Σ log θ over the learned blocks still never decreases.
 //   * Restarts: restart r draws its start from maxent::stream(seed, r, 0) (random rows, then
 //     emission rows anchored on observed observations: detail::random_model and
 //     detail::anchor_emissions say how; anchoring keeps EM out of poor local optima when the
@@ -22,8 +26,10 @@
 //   * IohmmOptions::stop, read before every M step and restart, ends a fit early (IohmmFit::stopped).
 // Errors (naming the value): config_error for L, A, O, restarts or block size 0, a smoothing
 // (<= max_iohmm_smoothing) or tolerance negative or not finite, an anchor weight outside [0, 1),
-// no training sequences, a malformed sequence; model_error for a refit start that is not a
-// distribution; numeric_error when a training sequence gets probability 0.
+// a prior concentration <= 0 or not finite, a floor outside (0, 1/row length), a given block
+// of the wrong shape or count, no training sequences, a malformed sequence; model_error for a
+// refit start or a given block that is not a distribution; numeric_error when a training
+// sequence gets probability 0.
 #pragma once
 
 #include <algorithm>
@@ -31,6 +37,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -49,6 +56,60 @@ namespace maxent {
 /// The largest smoothing α accepted: sums of α over a row stay finite (and far below that
 /// every row is uniform in double precision anyway).
 inline constexpr double max_iohmm_smoothing = 1e100;
+
+/// Values for some parameter blocks of an IOHMM (the others: not given). Used to hold blocks
+/// fixed (IohmmOptions::fixed) or to start EM from them (IohmmOptions::start).
+struct IohmmBlocks {
+    std::optional<Eigen::VectorXd> initial;                   ///< μ̂ (L entries)
+    std::vector<std::optional<Eigen::MatrixXd>> transitions;  ///< empty, or A entries: P̂_a (L x L) or none
+    std::vector<std::optional<Eigen::MatrixXd>> emissions;    ///< empty, or one per emission slot (1 shared, A
+                                                              ///< per action): Ô (L x O) or none
+    std::optional<Eigen::MatrixXd> initial_emission;          ///< Ô_1 (L x O); per-action emissions only
+
+    [[nodiscard]] bool empty() const {
+        auto none = [](const auto& v) {
+            for (const auto& x : v)
+                if (x) return false;
+            return true;
+        };
+        return !initial && none(transitions) && none(emissions) && !initial_emission;
+    }
+};
+
+/// The blocks an agent that knows how its actions move it (odometry) would hold fixed: every
+/// P̂_a of `m` (e.g. to_iohmm(world) with L = S: the latent states are then the world's states,
+/// and EM learns the sensor).
+[[nodiscard]] inline IohmmBlocks known_motion(const IohmmModel& m) {
+    IohmmBlocks b;
+    for (const auto& P : m.transitions) b.transitions.emplace_back(P);
+    return b;
+}
+
+/// The blocks an agent that knows its sensor would hold fixed: every emission matrix of `m`
+/// (and Ô_1 with per-action emissions); EM learns the dynamics.
+[[nodiscard]] inline IohmmBlocks known_sensor(const IohmmModel& m) {
+    IohmmBlocks b;
+    for (const auto& E : m.emissions) b.emissions.emplace_back(E);
+    if (m.emission_model == EmissionModel::per_action) b.initial_emission = m.initial_emission;
+    return b;
+}
+
+/// A symmetric Dirichlet(c) prior on every row of a block, by block; an unset block uses the
+/// smoothing α (c = α + 1). c < 1 favours sparse, near-deterministic rows (a structural
+/// prior: "each action leads to few places", assuming nothing else of the agent). M step:
+/// for c >= 1 the MAP row (counts + c - 1) / total. For c < 1 the MAP over the simplex is
+/// unbounded at its faces (a zero entry has prior density +inf), so, as MAP-with-sparsity
+/// usually does, rows are kept at least `floor`: the M step maximises Σ_j (n_j + c - 1) log θ_j
+/// over {θ_j >= floor} exactly (entries with n_j + c - 1 <= 0 at the floor, the others
+/// water-filled ∝ n_j + c - 1; no positive weight: the largest takes the rest), so the MAP
+/// objective never decreases and no probability is 0 (the agent's filter can update on
+/// every observation).
+struct IohmmPrior {
+    std::optional<double> initial;      ///< c of μ̂
+    std::optional<double> transitions;  ///< c of every row of every P̂_a
+    std::optional<double> emissions;    ///< c of every row of every Ô (and Ô_1)
+    double floor = 1e-8;                ///< least entry of a row of a block with c < 1; in (0, 1/row length)
+};
 
 /// What fit_iohmm (and, in part, refit_iohmm) is asked to do.
 struct IohmmOptions {
@@ -69,13 +130,22 @@ struct IohmmOptions {
     /// Optional stop flag (must outlive the fit): when it reads true before an M step or a
     /// restart, the fit returns what it has, marked IohmmFit::stopped. nullptr: never stops.
     const std::atomic<bool>* stop = nullptr;
+    /// Blocks held at these values through EM, bit for bit (known parts; see IohmmBlocks,
+    /// known_motion, known_sensor). Every restart and refit uses them.
+    IohmmBlocks fixed{};
+    /// Blocks every restart of fit_iohmm starts from (a partially known model; EM learns them
+    /// further); the other blocks start random. Not read by refit_iohmm (its start is given).
+    IohmmBlocks start{};
+    /// Dirichlet prior per block (unset blocks: smoothing α, i.e. c = α + 1).
+    IohmmPrior prior{};
 };
 
 /// The result of fit_iohmm / refit_iohmm: the model and its EM history.
 struct IohmmFit {
     IohmmModel model;                            ///< θ_n of the chosen restart
     std::vector<double> log_likelihood;          ///< ℓ(θ_0) .. ℓ(θ_n) on the training sequences (chosen restart)
-    std::vector<double> penalized_log_likelihood;  ///< ℓ(θ_i) + α Σ log θ_i (= ℓ for α = 0): never decreases
+    std::vector<double> penalized_log_likelihood;  ///< ℓ(θ_i) + Σ_b (c_b - 1) Σ log θ_i over the learned blocks b
+                                                   ///< (= ℓ + α Σ log θ_i without a prior; ℓ for α = 0): never decreases
     std::vector<double> heldout_log_likelihood;  ///< ℓ of the held-out sequences under θ_0 .. θ_n (empty if none)
     std::vector<double> restart_log_likelihood;  ///< final training ℓ of every restart
     std::vector<std::size_t> restart_iterations; ///< M steps run by every restart
@@ -160,6 +230,49 @@ inline IohmmCounts expected_counts(const IohmmModel& m, std::span<const ActionOb
     return counts;
 }
 
+/// The MAP row for pseudo-count c - 1 < 0 with entries at least `floor` (this header's
+/// comment): w = counts + c - 1; entries with w <= 0 at the floor, the others ∝ w water-filled
+/// above it; with no positive w, the largest w (lowest index on ties) takes the rest.
+template <class Row, class Counts>
+void sparse_row(Row&& row, const Counts& counts, double pseudo, double floor) {
+    const Eigen::Index n = counts.size();
+    Eigen::VectorXd w = (counts.array() + pseudo).matrix();
+    std::vector<char> free(static_cast<std::size_t>(n), 0);
+    std::size_t nfree = 0;
+    for (Eigen::Index j = 0; j < n; ++j)
+        if (w[j] > 0.0) {
+            free[static_cast<std::size_t>(j)] = 1;
+            ++nfree;
+        }
+    if (nfree == 0) {
+        Eigen::Index best = 0;
+        for (Eigen::Index j = 1; j < n; ++j)
+            if (w[j] > w[best]) best = j;
+        row.setConstant(floor);
+        row[best] = 1.0 - static_cast<double>(n - 1) * floor;
+        return;
+    }
+    double lambda = 0.0;
+    for (bool changed = true; changed;) {
+        changed = false;
+        double total = 0.0;
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (free[static_cast<std::size_t>(j)] != 0) total += w[j];
+        lambda = total / (1.0 - static_cast<double>(static_cast<std::size_t>(n) - nfree) * floor);
+        for (Eigen::Index j = 0; j < n; ++j)
+            if (free[static_cast<std::size_t>(j)] != 0 && w[j] < floor * lambda) {
+                free[static_cast<std::size_t>(j)] = 0;
+                --nfree;
+                changed = true;
+            }
+    }
+    for (Eigen::Index j = 0; j < n; ++j) row[j] = free[static_cast<std::size_t>(j)] != 0 ? w[j] / lambda : floor;
+}
+
+/// A row's M step for pseudo-count `pseudo` = c - 1: smoothed_row for c >= 1, sparse_row below.
+template <class Row, class Counts>
+void map_row(Row&& row, const Counts& counts, double pseudo, double floor);
+
 /// row <- (counts + α) / total, unless the total is 0 (then the row is kept).
 template <class Row, class Counts>
 void smoothed_row(Row&& row, const Counts& counts, double alpha) {
@@ -168,14 +281,58 @@ void smoothed_row(Row&& row, const Counts& counts, double alpha) {
     row = ((counts.array() + alpha) / total).matrix();
 }
 
-/// α Σ log θ over every distribution of the model (0 for α = 0).
-inline double log_prior(const IohmmModel& m, double alpha) {
-    if (alpha == 0.0) return 0.0;
-    double sum = m.initial.array().log().sum();
-    for (const auto& P : m.transitions) sum += P.array().log().sum();
-    for (const auto& E : m.emissions) sum += E.array().log().sum();
-    if (m.emission_model == EmissionModel::per_action) sum += m.initial_emission.array().log().sum();
-    return alpha * sum;
+template <class Row, class Counts>
+void map_row(Row&& row, const Counts& counts, double pseudo, double floor) {
+    if (pseudo >= 0.0)
+        smoothed_row(row, counts, pseudo);
+    else
+        sparse_row(row, counts, pseudo, floor);
+}
+
+/// The M step's settings: pseudo-count c - 1 per block, the floor for c < 1, and which
+/// blocks are held fixed (not re-estimated, not in the prior).
+struct MStep {
+    double initial = 0.0, transitions = 0.0, emissions = 0.0;  // c - 1 per block
+    double floor = 1e-8;
+    bool fix_initial = false, fix_initial_emission = false;
+    std::vector<char> fix_transitions, fix_emissions;  // one per action / per emission slot
+
+    MStep(const IohmmOptions& o, std::size_t A, std::size_t slots) {
+        const double a = o.smoothing;
+        initial = o.prior.initial ? *o.prior.initial - 1.0 : a;
+        transitions = o.prior.transitions ? *o.prior.transitions - 1.0 : a;
+        emissions = o.prior.emissions ? *o.prior.emissions - 1.0 : a;
+        floor = o.prior.floor;
+        fix_initial = o.fixed.initial.has_value();
+        fix_initial_emission = o.fixed.initial_emission.has_value();
+        fix_transitions.assign(A, 0);
+        for (std::size_t k = 0; k < o.fixed.transitions.size() && k < A; ++k) fix_transitions[k] = o.fixed.transitions[k] ? 1 : 0;
+        fix_emissions.assign(slots, 0);
+        for (std::size_t k = 0; k < o.fixed.emissions.size() && k < slots; ++k) fix_emissions[k] = o.fixed.emissions[k] ? 1 : 0;
+    }
+    [[nodiscard]] bool all_emissions_fixed() const {
+        for (const char f : fix_emissions)
+            if (f == 0) return false;
+        return true;
+    }
+};
+
+/// c Σ log θ over the entries of x (0 for c = 0, whatever θ).
+template <class X>
+double weighted_log_sum(const X& x, double c) {
+    return c == 0.0 ? 0.0 : c * x.array().log().sum();
+}
+
+/// Σ_b (c_b - 1) Σ log θ over the learned blocks b of the model (the log prior up to a constant).
+inline double log_prior(const IohmmModel& m, const MStep& p) {
+    double sum = p.fix_initial ? 0.0 : weighted_log_sum(m.initial, p.initial);
+    for (std::size_t a = 0; a < m.transitions.size(); ++a)
+        if (p.fix_transitions[a] == 0) sum += weighted_log_sum(m.transitions[a], p.transitions);
+    for (std::size_t k = 0; k < m.emissions.size(); ++k)
+        if (p.fix_emissions[k] == 0) sum += weighted_log_sum(m.emissions[k], p.emissions);
+    if (m.emission_model == EmissionModel::per_action && !p.fix_initial_emission)
+        sum += weighted_log_sum(m.initial_emission, p.emissions);
+    return sum;
 }
 
 /// A random row: every entry an Exp(1) draw -log(1 - u), u = uniform01(g), plus 1e-3, then
@@ -259,23 +416,103 @@ void anchor_emissions(IohmmModel& m, std::span<const ActionObservationSequence> 
     if (m.emission_model == EmissionModel::shared) m.initial_emission = m.emissions[0];
 }
 
-/// The M step: m <- the add-α smoothed, normalised expected counts (this header's comment).
-inline void maximise(const IohmmCounts& t, double alpha, IohmmModel& m) {
-    smoothed_row(m.initial, t.initial, alpha);
+/// The M step: every learned block <- its MAP rows given the expected counts (this header's
+/// comment); fixed blocks are left as they are.
+inline void maximise(const IohmmCounts& t, const MStep& p, IohmmModel& m) {
+    if (!p.fix_initial) map_row(m.initial, t.initial, p.initial, p.floor);
     Eigen::MatrixXd xi;
     for (std::size_t a = 0; a < m.transitions.size(); ++a) {
+        if (p.fix_transitions[a] != 0) continue;
         xi = m.transitions[a].cwiseProduct(t.outer[a]);
-        for (Eigen::Index z = 0; z < xi.rows(); ++z) smoothed_row(m.transitions[a].row(z), xi.row(z), alpha);
+        for (Eigen::Index z = 0; z < xi.rows(); ++z) map_row(m.transitions[a].row(z), xi.row(z), p.transitions, p.floor);
     }
-    for (std::size_t k = 0; k < m.emissions.size(); ++k)
+    for (std::size_t k = 0; k < m.emissions.size(); ++k) {
+        if (p.fix_emissions[k] != 0) continue;
         for (Eigen::Index z = 0; z < t.emission[k].rows(); ++z)
-            smoothed_row(m.emissions[k].row(z), t.emission[k].row(z), alpha);
+            map_row(m.emissions[k].row(z), t.emission[k].row(z), p.emissions, p.floor);
+    }
     if (t.initial_emission.size() > 0) {
-        for (Eigen::Index z = 0; z < t.initial_emission.rows(); ++z)
-            smoothed_row(m.initial_emission.row(z), t.initial_emission.row(z), alpha);
+        if (!p.fix_initial_emission)
+            for (Eigen::Index z = 0; z < t.initial_emission.rows(); ++z)
+                map_row(m.initial_emission.row(z), t.initial_emission.row(z), p.emissions, p.floor);
     } else {
         m.initial_emission = m.emissions[0];
     }
+}
+
+/// Checks one block of IohmmBlocks: shape rows x cols (cols = 0: a vector of `rows` entries) and
+/// a distribution per row; `name` says which ("fixed transition matrix 2").
+inline void check_block(const Eigen::MatrixXd& x, Eigen::Index rows, Eigen::Index cols, const std::string& name,
+                        const char* where) {
+    if (x.rows() != rows || x.cols() != cols)
+        throw config_error(detail::message(where, ": the ", name, " is ", x.rows(), " x ", x.cols(), ", expected ",
+                                           rows, " x ", cols));
+    check_rows(x, name, where);
+}
+
+/// Checks given blocks (`what` = "fixed" or "start") against L, A, O and the emission model.
+inline void check_blocks(const IohmmBlocks& b, std::size_t L, std::size_t A, std::size_t O, EmissionModel emission,
+                         const char* what, const char* where) {
+    const auto l = eidx(L), o = eidx(O);
+    const std::size_t slots = emission == EmissionModel::shared ? 1 : A;
+    if (b.initial) {
+        if (b.initial->size() != l)
+            throw config_error(detail::message(where, ": the ", what, " initial distribution has ", b.initial->size(),
+                                               " entries, expected ", L));
+        check_rows(Eigen::MatrixXd(b.initial->transpose()), detail::message(what, " initial distribution"), where);
+    }
+    if (!b.transitions.empty() && b.transitions.size() != A)
+        throw config_error(detail::message(where, ": ", b.transitions.size(), " ", what,
+                                           " transition entries for ", A, " actions (give none or one per action)"));
+    for (std::size_t a = 0; a < b.transitions.size(); ++a)
+        if (b.transitions[a]) check_block(*b.transitions[a], l, l, detail::message(what, " transition matrix ", a), where);
+    if (!b.emissions.empty() && b.emissions.size() != slots)
+        throw config_error(detail::message(where, ": ", b.emissions.size(), " ", what, " emission entries, expected ",
+                                           slots, emission == EmissionModel::shared ? " (shared emissions)"
+                                                                                    : " (one per action)"));
+    for (std::size_t k = 0; k < b.emissions.size(); ++k)
+        if (b.emissions[k]) check_block(*b.emissions[k], l, o, detail::message(what, " emission matrix ", k), where);
+    if (b.initial_emission) {
+        if (emission == EmissionModel::shared)
+            throw config_error(detail::message(where, ": a ", what, " initial emission matrix is given, but emissions "
+                                                      "are shared (o_1 is emitted by the shared matrix)"));
+        check_block(*b.initial_emission, l, o, detail::message(what, " initial emission matrix"), where);
+    }
+}
+
+/// m's blocks given in b replaced by b's values (then Ô_1 = Ô again with shared emissions).
+inline void apply_blocks(const IohmmBlocks& b, IohmmModel& m) {
+    if (b.initial) m.initial = *b.initial;
+    for (std::size_t a = 0; a < b.transitions.size(); ++a)
+        if (b.transitions[a]) m.transitions[a] = *b.transitions[a];
+    for (std::size_t k = 0; k < b.emissions.size(); ++k)
+        if (b.emissions[k]) m.emissions[k] = *b.emissions[k];
+    if (b.initial_emission) m.initial_emission = *b.initial_emission;
+    if (m.emission_model == EmissionModel::shared) m.initial_emission = m.emissions[0];
+}
+
+/// Checks the prior: concentrations finite and > 0, the floor in (0, 1/longest row) when a
+/// concentration is below 1.
+inline void check_prior(const IohmmPrior& p, std::size_t L, std::size_t O, const char* where) {
+    bool sparse = false;
+    auto one = [&](const std::optional<double>& c, const char* name) {
+        if (!c) return;
+        if (!std::isfinite(*c) || !(*c > 0.0))
+            throw config_error(detail::message(where, ": the prior concentration of the ", name,
+                                               " must be finite and > 0, got ", *c));
+        if (*c > max_iohmm_smoothing)
+            throw config_error(detail::message(where, ": the prior concentration of the ", name, " must be at most ",
+                                               max_iohmm_smoothing, ", got ", *c));
+        sparse = sparse || *c < 1.0;
+    };
+    one(p.initial, "initial distribution");
+    one(p.transitions, "transitions");
+    one(p.emissions, "emissions");
+    if (!sparse) return;
+    const double longest = static_cast<double>(std::max(L, O));
+    if (!std::isfinite(p.floor) || !(p.floor > 0.0) || !(p.floor * longest < 1.0))
+        throw config_error(detail::message(where, ": the prior floor must be in (0, 1/", std::max(L, O),
+                                           ") with a concentration below 1, got ", p.floor));
 }
 
 }  // namespace detail
@@ -305,12 +542,27 @@ inline void check_fit_inputs(std::span<const ActionObservationSequence> train, c
         detail::check_sequence(heldout[n], n, A, O, where, "held-out sequence");
 }
 
-/// EM from the start `m` until the tolerance or options.max_iterations; `r` is the restart's
-/// index, only for messages and IohmmFit::restart.
-inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, const IohmmOptions& options,
-                       std::span<const ActionObservationSequence> heldout, std::size_t r, const char* where) {
+/// The dense E step and held-out score (expected_counts, block_log_likelihood).
+struct DenseEm {
+    IohmmCounts counts(const IohmmModel& m, std::span<const ActionObservationSequence> data, std::size_t begin,
+                       std::size_t end, bool per_action, ImpossibleSequence& bad) const {
+        return expected_counts(m, data, begin, end, per_action, bad);
+    }
+    double score(const IohmmModel& m, std::span<const ActionObservationSequence> data, std::size_t begin,
+                 std::size_t end) const {
+        return block_log_likelihood(m, data, begin, end);
+    }
+};
+
+/// EM from the start `m` until the tolerance or options.max_iterations, with the E step and
+/// held-out score of `em` (DenseEm, or the cloned HMM's); `r` is the restart's index, only for
+/// messages and IohmmFit::restart.
+template <class Em = DenseEm>
+IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, const IohmmOptions& options,
+                std::span<const ActionObservationSequence> heldout, std::size_t r, const char* where, const Em& em = {}) {
     const bool per_action = options.emission == EmissionModel::per_action;
     const double alpha = options.smoothing;
+    const detail::MStep mstep(options, m.num_actions(), m.emissions.size());
     const std::size_t block = options.block_size;
     const std::size_t train_blocks = detail::block_count(train.size(), block);
     const std::size_t heldout_blocks = detail::block_count(heldout.size(), block);
@@ -320,8 +572,7 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
         // E step over the blocks, added in index order.
         std::vector<detail::ImpossibleSequence> bad(train_blocks);
         std::vector<detail::IohmmCounts> parts = run_parallel(train_blocks, options.threads, [&](std::size_t b) {
-            return detail::expected_counts(m, train, b * block, std::min(train.size(), (b + 1) * block), per_action,
-                                           bad[b]);
+            return em.counts(m, train, b * block, std::min(train.size(), (b + 1) * block), per_action, bad[b]);
         });
         for (const auto& x : bad)
             if (x.step != 0) {
@@ -345,10 +596,10 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
         for (std::size_t b = 1; b < parts.size(); ++b) total.add(parts[b]);
         const double ll = total.log_likelihood;
         fit.log_likelihood.push_back(ll);
-        fit.penalized_log_likelihood.push_back(ll + detail::log_prior(m, alpha));
+        fit.penalized_log_likelihood.push_back(ll + detail::log_prior(m, mstep));
         if (!heldout.empty()) {
             const auto lls = run_parallel(heldout_blocks, options.threads, [&](std::size_t b) {
-                return detail::block_log_likelihood(m, heldout, b * block, std::min(heldout.size(), (b + 1) * block));
+                return em.score(m, heldout, b * block, std::min(heldout.size(), (b + 1) * block));
             });
             double h = 0.0;
             for (const double v : lls) h += v;
@@ -366,7 +617,7 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
             fit.stopped = true;
             break;
         }
-        detail::maximise(total, alpha, m);
+        detail::maximise(total, mstep, m);
         fit.iterations = it + 1;
     }
     fit.model = std::move(m);
@@ -379,6 +630,8 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
 
 /// Fits an IOHMM with L = options.latent_states latent states to the training sequences by
 /// EM with random restarts (as this header's comment says); held-out sequences are only scored.
+/// Each restart's random start (same draws whatever is given) takes options.start's blocks,
+/// then options.fixed's, which EM then holds.
 [[nodiscard]] inline IohmmFit fit_iohmm(std::span<const ActionObservationSequence> train, const IohmmOptions& options,
                                         std::span<const ActionObservationSequence> heldout = {}) {
     constexpr const char* where = "fit_iohmm";
@@ -391,6 +644,11 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
                                            " (1 makes each latent state's emission rows one-hot: observations no "
                                            "state is anchored on would be impossible)"));
     detail::check_fit_inputs(train, options, heldout, where);
+    detail::check_prior(options.prior, L, options.num_observations, where);
+    detail::check_blocks(options.fixed, L, options.num_actions, options.num_observations, options.emission, "fixed",
+                         where);
+    detail::check_blocks(options.start, L, options.num_actions, options.num_observations, options.emission, "start",
+                         where);
 
     IohmmFit best;
     bool have_best = false, stopped = false;
@@ -402,6 +660,8 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
         DefaultRng g = stream(options.seed, r, 0);
         IohmmModel m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
         detail::anchor_emissions(m, train, options.anchor_weight, g);
+        detail::apply_blocks(options.start, m);
+        detail::apply_blocks(options.fixed, m);
         IohmmFit fit = detail::run_em(std::move(m), train, options, heldout, r, where);
         stopped = stopped || fit.stopped;
         best.restart_log_likelihood.push_back(fit.log_likelihood.back());
@@ -423,7 +683,8 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
 /// the result is still the state z of `start` — what keeps a policy over the latent states
 /// meaningful across refits). Uses options.num_actions, num_observations, smoothing,
 /// max_iterations, tolerance, threads and block_size; latent_states, emission, restarts,
-/// anchor_weight and seed are taken from `start` or unused. The history starts with ℓ(start).
+/// anchor_weight, seed and `start` are taken from `start` or unused; `fixed` blocks replace
+/// the start's and are held; `prior` as fit_iohmm. The history starts with ℓ(start).
 /// Uses options.stop as fit_iohmm. Throws config_error when `start` does not have the options'
 /// sizes or is malformed, model_error when it is not a distribution (iohmm.hpp), config_error
 /// for the inputs fit_iohmm refuses; numeric_error when a training sequence is impossible
@@ -438,9 +699,15 @@ inline IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> 
         throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",
                                            start.num_observations(), " observations; the options say ",
                                            options.num_actions, " and ", options.num_observations));
+    detail::check_prior(options.prior, start.num_latent_states(), options.num_observations, where);
+    detail::check_blocks(options.fixed, start.num_latent_states(), options.num_actions, options.num_observations,
+                         start.emission_model, "fixed", where);
     IohmmOptions o = options;
     o.emission = start.emission_model;
-    return detail::run_em(start, train, o, heldout, 0, where);
+    if (options.fixed.empty()) return detail::run_em(start, train, o, heldout, 0, where);
+    IohmmModel m = start;
+    detail::apply_blocks(options.fixed, m);
+    return detail::run_em(std::move(m), train, o, heldout, 0, where);
 }
 
 }  // namespace maxent
