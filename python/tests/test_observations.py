@@ -170,7 +170,7 @@ def test_evaluate_names_its_estimators():
 
     p = Pinned()
     pf = maxent.ParticleFilter(p, particles=20)
-    with pytest.raises(maxent.NumericError, match=r"distance 0.*evaluate_uniform: pass knn_min_distance > 0"):
+    with pytest.raises(maxent.NumericError, match=r"distance 0.*KnnCounting::min_distance.*evaluate_uniform: pass knn_min_distance > 0"):
         maxent.evaluate_uniform(p, pf, episodes=3)
     ok = maxent.evaluate_uniform(p, pf, episodes=3, knn_min_distance=1e-3)
     # every counted state but the first is 0.0: 9 of 10 points at the floor 1e-3

@@ -176,11 +176,18 @@ template <class M, class U, class P>
                                  double h_obs = 0.0, h_knn = 0.0;
                                  if (moe_binned) h_obs = moe(t, g);
                                  if constexpr (points) {
-                                     if (moe_knn)
-                                         h_obs = knn_estimator(t.counted_observation_points(),
-                                                               t.observation_point_dimension);
-                                     if (mse_knn)
-                                         h_knn = knn_estimator(t.counted_state_points(), t.state_point_dimension);
+                                     try {
+                                         if (moe_knn)
+                                             h_obs = knn_estimator(t.counted_observation_points(),
+                                                                   t.observation_point_dimension);
+                                         if (mse_knn)
+                                             h_knn = knn_estimator(t.counted_state_points(),
+                                                                   t.state_point_dimension);
+                                     } catch (const numeric_error& e) {  // ties: say which setting counts them
+                                         throw numeric_error(detail::message(
+                                             e.what(), " [evaluate: KnnCounting::min_distance > 0 sets that "
+                                                       "resolution; KnnCounting::k = 0 computes no kNN quantity]"));
+                                     }
                                  }
                                  values.push_back(h_obs);
                                  values.push_back(mbe(t, g));
