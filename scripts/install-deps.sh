@@ -3,7 +3,7 @@
 # (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test),
 # Slurm and munge (slurm-wlm, munge: the Slurm test starts its own single-node cluster on
 # localhost with its own configuration, whatever the packages' services do), and for the Python module (python/): pybind11, Python's
-# headers, numpy, pytest, matplotlib, and pip, setuptools, wheel and venv for `pip install --no-build-isolation .`.
+# headers, numpy, scipy (an independent check of the kNN estimator in the Python tests), pytest, matplotlib, and pip, setuptools, wheel and venv for `pip install --no-build-isolation .`.
 # Runs apt-get directly as root, through sudo otherwise. Idempotent.
 #
 #   bash scripts/install-deps.sh              # apt-get update && apt-get install
@@ -12,7 +12,7 @@ set -euo pipefail
 
 packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
           slurm-wlm munge
-          pybind11-dev python3-dev python3-numpy python3-pytest python3-matplotlib
+          pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
           python3-pip python3-setuptools python3-wheel python3-venv)
 
 if [[ "${1:-}" == "--if-missing" ]]; then
