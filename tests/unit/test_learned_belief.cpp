@@ -322,7 +322,7 @@ TEST_CASE("the loop without a model hands back its final model and filter: score
     auto make = [&](bool learned_prior) {
         maxent::LearnedBeliefOptions oo = o;
         oo.learned_prior = learned_prior;
-        return maxent::LearnedBeliefTrainer(world, maxent::BeliefAveragedPolicy(L, A), maxent::RegMBE(0.02),
+        return maxent::LearnedBeliefTrainer(world, maxent::BeliefAveragedPolicy(L, A), maxent::MBE{},
                                             maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), c, oo);
     };
     auto t = make(true);
