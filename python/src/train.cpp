@@ -79,7 +79,7 @@ struct LearnedJob {
     const Progress* progress = nullptr;
 };
 
-/// What a learned-belief run hands back besides its TrainResult (read by learned_result).
+/// What a learned-belief run hands back besides its TrainResult (read by train_learned).
 struct LearnedOut {
     std::vector<FitRecord> fits;
 };
