@@ -7,7 +7,8 @@
 //                  [--policies O,BA,S,BM,B] [--estimator batch-mean] [--step constant] [--alpha 0.3]
 //                  [--counting paper] [--learned mbe,reg-mbe] [--latent-states L] [--warmup E]
 //                  [--refit-every M] [--refit-iterations I] [--window W] [--smoothing A]
-//                  [--learners em,cloned-hmm] [--learned-prior] [--heatmap-episodes 100] [--heatmap-scale shared]
+//                  [--learners em,cloned-hmm] [--restarts R] [--em-iterations I] [--uniform-prior|--learned-prior]
+//                  [--heatmap-episodes 100] [--heatmap-scale shared]
 //                  [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
@@ -395,6 +396,9 @@ inline bool learning_flag_argument(FlagArgument& a, Settings& s) {
     } else if (flag == "--learned-prior") {
         a.no_value();
         s.learning.learned_prior = true;
+    } else if (flag == "--uniform-prior") {
+        a.no_value();
+        s.learning.learned_prior = false;
     } else if (flag == "--smoothing") {
         s.learning.smoothing = detail::smoothing_value(flag, a.value());
     } else {
@@ -555,6 +559,27 @@ using detail::to_uint;
 }
 
 /// The --help text.
+/// The help of the learned-belief flags, with the library's defaults (belief/learned/defaults.hpp).
+[[nodiscard]] inline std::string learned_flags_help() {
+    const LearnedBeliefDefaults& d = learned_belief_defaults;
+    auto n = [](std::size_t x) { return std::to_string(x); };
+    return cat("  --warmup E           uniform-action episodes before the first fit (default ", n(d.warmup), ")\n",
+               "  --refit-every M      iterations between warm-started refits (default ", n(d.refit_every),
+               "; 0 = never)\n",
+               "  --refit-iterations I EM steps per refit (default ", n(d.refit_iterations), ")\n",
+               "  --window W           latest training episodes fitted at a refit, with the warm-up (default ",
+               n(d.window), ")\n",
+               "  --restarts R         random restarts of the first fit (default ", n(d.restarts), ")\n",
+               "  --em-iterations I    EM steps of the first fit at most (default ", n(d.em_iterations), ")\n",
+               "  --smoothing A        Dirichlet (add-A) smoothing of every fitted distribution (default ",
+               format_number(d.smoothing), ")\n",
+               d.learned_prior
+                   ? "  --uniform-prior      start each episode's belief uniform (the paper's b_1) instead of at the\n"
+                     "                       learned initial distribution (the default, also --learned-prior)\n"
+                   : "  --learned-prior      start each episode's belief at the learned initial distribution\n"
+                     "                       instead of uniform (the paper's b_1, the default, also --uniform-prior)\n");
+}
+
 [[nodiscard]] inline std::string help_text() {
     return std::string(
         "Usage: maxent-paper [EXPERIMENT...] [OPTIONS]\n"
@@ -618,13 +643,7 @@ using detail::to_uint;
         "                       dynamics), em-known-motion (the world's transitions held: odometry),\n"
         "                       em-known-sensor (the world's emissions held)\n"
         "  --latent-states L    latent states of the learned model (default: the world's S)\n"
-        "  --warmup E           uniform-action episodes before the first fit (default 500)\n"
-        "  --refit-every M      iterations between warm-started refits (default 2000; 0 = never)\n"
-        "  --refit-iterations I EM steps per refit (default 10)\n"
-        "  --window W           latest training episodes fitted at a refit, with the warm-up (default 1000)\n"
-        "  --smoothing A        Dirichlet (add-A) smoothing of every fitted distribution (default 1)\n"
-        "  --learned-prior      start each episode's belief at the learned initial distribution instead\n"
-        "                       of uniform (the paper's b_1, the default)\n"
+        ) + learned_flags_help() + std::string(
         "  --heatmap-episodes E episodes of each run's final policy (with its belief model: the\n"
         "                       learned one for learned curves) whose true states are counted for the\n"
         "                       heatmaps, after training, on streams of their own (default 100;\n"

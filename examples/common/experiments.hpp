@@ -30,6 +30,7 @@
 #include <system_error>
 #include <vector>
 
+#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/objective/feedbacks.hpp"
@@ -443,19 +444,20 @@ inline std::vector<Experiment> make_registry() {
 // Settings and curves
 // ---------------------------------------------------------------------------------------
 
-/// How the curves without a simulator learn their belief model (LearnedBeliefOptions).
+/// How the curves without a simulator learn their belief model (LearnedBeliefOptions); the
+/// defaults are the library's one set (belief/learned/defaults.hpp).
 struct LearningSettings {
-    std::size_t latent_states = 0;     ///< L; 0 = the world's number of states S
-    std::size_t warmup = 500;          ///< uniform-action episodes before the first fit
-    std::size_t heldout = 200;         ///< uniform-action episodes only scored
-    std::size_t refit_every = 2000;    ///< M iterations between warm-started refits (0 = never)
-    std::size_t refit_iterations = 10; ///< EM steps per refit
-    std::size_t window = 1000;         ///< latest training episodes in a refit's data
-    std::size_t restarts = 2;          ///< random restarts of the first fit
-    std::size_t em_iterations = 100;   ///< EM steps of the first fit at most
-    double smoothing = 1.0;            ///< Dirichlet (add-α) smoothing (1: held-out fit and curves
-                                       ///< better than 0.001 on nosim2c, docs/performance.md)
-    bool learned_prior = false;        ///< b_1 = the learned μ̂ instead of uniform
+    std::size_t latent_states = 0;  ///< L; 0 = the world's number of states S
+    std::size_t warmup = learned_belief_defaults.warmup;    ///< uniform-action episodes before the first fit
+    std::size_t heldout = learned_belief_defaults.heldout;  ///< uniform-action episodes only scored
+    /// M iterations between warm-started refits (0 = never)
+    std::size_t refit_every = learned_belief_defaults.refit_every;
+    std::size_t refit_iterations = learned_belief_defaults.refit_iterations;  ///< EM steps per refit
+    std::size_t window = learned_belief_defaults.window;  ///< latest training episodes in a refit's data
+    std::size_t restarts = learned_belief_defaults.restarts;  ///< random restarts of the first fit
+    std::size_t em_iterations = learned_belief_defaults.em_iterations;  ///< EM steps of the first fit at most
+    double smoothing = learned_belief_defaults.smoothing;  ///< Dirichlet (add-α) smoothing
+    bool learned_prior = learned_belief_defaults.learned_prior;  ///< b_1 = the learned μ̂ (else uniform)
     /// The learners (learner_kinds' names), one learned curve per objective and learner; not in
     /// key(): the curve carries its learner (Curve::learner, run_key).
     std::vector<std::string> learners{"em"};
@@ -492,6 +494,18 @@ inline constexpr LearnerKind learner_kinds[] = {
     return nullptr;
 }
 
+/// One line on how the learned-belief curves learn their model and start their filter, and
+/// what their heatmaps evaluate (maxent-paper prints it for experiments with such curves).
+[[nodiscard]] inline std::string learning_summary(const LearningSettings& l) {
+    return cat("learned beliefs: L = ", l.latent_states == 0 ? std::string("S") : std::to_string(l.latent_states),
+               " latent states; first fit ", std::to_string(l.restarts), " restarts of at most ",
+               std::to_string(l.em_iterations), " EM steps, smoothing ", format_number(l.smoothing),
+               "; the filter's b_1 = ",
+               l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
+                               : "uniform, the paper's (--learned-prior: the learned initial distribution)",
+               "; heatmaps evaluate each final policy with its final learned filter");
+}
+
 /// The learned-belief settings that are counts, by name: the keys of the Python module's
 /// `learning` dict and, where `flag`, maxent-paper's flags ("--" and the name with '-' for
 /// '_'), with the least value each takes. Both read them through this one table.
@@ -508,8 +522,8 @@ inline constexpr LearningCount learning_counts[] = {
     {"refit_every", 0, &LearningSettings::refit_every, true},
     {"refit_iterations", 1, &LearningSettings::refit_iterations, true},
     {"window", 1, &LearningSettings::window, true},
-    {"restarts", 1, &LearningSettings::restarts, false},
-    {"em_iterations", 1, &LearningSettings::em_iterations, false}};
+    {"restarts", 1, &LearningSettings::restarts, true},
+    {"em_iterations", 1, &LearningSettings::em_iterations, true}};
 
 /// The entry of maxent-paper's flag `flag` ("--refit-every"), or null.
 [[nodiscard]] inline const LearningCount* learning_flag(std::string_view flag) {

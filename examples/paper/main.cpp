@@ -243,6 +243,8 @@ int main(int argc, char** argv) try {
             const mp::Experiment& e = *todo[x];
             if (!e.note.empty()) std::printf("%s: note: %s\n", e.name.c_str(), e.note.c_str());
             const std::vector<mp::Curve> curves = mp::make_curves(e, settings);
+            if (std::any_of(curves.begin(), curves.end(), [](const mp::Curve& c) { return c.learned; }))
+                std::printf("%s: %s\n", e.name.c_str(), mp::learning_summary(settings.learning).c_str());
             mp::ExperimentPlan plan;
             plan.experiment = &e;
             plan.settings = settings;

@@ -204,17 +204,25 @@ class TrainResult:
     @property
     def belief_entropy_sum(self) -> numpy.ndarray: ...
     @property
+    def belief_filter(self) -> Optional[BayesFilter]: ...
+    @property
+    def belief_model(self) -> Optional[Model]: ...
+    @property
     def feedback(self) -> numpy.ndarray: ...
     @property
     def fits(self) -> List[dict]: ...
     @property
     def gradient_norm(self) -> numpy.ndarray: ...
     @property
+    def heldout_episodes(self) -> list: ...
+    @property
     def iterations(self) -> int: ...
     @property
     def parameters(self) -> numpy.ndarray: ...
     @property
     def policy(self) -> Any: ...
+    @property
+    def prior(self) -> Optional[str]: ...
     @property
     def seed(self) -> int: ...
     @property
@@ -400,17 +408,25 @@ def knn_entropy(points: numpy.ndarray, k: int = ..., min_distance: float = ...) 
 the estimator of moe-knn, mse-knn and evaluate's kNN quantities. NumericError for ties (k-th neighbour
 at distance 0) unless min_distance > 0, ConfigError for k = 0 or k >= n."""
     ...
+def learned_belief_defaults() -> dict:
+    """The one set of learned-belief defaults (C++ maxent::learned_belief_defaults) that train_learned,
+fit_belief_model, run_experiment and maxent-paper use: smoothing, restarts and em_iterations of a
+first fit, warmup, heldout, refit_every, refit_iterations, window and learned_prior (the filter's b_1)."""
+    ...
 def paper_environment(environment: str, slip: float = ..., variance: Optional[float] = ...) -> Model:
     """Environment i-iv of the paper's Section 6.1; i and ii need the observation variance (0.1 or 10)."""
     ...
-def parse_pomdp(text: str, horizon: int = ...) -> Model:
-    """A model from POMDP-file text."""
+def parse_pomdp(text: str, horizon: int = ..., empty_rows: str = ...) -> Model:
+    """A model from POMDP-file text (options as read_pomdp_file)."""
     ...
 def parse_sequences_csv(text: str, with_ids: bool = ...) -> list:
     """read_sequences_csv on CSV text."""
     ...
-def read_pomdp_file(path: str, horizon: int = ...) -> Model:
-    """A model from a file in the POMDP file format (labels: the file's names); horizon 0 = S."""
+def read_pomdp_file(path: str, horizon: int = ..., empty_rows: str = ...) -> Model:
+    """A model from a file in the POMDP file format (labels: the file's names); horizon 0 = S. empty_rows:
+what to do with a state that has no transition probabilities under an action: 'error' (ParseError
+naming file:line, the state and the action) or 'self-loop' (the state becomes absorbing under it),
+as maxent-explore --empty-rows."""
     ...
 def read_sequences_csv(path: str, with_ids: bool = ...) -> list:
     """Recorded (actions, observations) sequences from a CSV file (columns sequence,step,action,observation;
@@ -424,6 +440,13 @@ with the same overrides as the program's flags (`learning`: a dict of the learne
 'em_iterations', 'smoothing', 'learned_prior'}: --latent-states ... --learned-prior); returns {'curves': {label: {'true_entropy': seeds x K
 array, 'feedback': ..., 'belief_entropy_sum': ...}}, ...}: the numbers maxent-paper writes to runs.csv.
 Learned-belief curves ('learned-mbe', ...) train every policy class but B, as the program does."""
+    ...
+def score_sequences(model: Model, sequences: Iterable, *, per_observation: bool = ..., threads: int = ..., block_size: int = ...) -> float:
+    """The log-likelihood of (actions, observations) sequences under a finite Model (the world's, a model
+file's, or a learned one: TrainResult.belief_model, fit_belief_model's), per observation (or in total
+with per_observation=False): the forward pass the learned-belief trainer scores its held-out episodes
+with, so score_sequences(r.belief_model, r.heldout_episodes) is r.fits[-1]['heldout_log_likelihood'].
+-inf when a sequence is impossible under the model; actions and observations are indices."""
     ...
 def stream_seed(seed: int, run: int = ..., index: int = ...) -> int:
     """The seed of stream(seed, run, index)."""
@@ -446,7 +469,11 @@ states (0 = the world's S) fitted to uniform warm-up episodes and refitted every
 iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:
 ObservationPolicy(O, A) over the world's observations, or BeliefAveragedPolicy, BelievedStatePolicy or
 BeliefMixturePolicy (L, A) over the L latent states; TabularBeliefPolicy (class B) is refused (its rows
-are beliefs, which change meaning at every refit). The result's `fits` lists every fit. Settings the
+are beliefs, which change meaning at every refit). The result's `fits` lists every fit; `belief_model`
+and `belief_filter` are the final learned model and the agent's filter on it (b_1 = its μ̂ unless
+learned_prior=False: the paper's uniform b_1; `prior` says which), so evaluate(world, r.belief_filter,
+r.policy) evaluates the learned policy on fresh episodes; `heldout_episodes` are the episodes the fits'
+held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the
 library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;
 progress and progress_every as in train()."""
     ...

@@ -30,6 +30,8 @@
 #include <pybind11/stl.h>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned/iohmm.hpp"
+#include "maxent/belief/learned/sequences.hpp"
 #include "maxent/belief/noisy_belief.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -191,6 +193,14 @@ struct PyTrainResult {
     std::string policy_class;
     std::optional<PolicyVariant> policy;  ///< the trained policy (θ = parameters)
     std::vector<py::dict> fits;  ///< learned-belief runs: every fit of the belief model
+    /// Learned-belief runs: the final learned model (the last fit's), its horizon, whether the
+    /// agent's filter started from its μ̂, and the held-out episodes the fits were scored on.
+    std::optional<IohmmModel> learned;
+    std::size_t learned_horizon = 0;
+    bool learned_prior = false;
+    std::vector<ActionObservationSequence> heldout;
+    std::shared_ptr<PyModel> belief_model;    ///< the learned model as the agent's Model (null: not learned)
+    std::shared_ptr<PyFilter> belief_filter;  ///< the agent's filter on it, with the prior it trained with
 };
 
 /// Runs `count` independent jobs on up to `threads` worker threads (0: all) with the GIL

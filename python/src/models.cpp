@@ -261,17 +261,28 @@ void bind_models(py::module_& m) {
         for (std::size_t i = 0; i < f.model.num_observations(); ++i) o.append(f.model.observation_label(i));
         return wrap_model(to_index_model(f.model), std::move(s), std::move(a), std::move(o), "POMDP file");
     };
-    m.def("read_pomdp_file", [from_file](const std::string& path, std::size_t horizon) {
+    // The reader's options as maxent-explore takes them (--horizon, --empty-rows error|self-loop).
+    auto read_options = [](std::size_t horizon, const std::string& empty_rows, const char* who) {
         ReadOptions o;
         o.horizon = horizon;
-        return from_file(read_pomdp_file(path, o));
-    }, py::arg("path"), py::arg("horizon") = 0,
-          "A model from a file in the POMDP file format (labels: the file's names); horizon 0 = S.");
-    m.def("parse_pomdp", [from_file](const std::string& text, std::size_t horizon) {
-        ReadOptions o;
-        o.horizon = horizon;
-        return from_file(parse_pomdp(text, "<text>", o));
-    }, py::arg("text"), py::arg("horizon") = 0, "A model from POMDP-file text.");
+        if (empty_rows == "self-loop" || empty_rows == "self_loop") o.empty_transition_rows = EmptyRows::self_loop;
+        else if (empty_rows != "error")
+            throw config_error(detail::message(who, ": empty_rows '", empty_rows, "' (known: error, self-loop)"));
+        return o;
+    };
+    m.def("read_pomdp_file", [from_file, read_options](const std::string& path, std::size_t horizon,
+                                                       const std::string& empty_rows) {
+        return from_file(read_pomdp_file(path, read_options(horizon, empty_rows, "read_pomdp_file")));
+    }, py::arg("path"), py::arg("horizon") = 0, py::arg("empty_rows") = "error",
+          "A model from a file in the POMDP file format (labels: the file's names); horizon 0 = S. empty_rows:\n"
+          "what to do with a state that has no transition probabilities under an action: 'error' (ParseError\n"
+          "naming file:line, the state and the action) or 'self-loop' (the state becomes absorbing under it),\n"
+          "as maxent-explore --empty-rows.");
+    m.def("parse_pomdp", [from_file, read_options](const std::string& text, std::size_t horizon,
+                                                   const std::string& empty_rows) {
+        return from_file(parse_pomdp(text, "<text>", read_options(horizon, empty_rows, "parse_pomdp")));
+    }, py::arg("text"), py::arg("horizon") = 0, py::arg("empty_rows") = "error",
+          "A model from POMDP-file text (options as read_pomdp_file).");
 
     // --- belief updaters -------------------------------------------------------------------
     py::class_<PyFilter, std::shared_ptr<PyFilter>>(m, "BayesFilter",

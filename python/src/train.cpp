@@ -15,6 +15,8 @@
 
 #include "common.hpp"
 #include "maxent/optim/evaluate.hpp"
+#include "maxent/belief/learned/defaults.hpp"
+#include "maxent/belief/learned/score.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/optim/learned_belief.hpp"
 #include "policy_classes.hpp"
@@ -77,7 +79,12 @@ struct LearnedJob {
     const Progress* progress = nullptr;
 };
 
-PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, std::vector<FitRecord>& fits) {
+/// What a learned-belief run hands back besides its TrainResult (read by train_learned).
+struct LearnedOut {
+    std::vector<FitRecord> fits;
+};
+
+PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, LearnedOut& extra) {
     return std::visit(
         [&](const auto& p) -> PyTrainResult {
             using P = std::decay_t<decltype(p)>;
@@ -92,12 +99,31 @@ PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, st
                 TrainResult r = trainer.run([&](const IterationMetrics& m) {
                     return !stop.load(std::memory_order_relaxed) && (*j.progress)(j.config.seed, m);
                 });
-                fits = trainer.fits();
+                extra.fits = trainer.fits();
                 PolicyVariant trained = trainer.policy();
-                return finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
+                PyTrainResult out = finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
+                // The final learned model (the one the agent's filter ends with) and the held-out episodes.
+                out.learned = trainer.learned_model();
+                out.learned_horizon = j.world->model->horizon();
+                out.learned_prior = trainer.options().learned_prior;
+                out.heldout.assign(trainer.heldout_episodes().begin(), trainer.heldout_episodes().end());
+                return out;
             }
         },
         j.policy);
+}
+
+/// The learned model of a learned-belief run as the agent's Model and its filter (the prior
+/// it trained with); with the GIL held.
+void attach_belief_model(PyTrainResult& r) {
+    if (!r.learned) return;
+    const IohmmModel& m = *r.learned;
+    r.belief_model = wrap_model(to_finite_pomdp(m, r.learned_horizon), index_labels(m.num_latent_states()),
+                                index_labels(m.num_actions()), index_labels(m.num_observations()),
+                                "learned belief model");
+    const Model& agent = *r.belief_model->model;
+    r.belief_filter = std::make_shared<PyFilter>(
+        PyFilter{r.belief_model, r.learned_prior ? Filter(agent, model_prior) : Filter(agent)});
 }
 
 py::dict fit_dict(const FitRecord& f) {
@@ -250,6 +276,18 @@ void bind_train(py::module_& m) {
         .def_readonly("parameters", &PyTrainResult::parameters)
         .def_readonly("stopped_early", &PyTrainResult::stopped_early)
         .def_readonly("fits", &PyTrainResult::fits, "learned-belief runs: every fit of the belief model")
+        .def_property_readonly("belief_model", [](const PyTrainResult& r) -> py::object {
+            return r.belief_model ? py::cast(r.belief_model) : py::none();
+        }, "learned-belief runs: the final learned model as the agent's Model over its latent states (else None)")
+        .def_property_readonly("belief_filter", [](const PyTrainResult& r) -> py::object {
+            return r.belief_filter ? py::cast(r.belief_filter) : py::none();
+        }, "learned-belief runs: the agent's BayesFilter on belief_model, with the b_1 it trained with (else None)")
+        .def_property_readonly("prior", [](const PyTrainResult& r) -> py::object {
+            if (!r.learned) return py::none();
+            return py::str(r.learned_prior ? "learned" : "uniform");
+        }, "learned-belief runs: the filter's b_1, 'learned' (the learned μ̂) or 'uniform' (else None)")
+        .def_property_readonly("heldout_episodes", [](const PyTrainResult& r) { return sequences_to_python(r.heldout, false); },
+                               "learned-belief runs: the held-out (actions, observations) episodes the fits were scored on")
         .def_property_readonly("iterations", [](const PyTrainResult& r) { return r.history.size(); })
         .def_property_readonly("policy", [](const PyTrainResult& r) { return PyPolicy{*r.policy}; },
                                "a copy of the policy with the trained θ")
@@ -300,11 +338,20 @@ void bind_train(py::module_& m) {
                 }
                 py::list fits;
                 for (const py::dict& f : r.fits) fits.append(f);
+                py::object learned = py::none();
+                if (r.learned) {
+                    const IohmmModel& lm = *r.learned;
+                    learned = py::make_tuple(lm.emission_model == EmissionModel::shared ? 0 : 1, lm.initial,
+                                             lm.transitions, lm.emissions, lm.initial_emission, r.learned_horizon,
+                                             r.learned_prior,
+                                             sequences_to_python(r.heldout, false));
+                }
                 return py::make_tuple(r.seed, r.parameters, its, metrics, r.stopped_early, r.policy_class,
-                                      r.policy ? py::cast(PyPolicy{*r.policy}) : py::none(), fits);
+                                      r.policy ? py::cast(PyPolicy{*r.policy}) : py::none(), fits, learned);
             },
             [](const py::tuple& t) {
-                if (t.size() != 8) throw py::value_error("TrainResult.__setstate__: expected a tuple of 8 entries");
+                if (t.size() != 8 && t.size() != 9)
+                    throw py::value_error("TrainResult.__setstate__: expected a tuple of 8 or 9 entries");
                 PyTrainResult r;
                 r.seed = t[0].cast<std::uint64_t>();
                 r.parameters = t[1].cast<Eigen::MatrixXd>();
@@ -320,6 +367,21 @@ void bind_train(py::module_& m) {
                 r.policy_class = t[5].cast<std::string>();
                 if (!t[6].is_none()) r.policy = t[6].cast<PyPolicy>().p;
                 for (const py::handle f : t[7]) r.fits.push_back(py::reinterpret_borrow<py::dict>(f));
+                if (t.size() == 9 && !t[8].is_none()) {
+                    const auto l = t[8].cast<py::tuple>();
+                    if (l.size() != 8) throw py::value_error("TrainResult.__setstate__: the learned model needs 8 entries");
+                    IohmmModel lm;
+                    lm.emission_model = l[0].cast<int>() == 0 ? EmissionModel::shared : EmissionModel::per_action;
+                    lm.initial = l[1].cast<Eigen::VectorXd>();
+                    lm.transitions = l[2].cast<std::vector<Eigen::MatrixXd>>();
+                    lm.emissions = l[3].cast<std::vector<Eigen::MatrixXd>>();
+                    lm.initial_emission = l[4].cast<Eigen::MatrixXd>();
+                    r.learned = std::move(lm);
+                    r.learned_horizon = l[5].cast<std::size_t>();
+                    r.learned_prior = l[6].cast<bool>();
+                    r.heldout = sequences_from(l[7].cast<py::iterable>(), "TrainResult.__setstate__");
+                    attach_belief_model(r);
+                }
                 return r;
             }))
         .def("__repr__", [](const PyTrainResult& r) {
@@ -413,18 +475,24 @@ void bind_train(py::module_& m) {
                 jobs.push_back(std::move(j));
             }
             std::vector<PyTrainResult> out(jobs.size());
-            std::vector<std::vector<FitRecord>> fits(jobs.size());
+            std::vector<LearnedOut> extra(jobs.size());
             std::atomic<bool> stop{false};
-            run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_learned(jobs[i], stop, fits[i]); }, stop);
-            for (std::size_t i = 0; i < out.size(); ++i)
-                for (const FitRecord& f : fits[i]) out[i].fits.push_back(fit_dict(f));
+            run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_learned(jobs[i], stop, extra[i]); }, stop);
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                for (const FitRecord& f : extra[i].fits) out[i].fits.push_back(fit_dict(f));
+                attach_belief_model(out[i]);
+            }
             return results(std::move(out), o);
         },
         py::arg("world"), py::arg("policy"), py::arg("feedback") = "reg-mbe", py::arg("estimator") = "batch-mean",
-        py::arg("step") = "constant", py::kw_only(), py::arg("latent_states") = 0, py::arg("warmup") = 500,
-        py::arg("heldout") = 200, py::arg("refit_every") = 2000, py::arg("refit_iterations") = 10,
-        py::arg("window") = 1000, py::arg("restarts") = 2, py::arg("em_iterations") = 100, py::arg("smoothing") = 1.0,
-        py::arg("learned_prior") = false, py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0,
+        py::arg("step") = "constant", py::kw_only(), py::arg("latent_states") = 0,
+        py::arg("warmup") = learned_belief_defaults.warmup, py::arg("heldout") = learned_belief_defaults.heldout,
+        py::arg("refit_every") = learned_belief_defaults.refit_every,
+        py::arg("refit_iterations") = learned_belief_defaults.refit_iterations,
+        py::arg("window") = learned_belief_defaults.window, py::arg("restarts") = learned_belief_defaults.restarts,
+        py::arg("em_iterations") = learned_belief_defaults.em_iterations,
+        py::arg("smoothing") = learned_belief_defaults.smoothing,
+        py::arg("learned_prior") = learned_belief_defaults.learned_prior, py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0,
         py::arg("seeds") = py::none(), py::arg("counting") = "paper", py::arg("threads") = 0,
         py::arg("progress") = py::none(), py::arg("progress_every") = 1,
         "Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`\n"
@@ -432,7 +500,11 @@ void bind_train(py::module_& m) {
         "iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:\n"
         "ObservationPolicy(O, A) over the world's observations, or BeliefAveragedPolicy, BelievedStatePolicy or\n"
         "BeliefMixturePolicy (L, A) over the L latent states; TabularBeliefPolicy (class B) is refused (its rows\n"
-        "are beliefs, which change meaning at every refit). The result's `fits` lists every fit. Settings the\n"
+        "are beliefs, which change meaning at every refit). The result's `fits` lists every fit; `belief_model`\n"
+        "and `belief_filter` are the final learned model and the agent's filter on it (b_1 = its μ̂ unless\n"
+        "learned_prior=False: the paper's uniform b_1; `prior` says which), so evaluate(world, r.belief_filter,\n"
+        "r.policy) evaluates the learned policy on fresh episodes; `heldout_episodes` are the episodes the fits'\n"
+        "held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the\n"
         "library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;\n"
         "progress and progress_every as in train().");
 
@@ -506,12 +578,49 @@ void bind_train(py::module_& m) {
             return py::make_tuple(model, info);
         },
         py::arg("sequences"), py::arg("latent_states"), py::arg("num_actions"), py::arg("num_observations"),
-        py::arg("horizon"), py::arg("smoothing") = 1e-3, py::arg("restarts") = 3, py::arg("max_iterations") = 200,
+        py::arg("horizon"), py::arg("smoothing") = learned_belief_defaults.smoothing,
+        py::arg("restarts") = learned_belief_defaults.restarts,
+        py::arg("max_iterations") = learned_belief_defaults.em_iterations,
         py::arg("tolerance") = 1e-6, py::arg("seed") = 0, py::arg("threads") = 1, py::arg("heldout") = py::none(),
         py::arg("emission") = "shared",
         "An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;\n"
         "returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's\n"
         "log-likelihoods.");
+    m.def(
+        "score_sequences",
+        [](const std::shared_ptr<PyModel>& model, const py::iterable& sequences, bool per_observation,
+           std::size_t threads, std::size_t block_size) {
+            const auto data = sequences_from(sequences, "score_sequences");
+            SequenceScore sc;
+            {
+                py::gil_scoped_release release;
+                sc = score_sequences(*model->model, data, threads, block_size);
+            }
+            return per_observation ? sc.per_observation : sc.log_likelihood;
+        },
+        py::arg("model"), py::arg("sequences"), py::kw_only(), py::arg("per_observation") = true,
+        py::arg("threads") = 1, py::arg("block_size") = 32,
+        "The log-likelihood of (actions, observations) sequences under a finite Model (the world's, a model\n"
+        "file's, or a learned one: TrainResult.belief_model, fit_belief_model's), per observation (or in total\n"
+        "with per_observation=False): the forward pass the learned-belief trainer scores its held-out episodes\n"
+        "with, so score_sequences(r.belief_model, r.heldout_episodes) is r.fits[-1]['heldout_log_likelihood'].\n"
+        "-inf when a sequence is impossible under the model; actions and observations are indices.");
+    m.def("learned_belief_defaults", [] {
+        const LearnedBeliefDefaults& d = learned_belief_defaults;
+        py::dict defaults;
+        defaults["smoothing"] = d.smoothing;
+        defaults["restarts"] = d.restarts;
+        defaults["em_iterations"] = d.em_iterations;
+        defaults["warmup"] = d.warmup;
+        defaults["heldout"] = d.heldout;
+        defaults["refit_every"] = d.refit_every;
+        defaults["refit_iterations"] = d.refit_iterations;
+        defaults["window"] = d.window;
+        defaults["learned_prior"] = d.learned_prior;
+        return defaults;
+    }, "The one set of learned-belief defaults (C++ maxent::learned_belief_defaults) that train_learned,\n"
+       "fit_belief_model, run_experiment and maxent-paper use: smoothing, restarts and em_iterations of a\n"
+       "first fit, warmup, heldout, refit_every, refit_iterations, window and learned_prior (the filter's b_1).");
     // --- the paper's experiments by name --------------------------------------------------
     m.def("experiments", [] {
         py::list out;

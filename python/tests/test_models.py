@@ -89,6 +89,23 @@ def test_pomdp_file_reader(tmp_path):
         maxent.parse_pomdp("states: 2\nactions: 2\nobservations: 2\nT: bogus\n")
 
 
+def test_pomdp_file_reader_options(tmp_path):
+    # A state without transition probabilities under an action: refused, named (file:line, the state and
+    # the action), unless empty_rows="self-loop" makes it absorbing, as maxent-explore --empty-rows self-loop.
+    text = POMDP.replace("T: open\nuniform\n", "T: open : left\n0.5 0.5\n")
+    f = tmp_path / "tiger-empty.pomdp"
+    f.write_text(text)
+    with pytest.raises(maxent.ParseError, match=r"tiger-empty\.pomdp:\d+:\d+: no transition probabilities "
+                       r"T\(s' \| s = 'right', a = 'open'\)"):
+        maxent.read_pomdp_file(str(f))
+    m = maxent.read_pomdp_file(str(f), empty_rows="self-loop", horizon=7)
+    assert m.horizon == 7
+    np.testing.assert_array_equal(m.transition_matrix("open"), [[0.5, 0.5], [0.0, 1.0]])
+    assert maxent.parse_pomdp(text, empty_rows="self-loop").horizon == 2
+    with pytest.raises(maxent.ConfigError, match="read_pomdp_file: empty_rows 'loop' \\(known: error, self-loop\\)"):
+        maxent.read_pomdp_file(str(f), empty_rows="loop")
+
+
 def test_bayes_filter_and_noisy_belief(ring):
     f = maxent.BayesFilter(ring)
     np.testing.assert_array_equal(f.initial(), np.full(4, 0.25))

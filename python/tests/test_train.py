@@ -1,11 +1,15 @@
 # train(): results as numpy arrays, every policy class, seeds on threads, feedbacks written in
 # Python (and their errors), learned beliefs with every policy class but B.
+import itertools
 import math
+import pickle
+import re
 
 import numpy as np
 import pytest
 
 import maxent
+from conftest import ring_arrays
 
 
 def test_train_result(noisy_room):
@@ -102,6 +106,82 @@ def test_train_learned(noisy_room):
                              iterations=20)
     assert r.parameters.shape == (8, 4) and len(r.fits) == 2
     assert r.fits[1]["iteration"] == 10 and math.isfinite(r.fits[0]["heldout_log_likelihood"])
+
+
+def test_train_learned_hands_back_its_model_scored_and_evaluated(noisy_room):
+    r = maxent.train_learned(noisy_room, maxent.BeliefAveragedPolicy(8, 4), "reg-mbe", latent_states=8, warmup=40,
+                             heldout=10, refit_every=5, refit_iterations=2, restarts=1, em_iterations=8,
+                             iterations=12, batch=3, seed=2)
+    assert r.prior == "learned"  # the default: b_1 = the learned model's initial distribution
+    m = r.belief_model
+    assert (m.num_states, m.num_actions, m.num_observations, m.horizon) == (8, 4, 16, noisy_room.horizon)
+    np.testing.assert_allclose(r.belief_filter.initial(), m.initial_distribution, rtol=0, atol=1e-15)
+    # The scoring call is the trainer's held-out forward pass: the last fit's reported value.
+    held = r.heldout_episodes
+    assert len(held) == 10 and len(held[0][1]) == len(held[0][0]) + 1
+    assert abs(maxent.score_sequences(m, held) - r.fits[-1]["heldout_log_likelihood"]) <= 1e-12
+    truth = maxent.score_sequences(noisy_room, held)
+    assert math.isfinite(truth) and truth > r.fits[-1]["heldout_log_likelihood"] - 1.0
+    total = maxent.score_sequences(noisy_room, held, per_observation=False)
+    assert total == pytest.approx(truth * sum(len(o) for _, o in held), rel=1e-12)
+    # evaluate runs the learned policy with the learned filter on fresh episodes of the real world,
+    # the same bits as a filter rebuilt on the returned model.
+    e = maxent.evaluate(noisy_room, r.belief_filter, r.policy, episodes=6, seed=1)
+    f = maxent.evaluate(noisy_room, maxent.BayesFilter(m, "model"), r.policy, episodes=6, seed=1)
+    assert math.isfinite(e["true_entropy"]["mean"]) and e == f
+    # The paper's uniform b_1 is one option away.
+    u = maxent.train_learned(noisy_room, maxent.BeliefAveragedPolicy(8, 4), "reg-mbe", latent_states=8, warmup=40,
+                             heldout=10, refit_every=0, restarts=1, em_iterations=8, iterations=2, batch=3,
+                             learned_prior=False)
+    assert u.prior == "uniform"
+    np.testing.assert_array_equal(u.belief_filter.initial(), np.full(8, 1 / 8))
+    # Pickling keeps the learned model, its filter's start and the held-out episodes.
+    q = pickle.loads(pickle.dumps(r))
+    assert q.prior == "learned" and maxent.score_sequences(q.belief_model, q.heldout_episodes) == \
+        maxent.score_sequences(m, held)
+    # A plain run has none of these.
+    plain = maxent.train(noisy_room, None, maxent.BeliefAveragedPolicy(16, 4), iterations=1, batch=2)
+    assert plain.belief_model is None and plain.belief_filter is None and plain.prior is None
+
+
+def test_score_sequences_by_enumeration(ring):
+    # P(o_1..o_{K+1} | a_1..a_K) summed over every state path of the ring (conftest), then per observation.
+    P, Z, mu = ring_arrays()
+    data = maxent.uniform_episodes(ring, 5, seed=3)
+    total, count = 0.0, 0
+    for actions, obs in data:
+        p = 0.0
+        for path in itertools.product(range(4), repeat=len(obs)):
+            q = mu[path[0]] * Z[path[0], obs[0]]
+            for k, a in enumerate(actions):
+                q *= P[a, path[k], path[k + 1]] * Z[path[k + 1], obs[k + 1]]
+            p += q
+        total += math.log(p)
+        count += len(obs)
+    assert maxent.score_sequences(ring, data) == pytest.approx(total / count, rel=1e-12, abs=0)
+    assert maxent.score_sequences(ring, [(list(a), list(o)) for a, o in data]) == maxent.score_sequences(ring, data)
+    with pytest.raises(maxent.ConfigError, match="score_sequences: no sequences"):
+        maxent.score_sequences(ring, [])
+    with pytest.raises(maxent.ConfigError, match=r"observation 7 is outside \[0, 2\)"):
+        maxent.score_sequences(ring, [([0], [0, 7])])
+
+
+def doc_defaults(fn):
+    """The keyword defaults in a pybind11 function's signature line: {name: repr}."""
+    sig = fn.__doc__.splitlines()[0]
+    return dict(re.findall(r"(\w+): \w+ = ([^,)]+)", sig))
+
+
+def test_learned_belief_defaults_are_one_set():
+    d = maxent.learned_belief_defaults()
+    assert d["learned_prior"] is True
+    t = doc_defaults(maxent.train_learned)
+    for k in ("smoothing", "restarts", "em_iterations", "warmup", "heldout", "refit_every", "refit_iterations",
+              "window", "learned_prior"):
+        assert t[k] == repr(d[k]), k
+    f = doc_defaults(maxent.fit_belief_model)
+    assert (f["smoothing"], f["restarts"], f["max_iterations"]) == \
+        (repr(d["smoothing"]), repr(d["restarts"]), repr(d["em_iterations"]))
 
 
 # A small learned model (L = 5 latent states of the 16-state room), refitted twice in 8 iterations.

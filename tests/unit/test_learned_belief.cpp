@@ -5,15 +5,20 @@
 #include <atomic>
 #include <cmath>
 #include <cstddef>
+#include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned/defaults.hpp"
+#include "maxent/belief/learned/score.hpp"
 #include "maxent/belief/learned_model.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
+#include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
@@ -262,6 +267,116 @@ TEST_CASE("the loop without a model: a stop flag cuts its fits short, marked in 
                                    maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), c, o);
     CHECK_FALSE(u.fits()[0].stopped);
     CHECK(u.fits()[0].em_iterations > 0);
+}
+
+TEST_CASE("score_sequences: the log-likelihood per observation equals enumeration of the state paths", "[learned][score]") {
+    const auto ring = test_models::ring_model(4);
+    const auto data = ring_data(12, 4, 21);
+    double total = 0.0;
+    std::size_t observations = 0;
+    for (const auto& s : data) {
+        total += std::log(brute_force_probability(ring, s));
+        observations += s.observations.size();
+    }
+    REQUIRE(observations == 12 * 5);
+    const maxent::SequenceScore finite = maxent::score_sequences(ring, data);
+    const maxent::SequenceScore iohmm = maxent::score_sequences(maxent::to_iohmm(ring), data, 2, 5);
+    CHECK(finite.sequences == 12);
+    CHECK(finite.observations == observations);
+    CHECK(finite.per_observation == Approx(total / static_cast<double>(observations)).epsilon(1e-12));
+    CHECK(finite.log_likelihood == Approx(total).epsilon(1e-12));
+    CHECK(iohmm.per_observation == Approx(finite.per_observation).epsilon(1e-12));
+
+    // Impossible data is -inf, never NaN; bad input is named.
+    ActionObservationSequence never = data[0];
+    never.observations[0] = 0;
+    never.actions.assign(never.actions.size(), 0);
+    maxent::IohmmModel m = maxent::to_iohmm(ring);
+    m.emissions[0] << 0.0, 1.0, 0.0, 1.0, 0.0, 1.0;  // observation 0 is never emitted
+    m.initial_emission = m.emissions[0];
+    CHECK(maxent::score_sequences(m, std::span(&never, 1)).per_observation == -std::numeric_limits<double>::infinity());
+    CHECK_THAT(message_of([&] { (void)maxent::score_sequences(ring, std::span<const ActionObservationSequence>{}); }),
+               Catch::Contains("score_sequences: no sequences"));
+    ActionObservationSequence bad = data[0];
+    bad.observations[1] = 2;
+    CHECK_THAT(message_of([&] { (void)maxent::score_sequences(ring, std::span(&bad, 1)); }),
+               Catch::Contains("observation 2 is outside [0, 2)"));
+}
+
+TEST_CASE("the loop without a model hands back its final model and filter: scored and evaluated", "[learned][loop][score]") {
+    const maxent::GridPomdp world = small_room();
+    const std::size_t L = world.num_states(), A = world.num_actions();
+    maxent::TrainerConfig c;
+    c.iterations = 24;
+    c.batch = 3;
+    c.seed = 8;
+    maxent::LearnedBeliefOptions o;
+    o.fit.latent_states = L;
+    o.fit.restarts = 1;
+    o.fit.max_iterations = 15;
+    o.warmup_episodes = 60;
+    o.heldout_episodes = 20;
+    o.refit_every = 10;
+    o.refit_iterations = 2;
+    o.window = 15;
+    auto make = [&](bool learned_prior) {
+        maxent::LearnedBeliefOptions oo = o;
+        oo.learned_prior = learned_prior;
+        return maxent::LearnedBeliefTrainer(world, maxent::BeliefAveragedPolicy(L, A), maxent::MBE{},
+                                            maxent::BatchMeanBaseline{}, maxent::ConstantStep(0.3), c, oo);
+    };
+    auto t = make(true);
+    (void)t.run();
+    REQUIRE(t.fits().size() == 3);  // the first fit, then refits after iterations 10 and 20
+
+    // The scoring call is the trainer's held-out forward pass: the last fit's value, for the
+    // learned model and for the agent's FinitePomdp made from it.
+    const double reported = t.fits().back().heldout_log_likelihood;
+    CHECK(std::abs(maxent::score_sequences(t.learned_model(), t.heldout_episodes()).per_observation - reported) <= 1e-12);
+    CHECK(std::abs(maxent::score_sequences(t.belief_model(), t.heldout_episodes()).per_observation - reported) <= 1e-12);
+    CHECK(maxent::score_sequences(world, t.heldout_episodes()).per_observation >= reported - 0.5);
+
+    // The filter handed back starts at the learned μ̂ by default and is the final model's.
+    Eigen::VectorXd b1;
+    t.updater().initial(b1);
+    const Eigen::VectorXd mu = t.belief_model().initial_distribution();
+    CHECK((b1 - mu).cwiseAbs().maxCoeff() <= 1e-15);
+    CHECK(&t.updater().model() == &t.belief_model());
+
+    // evaluate runs on it (fresh episodes of the real world), and equals the evaluation with a
+    // filter rebuilt from the returned learned model, bit for bit.
+    const maxent::Evaluation e = maxent::evaluate(world, t.updater(), t.policy(), 12, 5);
+    const auto rebuilt = maxent::to_finite_pomdp(t.learned_model(), world.horizon());
+    const maxent::Evaluation f =
+        maxent::evaluate(world, maxent::BayesFilter(rebuilt, maxent::model_prior), t.policy(), 12, 5);
+    CHECK(std::isfinite(e.true_entropy.mean));
+    CHECK(e.true_entropy.mean == f.true_entropy.mean);
+    CHECK(e.belief_entropy_sum.mean == f.belief_entropy_sum.mean);
+
+    // The paper's uniform b_1 is one option away, and the options say which was used.
+    auto u = make(false);
+    CHECK_FALSE(u.options().learned_prior);
+    CHECK(t.options().learned_prior);
+    u.updater().initial(b1);
+    CHECK((b1.array() == 1.0 / static_cast<double>(L)).all());
+}
+
+TEST_CASE("learned-belief defaults: one object read by every option struct", "[learned][defaults]") {
+    const maxent::LearnedBeliefDefaults& d = maxent::learned_belief_defaults;
+    const maxent::IohmmOptions fit{};
+    CHECK(fit.smoothing == d.smoothing);
+    CHECK(fit.restarts == d.restarts);
+    CHECK(fit.max_iterations == d.em_iterations);
+    const maxent::LearnedBeliefOptions o{};
+    CHECK(o.fit.smoothing == d.smoothing);
+    CHECK(o.warmup_episodes == d.warmup);
+    CHECK(o.heldout_episodes == d.heldout);
+    CHECK(o.refit_every == d.refit_every);
+    CHECK(o.refit_iterations == d.refit_iterations);
+    CHECK(o.window == d.window);
+    CHECK(o.learned_prior == d.learned_prior);
+    CHECK(d.learned_prior);  // the learned μ̂ is the filter's default start
+    CHECK(d.smoothing > 0.0);  // LearnedBeliefOptions::validate accepts the defaults
 }
 
 }  // namespace test_learned_belief

@@ -8,10 +8,14 @@
 //   learned/em.hpp         fit_iohmm, refit_iohmm (EM with restarts), IohmmOptions, IohmmFit
 //   learned/cloned_hmm.hpp fit_cloned_hmm, refit_cloned_hmm (cloned HMMs: latent states that are places)
 //   learned/to_pomdp.hpp   to_finite_pomdp (the agent's model), to_iohmm (a world as an IOHMM)
+//   learned/score.hpp      score_sequences: log-likelihood per observation of any finite model
+//   learned/defaults.hpp   learned_belief_defaults, the one set of defaults every entry point reads
 #pragma once
 
 #include "maxent/belief/learned/cloned_hmm.hpp"
+#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned/em.hpp"
 #include "maxent/belief/learned/iohmm.hpp"
+#include "maxent/belief/learned/score.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/belief/learned/to_pomdp.hpp"

@@ -5,25 +5,25 @@
 //   1. Warm-up: `warmup_episodes` episodes of uniformly random actions (episode e from stream
 //      (data seed, 0, e)), plus `heldout_episodes` (stream (data seed, 1, e)) only scored.
 //   2. First fit: fit_iohmm (belief/learned/em.hpp) on the warm-up episodes; the model becomes
-//      a FinitePomdp over its L latent states and the agent's BayesFilter on it (prior:
-//      uniform, the paper's b_1, or the learned μ̂ with `learned_prior`).
+//      a FinitePomdp over its L latent states and the agent's BayesFilter on it (b_1: the
+//      learned μ̂ by default, or uniform, the paper's b_1, with `learned_prior = false`).
 //   3. Training: Algorithm 1 (the library's Trainer, unchanged) with that filter as the
 //      agent's belief model and the real world as the environment; the actions and
 //      observations of the `window` most recent episodes are kept.
 //   4. Every `refit_every` iterations: EM warm-started from the current model (refit_iohmm,
 //      at most `refit_iterations` steps) on the warm-up episodes plus the window, then the
 //      agent's filter is replaced (Trainer::set_updater). Warm starting keeps latent state z
-//      the same state across refits, so θ (one row per latent state) and the step rule's
-//      state keep their meaning. The warm-up episodes stay in the data because the policy's
-//      own episodes concentrate where it goes: without them, rows of rarely visited latent
-//      states would drift back to the smoothing prior.
-// The true state is read only for the reported IterationMetrics::true_entropy, never by the
-// filter, the policy, the feedback or the fits.
-// Streams: trajectories draw from (seed, k, n) as everywhere; the data seed is
-// derive_seed(seed, 2^64 - 1, 1), the fits' derive_seed(seed, 2^64 - 1, 2): a run is a pure
-// function of (world, components, config, options, seed), identical for any thread count.
+//      the same state across refits, so θ and the step rule's state keep their meaning. The
+//      warm-up episodes stay in the data: without them, rows of latent states the policy
+//      rarely visits would drift back to the smoothing prior.
+// The true state is read only for IterationMetrics::true_entropy. Streams: trajectories draw
+// from (seed, k, n); the data from derive_seed(seed, 2^64 - 1, 1), the fits from
+// derive_seed(seed, 2^64 - 1, 2): a run is a pure function of its inputs, for any thread count.
 // FitRecord reports every fit (log-likelihood per observation, EM iterations run, whether
 // options.fit.stop cut it short; the caller then stops training too: run's callback).
+// After training, learned_model(), belief_model() and updater() are the final learned model
+// and the agent's filter: evaluate(world, t.updater(), t.policy(), ...) evaluates the learned
+// policy on fresh episodes of the real world. Defaults: belief/learned/defaults.hpp.
 #pragma once
 
 #include <cmath>
@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned_model.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -60,12 +61,18 @@ struct LearnedBeliefOptions {
     /// num_observations: 0 = the world's (else they must equal the world's). seed is not read
     /// (derived from the trainer's seed, see the header).
     IohmmOptions fit{};
-    std::size_t warmup_episodes = 500;   ///< uniform-action episodes before the first fit (>= 1)
-    std::size_t heldout_episodes = 200;  ///< uniform-action episodes only scored (0 = none)
-    std::size_t refit_every = 2000;      ///< M: refit after every M iterations (0 = never refit)
-    std::size_t refit_iterations = 10;   ///< EM steps per warm-started refit at most (>= 1)
-    std::size_t window = 1000;           ///< the most recent training episodes fitted to (>= 1)
-    bool learned_prior = false;          ///< b_1 = μ̂ (true) or uniform (false, the paper's b_1)
+    /// uniform-action episodes before the first fit (>= 1)
+    std::size_t warmup_episodes = learned_belief_defaults.warmup;
+    /// uniform-action episodes only scored (0 = none)
+    std::size_t heldout_episodes = learned_belief_defaults.heldout;
+    /// M: refit after every M iterations (0 = never refit)
+    std::size_t refit_every = learned_belief_defaults.refit_every;
+    /// EM steps per warm-started refit at most (>= 1)
+    std::size_t refit_iterations = learned_belief_defaults.refit_iterations;
+    /// the most recent training episodes fitted to (>= 1)
+    std::size_t window = learned_belief_defaults.window;
+    /// b_1 = the learned μ̂ (true, the default) or uniform (false, the paper's b_1)
+    bool learned_prior = learned_belief_defaults.learned_prior;
     BeliefLearner learner = BeliefLearner::iohmm;  ///< the model class and its EM
     std::vector<std::size_t> clones{};   ///< cloned HMM: clones per observation (empty: L split equally)
 
@@ -226,9 +233,14 @@ public:
 
     /// Every fit so far, the first at index 0.
     [[nodiscard]] const std::vector<FitRecord>& fits() const noexcept { return fits_; }
-    /// The current learned model (IOHMM parameters) and the agent's FinitePomdp built from it.
+    /// The current learned model (IOHMM parameters; after training, the last fit's) and the
+    /// agent's FinitePomdp built from it.
     [[nodiscard]] const IohmmModel& learned_model() const noexcept { return current_; }
     [[nodiscard]] const belief_model_type& belief_model() const noexcept { return *model_; }
+    /// The agent's filter on belief_model() (b_1 as options().learned_prior says): with policy(),
+    /// what evaluate needs. It refers to belief_model(), which lives as long as the trainer
+    /// and until the next refit: copy the model (learned_model(), to_finite_pomdp) to keep it.
+    [[nodiscard]] const updater_type& updater() const noexcept { return trainer_->updater(); }
     [[nodiscard]] const trainer_type& trainer() const noexcept { return *trainer_; }
     [[nodiscard]] trainer_type& trainer() noexcept { return *trainer_; }
     [[nodiscard]] const P& policy() const noexcept { return trainer_->policy(); }

@@ -724,6 +724,21 @@ TEST_CASE("without a simulator: the nosim experiments, their curves, flags and c
     CHECK(l.window == 7);
     CHECK(l.smoothing == 0.5);
     CHECK(l.learned_prior);
+    // The defaults are the library's one set; the paper's uniform b_1 is one flag away.
+    const maxent::LearnedBeliefDefaults& d = maxent::learned_belief_defaults;
+    CHECK((s.learning.smoothing == d.smoothing && s.learning.restarts == d.restarts &&
+           s.learning.em_iterations == d.em_iterations && s.learning.warmup == d.warmup &&
+           s.learning.heldout == d.heldout && s.learning.refit_every == d.refit_every &&
+           s.learning.refit_iterations == d.refit_iterations && s.learning.window == d.window &&
+           s.learning.learned_prior == d.learned_prior));
+    const mp::LearningSettings u =
+        mp::parse_command_line({"nosim2d", "--uniform-prior", "--restarts", "4", "--em-iterations", "30"})
+            .settings.learning;
+    CHECK_FALSE(u.learned_prior);
+    CHECK(u.restarts == 4);
+    CHECK(u.em_iterations == 30);
+    CHECK_THAT(mp::learning_summary(u), Catch::Contains("b_1 = uniform"));
+    CHECK_THAT(mp::learning_summary(s.learning), Catch::Contains("b_1 = the learned initial distribution"));
     const auto curves = mp::make_curves(e, o.settings);
     REQUIRE(curves.size() == 4);
     CHECK(curves.back().label == "learned-reg-mbe");

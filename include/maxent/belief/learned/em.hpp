@@ -45,6 +45,7 @@
 
 #include <Eigen/Core>
 
+#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned/iohmm.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/core/error.hpp"
@@ -117,12 +118,12 @@ struct IohmmOptions {
     std::size_t num_actions = 0;       ///< A >= 1: the world's actions (data outside [0, A) is an error)
     std::size_t num_observations = 0;  ///< O >= 1: the world's observations
     EmissionModel emission = EmissionModel::shared;
-    double smoothing = 1e-3;           ///< α in [0, max_iohmm_smoothing]: added to every expected count
-    std::size_t restarts = 3;          ///< random starts (>= 1); the best final log-likelihood wins
+    double smoothing = learned_belief_defaults.smoothing;  ///< α in [0, max_iohmm_smoothing]: added to every expected count
+    std::size_t restarts = learned_belief_defaults.restarts;  ///< random starts (>= 1); the best final log-likelihood wins
     double anchor_weight = 0.5;        ///< w in [0, 1): weight of each latent state's anchor observation in
                                        ///< its initial emission rows (0 = plain random rows; see anchor_emissions;
                                        ///< 1 would make observations no state is anchored on impossible)
-    std::size_t max_iterations = 200;  ///< M steps per restart at most
+    std::size_t max_iterations = learned_belief_defaults.em_iterations;  ///< M steps per restart at most
     double tolerance = 1e-6;           ///< stop when the relative change of ℓ is at most this
     std::uint64_t seed = 0;            ///< restart r starts from maxent::stream(seed, r, 0)
     std::size_t threads = 1;           ///< worker threads (0 = all hardware threads); results do not depend on it
