@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -724,6 +725,19 @@ TEST_CASE("write_pomdp_file: a tiny model is written as the hand-written text", 
                                  "0.75 0.25\n"
                                  "0.25 0.75\n";
     CHECK(pomdp_writer_test::written(m, {.discount = 0.95, .title = "tiny"}) == expected);
+}
+
+TEST_CASE("write_pomdp_file: a start vector whose exact sum is off 1 reads back within a few ulps", "[pomdp_file][writer]") {
+    // 0.7 + (0.3 + 4e-16): the exact sum is 1 + 4e-16 (about 2 ulps of 1), more than any
+    // rounding of the reader's sum can make up, so the vector is written as it is.
+    std::vector<Eigen::MatrixXd> P(1, Eigen::MatrixXd::Identity(2, 2)), E(1, Eigen::MatrixXd::Identity(2, 2));
+    Eigen::VectorXd mu(2);
+    mu << 0.7, 0.3 + 4e-16;
+    const maxent::FinitePomdp<std::size_t, std::size_t, std::size_t> m({0, 1}, {0}, {0, 1}, P, E, mu, 2);
+    const maxent::PomdpFile f = maxent::parse_pomdp(pomdp_writer_test::written(m), "start");
+    for (Eigen::Index s = 0; s < 2; ++s)
+        CHECK(std::abs(f.model.initial_distribution()[s] - mu[s]) <= 4 * std::numeric_limits<double>::epsilon() * mu[s]);
+    CHECK(Eigen::MatrixXd(f.model.transition_matrix(0)) == P[0]);
 }
 
 TEST_CASE("write_pomdp_file: errors are named", "[pomdp_file][writer]") {

@@ -6,14 +6,16 @@
 // full matrices (`T: a` then S rows of S numbers; `O: *` then S rows of O numbers when every
 // action's observation matrix is the same, else `O: a` per action), each number in the
 // shortest form that reads back as the same double (std::to_chars). Reading the text back
-// gives matrices equal (==) to the model's: the reader divides each row by its sum, so a row
-// whose sum is not 1 closely enough is written scaled by a factor within 64 ulps of 1 chosen
-// so that this division gives the model's numbers back exactly (checked; a row with no such
-// factor is refused, config_error).
+// gives the model's matrices back: the reader divides each row by its sum, so a row whose sum
+// is not 1 closely enough is written scaled by a factor D within 256 ulps of 1 and nudged by
+// ulps so that its sum is D and this division gives the model's numbers back exactly (==,
+// checked). Where no such D exists (the row's exact sum is off 1 by more than the reader's
+// rounding can make up: seen on learned start vectors dominated by one state) the row is
+// written as it is and reads back within a few ulps per entry.
 // The format has no matrix for the first observation o_1: a model whose o_1 matrix is not
 // action 0's observation matrix (per-action learned emissions) is refused (config_error).
-// Errors: config_error for a model the format cannot hold, or a bad discount; error for a
-// stream that fails while writing.
+// Errors: config_error for a model the format cannot hold (that o_1 matrix) or a bad
+// discount; error for a stream that fails while writing.
 #pragma once
 
 #include <charconv>
@@ -71,21 +73,48 @@ inline std::vector<double> renormalised(const std::vector<double>& row) {
 }
 
 /// Numbers to write for the probability row `p` so that the reader's renormalisation gives
-/// back exactly `p`: `p` itself when its sum is 1 closely enough, else p scaled by a factor
-/// d within 64 ulps of 1 (each entry rounded), the first d that works; none: nullopt.
-inline std::optional<std::vector<double>> written_row(const std::vector<double>& p) {
+/// back exactly `p`: `p` itself when its sum is 1 closely enough; else, for a divisor D a few
+/// ulps from 1 (nearest first), q = p·D rounded, each entry nudged by an ulp where q_i / D is
+/// not p_i, and the largest entry nudged (while q_max / D stays p_max) until the reader's sum
+/// of q is exactly D. The first q that reads back as p; none (the exact sum of p is off 1 by
+/// more than the reader's rounding can make up): p itself, which reads back within a few ulps;
+/// each entry changes by the relative amount its sum is off 1.
+inline std::vector<double> written_row(const std::vector<double>& p) {
     if (renormalised(p) == p) return p;
+    std::size_t largest = 0;
+    for (std::size_t i = 0; i < p.size(); ++i)
+        if (p[i] > p[largest]) largest = i;
     std::vector<double> q(p.size());
+    auto sum = [&] {
+        double total = 0.0;
+        for (const double x : q)
+            if (x != 0.0) total += x;
+        return total;
+    };
     double up = 1.0, down = 1.0;
-    for (int k = 0; k < 64; ++k) {
+    for (int k = 0; k < 256; ++k) {
         up = std::nextafter(up, 2.0);
         down = std::nextafter(down, 0.0);
-        for (const double d : {down, up}) {
-            for (std::size_t i = 0; i < p.size(); ++i) q[i] = p[i] * d;
+        for (const double D : {up, down}) {
+            bool ok = true;
+            for (std::size_t i = 0; i < p.size() && ok; ++i) {
+                q[i] = p[i] * D;
+                if (q[i] / D < p[i]) q[i] = std::nextafter(q[i], 2.0);
+                if (q[i] / D > p[i]) q[i] = std::nextafter(q[i], 0.0);
+                ok = q[i] / D == p[i];
+            }
+            if (!ok) continue;
+            for (int step = 0; step < 16; ++step) {
+                const double total = sum();
+                if (total == D) break;
+                const double moved = std::nextafter(q[largest], total < D ? 2.0 : 0.0);
+                if (moved / D != p[largest]) break;
+                q[largest] = moved;
+            }
             if (renormalised(q) == p) return q;
         }
     }
-    return std::nullopt;
+    return p;
 }
 
 template <class Sparse>
@@ -100,8 +129,8 @@ bool same_matrix(const Sparse& x, const Sparse& y) {
 }  // namespace detail
 
 /// Writes `m` as a POMDP file to `out` (see the header comment). Throws config_error when the
-/// model has a separate o_1 matrix, a row the reader's renormalisation would change, or a
-/// discount outside [0, 1]; error when the stream fails.
+/// model has a separate o_1 matrix or the discount is outside [0, 1]; error when the stream
+/// fails.
 template <class State, class Action, class Observation>
 void write_pomdp_file(const FinitePomdp<State, Action, Observation>& m, std::ostream& out,
                       const WriteOptions& options = {}) {
@@ -113,14 +142,6 @@ void write_pomdp_file(const FinitePomdp<State, Action, Observation>& m, std::ost
                            "action 0's observation matrix, and the POMDP format has no place for it");
     bool shared = true;
     for (std::size_t a = 1; a < A && shared; ++a) shared = detail::same_matrix(m.observation_matrix(0), m.observation_matrix(a));
-    auto written = [&](const std::vector<double>& row, const char* what, std::size_t a, std::size_t s) {
-        std::optional<std::vector<double>> q = detail::written_row(row);
-        if (!q)
-            throw config_error(detail::message("write_pomdp_file: ", what, " row (action ", m.actions().describe(a),
-                                               ", state ", m.states().describe(s),
-                                               ") has no text that reads back unchanged (its sum is too far from 1)"));
-        return *q;
-    };
     std::ostringstream text;
     if (!options.title.empty()) text << "# " << options.title << '\n';
     text << "# states, actions and observations are numbered 0..N-1 in the model's order:\n";
@@ -136,26 +157,21 @@ void write_pomdp_file(const FinitePomdp<State, Action, Observation>& m, std::ost
     text << "values: reward\nstates: " << S << "\nactions: " << A << "\nobservations: " << O << "\n\nstart:";
     std::vector<double> mu(S);
     for (std::size_t s = 0; s < S; ++s) mu[s] = m.initial_distribution()[static_cast<Eigen::Index>(s)];
-    const std::optional<std::vector<double>> start = detail::written_row(mu);
-    if (!start)
-        throw config_error("write_pomdp_file: the start distribution has no text that reads back unchanged (its sum "
-                           "is too far from 1)");
-    for (const double p : *start) text << ' ' << detail::shortest_double(p);
+    for (const double p : detail::written_row(mu)) text << ' ' << detail::shortest_double(p);
     text << '\n';
-    auto matrix = [&](const char* kind, const auto& mat, const std::string& action, std::size_t a, std::size_t cols) {
+    auto matrix = [&](const char* kind, const auto& mat, const std::string& action, std::size_t cols) {
         text << '\n' << kind << ": " << action << '\n';
         for (std::size_t s = 0; s < S; ++s) {
-            const std::vector<double> row = written(detail::dense_row(mat, static_cast<Eigen::Index>(s), cols),
-                                                    kind[0] == 'T' ? "transition" : "observation", a, s);
+            const std::vector<double> row = detail::written_row(detail::dense_row(mat, static_cast<Eigen::Index>(s), cols));
             for (std::size_t c = 0; c < cols; ++c) text << (c == 0 ? "" : " ") << detail::shortest_double(row[c]);
             text << '\n';
         }
     };
-    for (std::size_t a = 0; a < A; ++a) matrix("T", m.transition_matrix(a), std::to_string(a), a, S);
+    for (std::size_t a = 0; a < A; ++a) matrix("T", m.transition_matrix(a), std::to_string(a), S);
     if (shared)
-        matrix("O", m.observation_matrix(0), "*", 0, O);
+        matrix("O", m.observation_matrix(0), "*", O);
     else
-        for (std::size_t a = 0; a < A; ++a) matrix("O", m.observation_matrix(a), std::to_string(a), a, O);
+        for (std::size_t a = 0; a < A; ++a) matrix("O", m.observation_matrix(a), std::to_string(a), O);
     const std::string s = text.str();
     out.write(s.data(), static_cast<std::streamsize>(s.size()));
     out.flush();
