@@ -18,6 +18,7 @@
 // discount; error for a stream that fails while writing.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -147,7 +148,12 @@ void write_pomdp_file(const FinitePomdp<State, Action, Observation>& m, std::ost
     text << "# states, actions and observations are numbered 0..N-1 in the model's order:\n";
     auto list = [&](const char* name, const auto& labels, std::size_t n) {
         text << "#   " << name << ':';
-        for (std::size_t i = 0; i < n; ++i) text << ' ' << labels.describe(i);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::string label = labels.describe(i);
+            std::replace(label.begin(), label.end(), '\n', ' ');  // the comment stays one line
+            std::replace(label.begin(), label.end(), '\r', ' ');
+            text << ' ' << label;
+        }
         text << '\n';
     };
     list("states", m.states(), S);
