@@ -2,8 +2,8 @@
 // `PROGRAM merge SHARD_DIR... --out DIR` reads any set of shard folders (shards.hpp), groups
 // them by experiment (or model), and for each group rebuilds the result the single process
 // would have had and writes it with the same code (output.hpp), so every file is the same
-// bytes (the heatmaps from the shards' visits.csv; a shard without it in a study that counts
-// visits is refused, naming the file). config.json's "threads" and "command_line" are those of
+// bytes (the learned models copied from the shards' learned/; the heatmaps from their
+// visits.csv: a shard without it in a study that counts visits is refused, naming the file). config.json's "threads" and "command_line" are those of
 // the shards (the lowest I/N) with --shard removed. It refuses, naming the difference: shards
 // whose settings differ (study fields), whose builds differ (fingerprint.hpp; also from the
 // merging program's own), that hold the same run twice, or that leave runs missing (listed,
@@ -409,6 +409,11 @@ inline void place_runs(const std::vector<ShardFolder>& shards, ExperimentResult&
                                           ") learns its belief model but the shard's learning.csv has no fit of it"));
                 out.fits = f->second.first;
                 out.truth_heldout = f->second.second;
+                // the final learned model (absent where the format cannot hold it: none then)
+                const std::filesystem::path model = s.dir / learned_model_file(run.label, run.seed);
+                std::error_code absent;
+                if (std::filesystem::symlink_status(model, absent).type() != std::filesystem::file_type::not_found)
+                    out.learned_model = read_text_file(model);
             }
             if (r.settings.heatmap_episodes > 0) {
                 // Shards without counts (of a maxent-paper before heatmaps, or a file removed)

@@ -71,6 +71,7 @@ WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, c
     write_string_atomically(dir / "config.json", config_json(r, info));
     if (has_learned_curves(r))
         write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
+    if (has_learned_curves(r)) write_learned_models(dir, r);
     const std::vector<double> uniform = uniform_baseline(*r.experiment, r.settings, plot.threads);
     write_file_atomically(dir / "uniform.csv", [&](std::FILE* f) { write_uniform_csv(f, r.settings.seeds, uniform); });
     PlotSpec p = plot_spec(*r.experiment);

@@ -1,6 +1,7 @@
 // examples/common/output.hpp — the files of one experiment, written and replaced as one set
 // (files.hpp) in OUT/<experiment>/:
 //   runs.csv, learning.csv, summary.csv  the runs and the curves' bands (tables.hpp)
+//   learned/<label>-seed<k>.pomdp        each learned-belief run's final learned model (POMDP file)
 //   config.json                          the settings and the build (config_json.hpp)
 //   uniform.csv   seed,episodes,true_entropy: the uniformly random policy's mean true-state
 //                 entropy per seed of the study (uniform.hpp), maxent-paper only

@@ -124,7 +124,8 @@ inline constexpr std::uint64_t max_kept_table_size = std::uint64_t{1} << 53;
 ///   maxent-run 1 / key <key> / build <fingerprint> / seed <seed> / table <rows> <bytes> /
 ///   records <K>, then K lines "<true_entropy> <feedback> <belief_entropy_sum>"; then, for
 ///   learned-belief runs, "fits <n> <truth_heldout>" and n lines of fits; then, for runs with
-///   heatmap counts, "visits <E> <mean_entropy> <S>" and one line of the S counts. A run
+///   heatmap counts, "visits <E> <mean_entropy> <S>" and one line of the S counts; then, for
+///   learned-belief runs, "model <bytes>" and the final learned model's POMDP text. A run
 ///   whose counts are not those the rerun asks for (another E, or none) is trained again
 ///   (run_experiment).
 class RunStore {
@@ -289,6 +290,13 @@ public:
                 p = end + 1;
             }
             if (p < line.size() + 1) throw bad(cat("more than ", std::to_string(states), " counts"));
+            more = next();
+        }
+        if (more && line.substr(0, 6) == "model ") {  // the final learned model's POMDP text
+            std::uint64_t bytes = 0;
+            if (!parse_uint(line.substr(6), bytes) || bytes > remaining()) throw bad("bad 'model' line");
+            run.learned_model = std::string(text.substr(pos, static_cast<std::size_t>(bytes)));
+            pos += static_cast<std::size_t>(bytes);
         }
         run.complete = true;
         return run;
@@ -332,6 +340,8 @@ public:
                 text += cat(i ? " " : "", std::to_string(run.visits.counts[i]));
             text += "\n";
         }
+        if (!run.learned_model.empty())  // learned-belief runs: the final model's POMDP text
+            text += cat("model ", std::to_string(run.learned_model.size()), "\n", run.learned_model);
         const std::filesystem::path file = file_of(key);
         const std::filesystem::path tmp = cat(file.string(), ".tmp-", std::to_string(::getpid()));
         std::FILE* f = std::fopen(tmp.c_str(), "wb");

@@ -69,6 +69,10 @@ struct SeedRun {
     /// held-out log-likelihood per observation on the same held-out episodes (else empty, NaN).
     std::vector<FitRecord> fits{};
     double truth_heldout = std::numeric_limits<double>::quiet_NaN();
+    /// Learned-belief curves: the final learned model as a POMDP file's text (write_pomdp_file;
+    /// output.hpp writes it to learned/), empty when the format cannot hold it (per-action
+    /// emissions) or for other curves.
+    std::string learned_model{};
     VisitCounts visits{};  ///< the final policy's visits (Settings::heatmap_episodes > 0), else empty
     double seconds = 0.0;  ///< CPU time of its training here (0 when kept); written to no file
 };

@@ -161,6 +161,7 @@ inline WrittenFiles write_shard(OutputFolder& folder, const ExperimentResult& r,
     write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
     if (has_learned_curves(r))
         write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
+    if (has_learned_curves(r)) write_learned_models(dir, r);
     if (r.settings.heatmap_episodes > 0)
         write_file_atomically(dir / "visits.csv", [&](std::FILE* f) { write_visits_csv(f, r); });
     write_string_atomically(dir / "config.json", config_json(r, info));

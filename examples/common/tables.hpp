@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "maxent/core/statistics.hpp"
 
 #include "experiments.hpp"
+#include "files.hpp"
 #include "runner.hpp"
 
 namespace maxent::programs {
@@ -82,6 +84,28 @@ inline void write_runs_csv(std::FILE* f, const ExperimentResult& r) {
     for (const CurveRuns& c : r.curves)
         if (c.curve.learned) return true;
     return false;
+}
+
+/// The file of a learned-belief run's final model, relative to the experiment folder:
+/// learned/<curve label with '/' as '_'>-seed<seed>.pomdp.
+[[nodiscard]] inline std::string learned_model_file(const std::string& label, std::uint64_t seed) {
+    std::string name = label;
+    for (char& ch : name)
+        if (ch == '/' || ch == '\\') ch = '_';
+    return "learned/" + name + "-seed" + std::to_string(seed) + ".pomdp";
+}
+
+/// Writes every complete learned-belief run's final model to dir/learned_model_file(...).
+inline void write_learned_models(const std::filesystem::path& dir, const ExperimentResult& r) {
+    for (const CurveRuns& c : r.curves) {
+        if (!c.curve.learned) continue;
+        for (const SeedRun& run : c.runs) {
+            if (!run.complete || run.learned_model.empty()) continue;
+            const std::filesystem::path file = dir / learned_model_file(c.curve.label, run.seed);
+            std::filesystem::create_directories(file.parent_path());
+            write_string_atomically(file, run.learned_model);
+        }
+    }
 }
 
 inline constexpr std::string_view learning_csv_header =

@@ -11,10 +11,14 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <type_traits>
 
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/noisy_belief.hpp"
+#include "maxent/model/pomdp_writer.hpp"
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
@@ -82,6 +86,16 @@ SeedRun train_seed_learned(const M& model, const Curve& c, const Settings& s, st
     record_iterations(trainer, s, stop, iterations, run);
     if (!run.complete) return run;
     run.fits = trainer.fits();
+    try {  // the final learned model, for learned/<label>-seed<k>.pomdp (output.hpp)
+        std::ostringstream text;
+        write_pomdp_file(trainer.belief_model(), text,
+                         {.discount = std::nullopt,
+                          .title = cat("final learned belief model of curve '", c.label, "', seed ", std::to_string(seed),
+                                       " (", std::to_string(L), " latent states)")});
+        run.learned_model = text.str();
+    } catch (const config_error&) {
+        // per-action emissions: the POMDP format has no matrix for o_1, so no file
+    }
     // The agent's filter as training left it: the last refit's learned model.
     if (s.heatmap_episodes > 0)
         run.visits = count_visits(model, trainer.trainer().updater(), trainer.policy(), s.counting, seed,

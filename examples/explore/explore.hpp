@@ -6,7 +6,8 @@
 // true-state entropy H(d(τ_S)) of Section 2.1 as the measure of exploration. Training is the
 // programs' runtime (common/runner.hpp run_curve_seed, one job per (curve, seed) through
 // run_parallel, so results do not depend on the thread count), and so are the files
-// (common/output.hpp: runs.csv, summary.csv with 95% Student-t bands, curves.gp/png);
+// (common/output.hpp: runs.csv, summary.csv with 95% Student-t bands, curves.gp/png, and
+// learned/<label>-seed<k>.pomdp, the final model of each learned-belief run);
 // config.json is this program's own (it describes a model file, not a grid world).
 //
 // The two numbers compared, per seed, then as mean and 95% Student-t interval over the seeds
@@ -438,6 +439,7 @@ inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, cons
     programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
     programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
     programs::write_string_atomically(dir / "config.json", config_json(lm, x, info));
+    if (programs::has_learned_curves(x.runs)) programs::write_learned_models(dir, x.runs);
 
     programs::PlotSpec p;
     p.generator = cat("maxent-explore: ", lm.name);

@@ -80,7 +80,7 @@ void check_learned_settings(const maxent::programs::Experiment& e, const maxent:
 std::string written_names(const maxent::programs::ExperimentResult& r, const maxent::programs::WrittenFiles& w) {
     namespace mp = maxent::programs;
     std::string names = "config.json,runs.csv,summary.csv,uniform.csv,curves.gp";
-    if (mp::has_learned_curves(r)) names += ",learning.csv";
+    if (mp::has_learned_curves(r)) names += ",learning.csv,learned/*.pomdp";
     if (w.plot.drawn) names += ",curves.png";
     if (w.heatmaps) names += ",heatmap.csv,heatmap.gp";
     if (w.heatmap.drawn) names += ",heatmap.png";
@@ -315,7 +315,7 @@ int main(int argc, char** argv) try {
                             store.dir().string().c_str());
             if (w.wrote && shard.active()) {
                 std::printf("  wrote shard %s/{config.json,runs.csv%s%s}\n", w.dir.string().c_str(),
-                            mp::has_learned_curves(result) ? ",learning.csv" : "",
+                            mp::has_learned_curves(result) ? ",learning.csv,learned/*.pomdp" : "",
                             settings.heatmap_episodes > 0 ? ",visits.csv" : "");
             } else if (w.wrote) {
                 std::printf("  wrote %s/{%s} in %.1f s\n", w.dir.string().c_str(), written_names(result, w).c_str(),

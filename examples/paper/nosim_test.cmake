@@ -5,10 +5,11 @@
 #      learned filters included); shards whose learning
 #      settings differ are refused;
 #   3. bad learning flags exit with status 2 and name the value.
-# Variables: EXE (maxent-paper), OUT (a scratch directory).
+#   Each learned run's final model is in learned/ (all learners), and maxent-explore reads one.
+# Variables: EXE (maxent-paper), EXPLORE (maxent-explore), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)
-if(NOT EXE OR NOT OUT)
-  message(FATAL_ERROR "nosim_test.cmake needs -DEXE=... -DOUT=...")
+if(NOT EXE OR NOT EXPLORE OR NOT OUT)
+  message(FATAL_ERROR "nosim_test.cmake needs -DEXE=... -DEXPLORE=... -DOUT=...")
 endif()
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
@@ -59,6 +60,25 @@ if(NOT config MATCHES "\"learning\": {\"latent_states\": 25, \"warmup_episodes\"
   message(FATAL_ERROR "config.json has no learning section as expected:\n${config}")
 endif()
 message(STATUS "nosim2b: 5 curves, learning.csv with 12 fits, config.json's learning section")
+# Each learned run's final model as a POMDP file, which maxent-explore reads (25 latent states).
+set(models learned/learned-mbe-seed0.pomdp learned/learned-mbe-seed1.pomdp learned/learned-reg-mbe-seed0.pomdp
+           learned/learned-reg-mbe-seed1.pomdp)
+foreach(f ${models})
+  if(NOT EXISTS "${dir}/${f}")
+    message(FATAL_ERROR "${dir}/${f} is missing")
+  endif()
+endforeach()
+file(GLOB written RELATIVE "${dir}" "${dir}/learned/*")
+list(LENGTH written n)
+if(NOT n EQUAL 4)
+  message(FATAL_ERROR "learned/ holds ${n} files, expected the 4 learned runs': ${written}")
+endif()
+run(0 o "${EXPLORE}" "${dir}/learned/learned-reg-mbe-seed1.pomdp" --objectives moe --seeds 0 --iterations 1 --batch 1
+    --uniform-trajectories 1 --threads 1 --out explore-learned --quiet --no-plot)
+if(NOT o MATCHES "S = 25 states, A = 4 actions")
+  message(FATAL_ERROR "maxent-explore on a written learned model does not report its 25 states and 4 actions:\n${o}")
+endif()
+message(STATUS "learned/: the final model of each of the 4 learned runs, read back by maxent-explore")
 
 # One learned curve per learner, labelled with what the agent was assumed to know.
 run(0 o "${EXE}" nosim2d --seeds 0 --iterations 3 --batch 2 --warmup 10 --heatmap-episodes 0 --objectives moe
@@ -68,6 +88,10 @@ foreach(label learned-reg-mbe learned-reg-mbe\\+cloned-hmm learned-reg-mbe\\+em-
               learned-reg-mbe\\+em-known-sensor)
   if(NOT rows MATCHES "(^|;)${label},0,2,")
     message(FATAL_ERROR "runs.csv has no curve '${label}':\n${rows}")
+  endif()
+  string(REPLACE "\\" "" file "${label}")
+  if(NOT EXISTS "${OUT}/learners/nosim2d/learned/${file}-seed0.pomdp")
+    message(FATAL_ERROR "no learned/${file}-seed0.pomdp")
   endif()
 endforeach()
 file(READ "${OUT}/learners/nosim2d/config.json" config)
@@ -82,13 +106,13 @@ message(STATUS "nosim2d: one learned curve per learner, config.json's learners; 
 
 # --- 2. threads and shards give the same bytes ------------------------------------------------
 run(0 o "${EXE}" ${args} --threads 2 --out two)
-same_files("${OUT}/one/nosim2b" "${OUT}/two/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp)
+same_files("${OUT}/one/nosim2b" "${OUT}/two/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp ${models})
 foreach(i 1 2)
   run(0 o "${EXE}" ${args} --threads 1 --out shards --shard ${i}/2)
 endforeach()
 run(0 o "${EXE}" merge shards/nosim2b.shard-1-of-2 shards/nosim2b.shard-2-of-2 --out merged --no-plot)
-same_files("${OUT}/one/nosim2b" "${OUT}/merged/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp)
-message(STATUS "identical runs.csv, summary.csv, learning.csv, heatmap.csv, heatmap.gp: 1 thread, 2 threads, 2 shards merged")
+same_files("${OUT}/one/nosim2b" "${OUT}/merged/nosim2b" runs.csv summary.csv learning.csv heatmap.csv heatmap.gp ${models})
+message(STATUS "identical runs.csv, summary.csv, learning.csv, heatmap.csv, heatmap.gp, learned/*.pomdp: 1 thread, 2 threads, 2 shards merged")
 # Shards of studies whose learning settings differ are not one study.
 run(0 o "${EXE}" ${args} --threads 1 --out other --shard 1/2)
 run(0 o "${EXE}" ${args} --window 13 --threads 1 --out other --shard 2/2)

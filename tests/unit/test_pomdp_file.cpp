@@ -4,6 +4,8 @@
 // file under tests/data/pomdp pins one feature of the format with values worked out by
 // hand in the file's comments; every error category names file, line and column; and
 // truncated, mutated or random inputs never do anything but parse or throw parse_error.
+// The writer (model/pomdp_writer.hpp): a grid world and learned models read back == and a
+// tiny model is written as the hand-written text.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,9 +26,13 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned/em.hpp"
+#include "maxent/belief/learned/to_pomdp.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/model/grid_world.hpp"
 #include "maxent/model/pomdp_file.hpp"
+#include "maxent/model/pomdp_writer.hpp"
 
 #ifndef MAXENT_CLASSIC_POMDP_DIR
 #error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
@@ -632,6 +639,124 @@ TEST_CASE("fuzzer regressions parse or throw parse_error", "[pomdp-file]") {
         ++count;
     }
     CHECK(count >= 1);
+}
+
+// --- the writer ------------------------------------------------------------------------
+
+namespace pomdp_writer_test {
+
+/// True when `f` read back holds exactly (==) the matrices and start of `m`.
+template <class M>
+bool same_numbers(const maxent::PomdpFile& f, const M& m) {
+    if (f.model.num_states() != m.num_states() || f.model.num_actions() != m.num_actions() ||
+        f.model.num_observations() != m.num_observations())
+        return false;
+    bool eq = f.model.initial_distribution() == m.initial_distribution();
+    for (std::size_t a = 0; a < m.num_actions(); ++a) {
+        eq = eq && Eigen::MatrixXd(f.model.transition_matrix(a)) == Eigen::MatrixXd(m.transition_matrix(a));
+        eq = eq && Eigen::MatrixXd(f.model.observation_matrix(a)) == Eigen::MatrixXd(m.observation_matrix(a));
+    }
+    return eq && Eigen::MatrixXd(f.model.initial_observation_matrix()) == Eigen::MatrixXd(m.initial_observation_matrix());
+}
+
+template <class M>
+std::string written(const M& m, const maxent::WriteOptions& options = {}) {
+    std::ostringstream out;
+    maxent::write_pomdp_file(m, out, options);
+    return out.str();
+}
+
+}  // namespace pomdp_writer_test
+
+TEST_CASE("write_pomdp_file: a grid world and learned models read back with identical numbers", "[pomdp_file][writer]") {
+    const auto grid = maxent::make_grid_world({.layout = maxent::GridLayout::four_rooms(6, 6), .slip = 0.1});
+    const maxent::PomdpFile g = maxent::parse_pomdp(pomdp_writer_test::written(grid, {.discount = 0.9, .title = {}}), "grid");
+    CHECK(pomdp_writer_test::same_numbers(g, grid));
+    REQUIRE(g.discount.has_value());
+    CHECK(*g.discount == 0.9);
+    // Learned models' rows are divided by their sums, so most do not sum to exactly 1 (the
+    // writer must scale them for the reader's division to give them back): 10 fits.
+    std::vector<maxent::ActionObservationSequence> data(30);
+    maxent::DefaultRng rng(5);
+    for (auto& q : data)
+        for (std::size_t k = 0; k < 11; ++k) {
+            if (k < 10) q.actions.push_back(static_cast<std::size_t>(rng() % 2));
+            q.observations.push_back(static_cast<std::size_t>(rng() % 3));
+        }
+    for (std::uint64_t seed = 0; seed < 10; ++seed) {
+        const maxent::IohmmOptions o{.latent_states = 6, .num_actions = 2, .num_observations = 3, .restarts = 1,
+                                     .max_iterations = 15, .seed = seed};
+        const auto learned = maxent::to_finite_pomdp(maxent::fit_iohmm(data, o).model, 10);
+        CHECK(pomdp_writer_test::same_numbers(maxent::parse_pomdp(pomdp_writer_test::written(learned), "learned"), learned));
+    }
+}
+
+TEST_CASE("write_pomdp_file: a tiny model is written as the hand-written text", "[pomdp_file][writer]") {
+    std::vector<Eigen::MatrixXd> P(2, Eigen::MatrixXd(2, 2)), E(1, Eigen::MatrixXd(2, 2));
+    P[0] << 0.5, 0.5, 0, 1;
+    P[1] << 1, 0, 0, 1;
+    E[0] << 0.75, 0.25, 0.25, 0.75;
+    Eigen::VectorXd mu(2);
+    mu << 1, 0;
+    const maxent::FinitePomdp<std::string, std::string, std::string> m({"left", "right"}, {"go", "stay"},
+                                                                         {"dark", "light"}, P, E, mu, 3);
+    const std::string expected = "# tiny\n"
+                                 "# states, actions and observations are numbered 0..N-1 in the model's order:\n"
+                                 "#   states: 'left' 'right'\n"
+                                 "#   actions: 'go' 'stay'\n"
+                                 "#   observations: 'dark' 'light'\n"
+                                 "discount: 0.95\n"
+                                 "values: reward\n"
+                                 "states: 2\n"
+                                 "actions: 2\n"
+                                 "observations: 2\n"
+                                 "\n"
+                                 "start: 1 0\n"
+                                 "\n"
+                                 "T: 0\n"
+                                 "0.5 0.5\n"
+                                 "0 1\n"
+                                 "\n"
+                                 "T: 1\n"
+                                 "1 0\n"
+                                 "0 1\n"
+                                 "\n"
+                                 "O: *\n"
+                                 "0.75 0.25\n"
+                                 "0.25 0.75\n";
+    CHECK(pomdp_writer_test::written(m, {.discount = 0.95, .title = "tiny"}) == expected);
+}
+
+TEST_CASE("write_pomdp_file: a start vector whose exact sum is off 1 reads back within a few ulps", "[pomdp_file][writer]") {
+    // 0.7 + (0.3 + 4e-16): the exact sum is 1 + 4e-16 (about 2 ulps of 1), more than any
+    // rounding of the reader's sum can make up, so the vector is written as it is.
+    std::vector<Eigen::MatrixXd> P(1, Eigen::MatrixXd::Identity(2, 2)), E(1, Eigen::MatrixXd::Identity(2, 2));
+    Eigen::VectorXd mu(2);
+    mu << 0.7, 0.3 + 4e-16;
+    const maxent::FinitePomdp<std::size_t, std::size_t, std::size_t> m({0, 1}, {0}, {0, 1}, P, E, mu, 2);
+    const maxent::PomdpFile f = maxent::parse_pomdp(pomdp_writer_test::written(m), "start");
+    for (Eigen::Index s = 0; s < 2; ++s)
+        CHECK(std::abs(f.model.initial_distribution()[s] - mu[s]) <= 4 * std::numeric_limits<double>::epsilon() * mu[s]);
+    CHECK(Eigen::MatrixXd(f.model.transition_matrix(0)) == P[0]);
+}
+
+TEST_CASE("write_pomdp_file: errors are named", "[pomdp_file][writer]") {
+    const auto grid = maxent::make_grid_world({.layout = maxent::GridLayout::four_rooms(4, 4), .slip = 0.0});
+    std::ostringstream failed;
+    failed.setstate(std::ios::badbit);
+    CHECK_THROWS_WITH(maxent::write_pomdp_file(grid, failed), Contains("writing to the stream failed"));
+    std::ostringstream out;
+    CHECK_THROWS_WITH(maxent::write_pomdp_file(grid, out, {.discount = 1.5, .title = {}}), Contains("discount 1.5 is not in [0, 1]"));
+    // per-action emissions: o_1 has its own matrix, which the format cannot hold
+    maxent::IohmmModel im;
+    im.emission_model = maxent::EmissionModel::per_action;
+    im.initial = Eigen::VectorXd::Constant(2, 0.5);
+    Eigen::MatrixXd half = Eigen::MatrixXd::Constant(2, 2, 0.5), eye = Eigen::MatrixXd::Identity(2, 2);
+    im.transitions = {half};
+    im.emissions = {eye};
+    im.initial_emission = half;
+    CHECK_THROWS_WITH(maxent::write_pomdp_file(maxent::to_finite_pomdp(im, 3), out),
+                      Contains("first observation Obs(o_1 | s_1) differs"));
 }
 
 }  // namespace test_pomdp_file

@@ -240,6 +240,27 @@ TEST_CASE("files that are not regular files are refused at once, never read or w
     CHECK_THROWS_WITH(mp::read_regular_file(d.path / "absent"), Catch::Contains("No such file"));
 }
 
+TEST_CASE("a kept learned run keeps its final model's text, byte for byte", "[shards][reliability]") {
+    Scratch d("model");
+    const mp::RunStore store(d.path / "area", "b");
+    mp::SeedRun run;
+    run.seed = 1;
+    run.complete = true;
+    run.records = {{0.5, 0.25, 1.0}};
+    run.fits = {maxent::FitRecord{}};
+    run.visits = {2, {1, 3}, 0.5};
+    run.learned_model = "states: 2\nmodel 99\n\nT: 0\nidentity\n";  // text that looks like sections
+    store.save("k", run);
+    const auto back = store.load("k");
+    REQUIRE(back);
+    CHECK(back->learned_model == run.learned_model);
+    CHECK(back->visits == run.visits);
+    run.learned_model.clear();  // a run without a model has none after loading
+    store.save("k", run);
+    REQUIRE(store.load("k"));
+    CHECK(store.load("k")->learned_model.empty());
+}
+
 TEST_CASE("a corrupt kept run is ignored, named, and trained again", "[shards][reliability]") {
     Scratch d("store");
     const mp::Experiment& e = *mp::find_experiment("fig2a");
