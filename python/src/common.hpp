@@ -247,6 +247,11 @@ Evaluation evaluate_generative(const py::object& world, const py::object& update
                                std::size_t episodes, std::uint64_t seed, std::size_t threads, StateCounting counting);
 /// The Python object of a finished run.
 py::object to_python(PyTrainResult r);
+/// A train call's options from its Python arguments (Config validated; seeds, when given,
+/// not empty; progress a callable or None, progress_every >= 1), each refusal named.
+TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
+                           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
+                           bool track, std::size_t threads, const py::object& progress, std::size_t every);
 /// The seeds of a train call: options.seeds, or the one config.seed.
 std::vector<std::uint64_t> seeds_of(const TrainOptions& options);
 /// What a train call returns: one TrainResult, or a list of them when seeds were given.

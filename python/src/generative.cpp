@@ -847,25 +847,8 @@ void bind_generative(py::module_& m) {
            const py::object& estimator, const py::object& step, std::size_t iterations, std::size_t batch,
            std::uint64_t seed, std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
            bool track_belief_entropy, std::size_t threads, const py::object& progress, std::size_t progress_every) {
-            TrainOptions o;
-            o.config.iterations = iterations;
-            o.config.batch = batch;
-            o.config.seed = seed;
-            o.config.counting = to_counting(counting);
-            o.config.track_belief_entropy = track_belief_entropy;
-            o.config.validate();
-            o.seeds = std::move(seeds);
-            if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
-            o.threads = threads;
-            if (!progress.is_none()) {
-                if (!PyCallable_Check(progress.ptr()))
-                    throw py::type_error(detail::message("train: progress must be a callable (or True: a progress "
-                                                         "bar, or None), got ", std::string(py::repr(progress))));
-                if (progress_every == 0) throw py::value_error("train: progress_every must be >= 1, got 0");
-                o.progress.fn = PyRef(progress);
-                o.progress.every = progress_every;
-                o.progress.iterations = iterations;
-            }
+            const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting,
+                                                 track_belief_entropy, threads, progress, progress_every);
             return train_simulator(world, updater, sim_policy(policy), to_feedback(feedback), to_estimator(estimator),
                                    to_step(step), o);
         },

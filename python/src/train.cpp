@@ -241,6 +241,8 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
     }
 }
 
+}  // namespace
+
 TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
                            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
                            bool track, std::size_t threads, const py::object& progress, std::size_t every) {
@@ -265,8 +267,6 @@ TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint6
     }
     return o;
 }
-
-}  // namespace
 
 py::object to_python(PyTrainResult r) { return py::cast(std::move(r)); }
 

@@ -242,13 +242,7 @@ inline IohmmOptions cloned_em_options(const IohmmOptions& o, const IohmmModel& m
     IohmmModel shape;
     shape.emissions.assign(1, clone_emissions(counts));
     const IohmmOptions o = detail::cloned_em_options(options, shape);
-    IohmmFit best;
-    bool have_best = false, stopped = false;
-    for (std::size_t r = 0; r < options.restarts; ++r) {
-        if (r > 0 && options.stop != nullptr && options.stop->load()) {
-            stopped = true;
-            break;
-        }
+    return detail::best_of_restarts(options, [&](std::size_t r) {
         DefaultRng g = stream(options.seed, r, 0);
         IohmmModel m;
         m.emission_model = EmissionModel::shared;
@@ -262,21 +256,8 @@ inline IohmmOptions cloned_em_options(const IohmmOptions& o, const IohmmModel& m
         m.initial_emission = m.emissions[0];
         detail::apply_blocks(options.start, m);
         detail::apply_blocks(o.fixed, m);
-        IohmmFit fit = detail::run_em(std::move(m), train, o, heldout, r, where, em);
-        stopped = stopped || fit.stopped;
-        best.restart_log_likelihood.push_back(fit.log_likelihood.back());
-        best.restart_iterations.push_back(fit.iterations);
-        if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
-            auto restarts = std::move(best.restart_log_likelihood);
-            auto iterations = std::move(best.restart_iterations);
-            best = std::move(fit);
-            best.restart_log_likelihood = std::move(restarts);
-            best.restart_iterations = std::move(iterations);
-            have_best = true;
-        }
-    }
-    best.stopped = stopped;
-    return best;
+        return detail::run_em(std::move(m), train, o, heldout, r, where, em);
+    });
 }
 
 /// Warm-started EM of a cloned HMM from `start` (its clone counts are read off its one-hot
@@ -288,10 +269,7 @@ inline IohmmOptions cloned_em_options(const IohmmOptions& o, const IohmmModel& m
     constexpr const char* where = "refit_cloned_hmm";
     detail::check_model(start, where);
     detail::check_fit_inputs(train, options, heldout, where);
-    if (start.num_actions() != options.num_actions || start.num_observations() != options.num_observations)
-        throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",
-                                           start.num_observations(), " observations; the options say ",
-                                           options.num_actions, " and ", options.num_observations));
+    detail::check_start_sizes(start, options, where);
     IohmmOptions given = options;
     given.emission = EmissionModel::shared;
     given.start = {};

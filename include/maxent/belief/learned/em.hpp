@@ -3,33 +3,22 @@
 //
 //   * E step: forward–backward per sequence; expected counts of the initial state, of the
 //     transitions per action and of the emissions.
-//   * M step with Dirichlet (add-α) smoothing, α = IohmmOptions::smoothing >= 0: every
-//     distribution is (expected counts + α) / (their total + n α). For α > 0 this is the MAP
-//     estimate under a Dirichlet(α + 1) prior on each row, and EM never decreases the
-//     penalised log-likelihood ℓ(θ) + α Σ log θ (`IohmmFit::penalized_log_likelihood`); for
-//     α = 0 it is maximum likelihood and ℓ itself never decreases. A row whose expected counts
-//     are all zero (only with α = 0) keeps its previous values (ℓ does not depend on it).
-//   * Known parts and priors (IohmmOptions::fixed, start, prior; IohmmBlocks, IohmmPrior say
-//     what each assumes of the agent): fixed blocks are held bit for bit; a Dirichlet(c) prior
-//     per block replaces α (c = α + 1); c < 1 gives the exact MAP row over entries >= a floor,
-//     so ℓ + Σ_b (c_b - 1) Σ log θ over the learned blocks still never decreases.
-//   * Restarts: restart r draws its start from maxent::stream(seed, r, 0) (random rows, then
-//     emission rows anchored on observed observations: detail::random_model and
-//     detail::anchor_emissions say how; anchoring keeps EM out of poor local optima when the
-//     observations are informative). The restart with the highest final training ℓ is kept
-//     (the lowest index on ties).
-//   * Stopping: after computing ℓ(θ_i), when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance ·
-//     |ℓ(θ_{i-1})|, or when i = max_iterations. The result is θ_i; the history has
-//     iterations + 1 entries (θ_0 is the start). Held-out sequences are only scored.
-//   * Threads: blocks of IohmmOptions::block_size sequences, one job each, added in index
-//     order: results identical (==) for any thread count.
-//   * IohmmOptions::stop, read before every M step and restart, ends a fit early (IohmmFit::stopped).
-// Errors (naming the value): config_error for L, A, O, restarts or block size 0, a smoothing
-// (<= max_iohmm_smoothing) or tolerance negative or not finite, an anchor weight outside [0, 1),
-// a prior concentration <= 0 or not finite, a floor outside (0, 1/row length), a given block
-// of the wrong shape or count, no training sequences, a malformed sequence; model_error for a
-// refit start or a given block that is not a distribution; numeric_error when a training
-// sequence gets probability 0.
+//   * M step: every row is (expected counts + α) / (their total + n α), α =
+//     IohmmOptions::smoothing >= 0: MAP under a Dirichlet(α + 1) prior (EM never decreases
+//     ℓ(θ) + α Σ log θ, `IohmmFit::penalized_log_likelihood`), maximum likelihood for α = 0
+//     (a row without counts then keeps its values). IohmmOptions::fixed blocks are held bit
+//     for bit; IohmmOptions::prior gives each block a Dirichlet(c) instead, c < 1 by the exact
+//     MAP row over entries >= a floor (IohmmBlocks, IohmmPrior say what each assumes).
+//   * Restarts: restart r starts from maxent::stream(seed, r, 0) (detail::random_model and
+//     detail::anchor_emissions); the highest final training ℓ wins (the lowest index on ties).
+//   * Stopping: when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance · |ℓ(θ_{i-1})|, or at
+//     i = max_iterations; the history has iterations + 1 entries. IohmmOptions::stop, read
+//     before every M step and restart, ends a fit early (IohmmFit::stopped).
+//   * Threads: blocks of block_size sequences, added in index order: identical for any count.
+// Errors name the value: config_error for sizes or counts of 0, a smoothing, tolerance, anchor
+// weight, prior concentration or floor out of range, a given block of the wrong shape, no
+// training data, a malformed sequence; model_error for a start or given block that is not a
+// distribution; numeric_error when a training sequence gets probability 0.
 #pragma once
 
 #include <algorithm>
@@ -627,6 +616,44 @@ IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, 
     return fit;
 }
 
+/// Restart r = 0, 1, ... of `run(r)` (an IohmmFit) up to options.restarts; keeps the highest
+/// final log-likelihood (the lowest index on ties) with every restart's final ℓ and M steps.
+/// options.stop, read before every restart after the first, ends the loop (IohmmFit::stopped).
+template <class Run>
+IohmmFit best_of_restarts(const IohmmOptions& options, Run&& run) {
+    IohmmFit best;
+    bool have_best = false, stopped = false;
+    for (std::size_t r = 0; r < options.restarts; ++r) {
+        if (r > 0 && options.stop != nullptr && options.stop->load()) {
+            stopped = true;
+            break;
+        }
+        IohmmFit fit = run(r);
+        stopped = stopped || fit.stopped;
+        best.restart_log_likelihood.push_back(fit.log_likelihood.back());
+        best.restart_iterations.push_back(fit.iterations);
+        if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
+            auto restarts = std::move(best.restart_log_likelihood);
+            auto iterations = std::move(best.restart_iterations);
+            best = std::move(fit);
+            best.restart_log_likelihood = std::move(restarts);
+            best.restart_iterations = std::move(iterations);
+            have_best = true;
+        }
+    }
+    best.stopped = stopped;
+    return best;
+}
+
+/// Throws config_error when a refit's start has other numbers of actions or observations than
+/// the options.
+inline void check_start_sizes(const IohmmModel& start, const IohmmOptions& options, const char* where) {
+    if (start.num_actions() != options.num_actions || start.num_observations() != options.num_observations)
+        throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",
+                                           start.num_observations(), " observations; the options say ",
+                                           options.num_actions, " and ", options.num_observations));
+}
+
 }  // namespace detail
 
 /// Fits an IOHMM with L = options.latent_states latent states to the training sequences by
@@ -651,33 +678,14 @@ IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, 
     detail::check_blocks(options.start, L, options.num_actions, options.num_observations, options.emission, "start",
                          where);
 
-    IohmmFit best;
-    bool have_best = false, stopped = false;
-    for (std::size_t r = 0; r < options.restarts; ++r) {
-        if (r > 0 && options.stop != nullptr && options.stop->load()) {
-            stopped = true;
-            break;
-        }
+    return detail::best_of_restarts(options, [&](std::size_t r) {
         DefaultRng g = stream(options.seed, r, 0);
         IohmmModel m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
         detail::anchor_emissions(m, train, options.anchor_weight, g);
         detail::apply_blocks(options.start, m);
         detail::apply_blocks(options.fixed, m);
-        IohmmFit fit = detail::run_em(std::move(m), train, options, heldout, r, where);
-        stopped = stopped || fit.stopped;
-        best.restart_log_likelihood.push_back(fit.log_likelihood.back());
-        best.restart_iterations.push_back(fit.iterations);
-        if (!have_best || fit.log_likelihood.back() > best.log_likelihood.back()) {
-            auto restarts = std::move(best.restart_log_likelihood);
-            auto iterations = std::move(best.restart_iterations);
-            best = std::move(fit);
-            best.restart_log_likelihood = std::move(restarts);
-            best.restart_iterations = std::move(iterations);
-            have_best = true;
-        }
-    }
-    best.stopped = stopped;
-    return best;
+        return detail::run_em(std::move(m), train, options, heldout, r, where);
+    });
 }
 
 /// Warm-started EM: continues from `start` (one run, no random restart, so latent state z of
@@ -696,10 +704,7 @@ IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, 
     constexpr const char* where = "refit_iohmm";
     detail::check_model(start, where);
     detail::check_fit_inputs(train, options, heldout, where);
-    if (start.num_actions() != options.num_actions || start.num_observations() != options.num_observations)
-        throw config_error(detail::message(where, ": the start model has ", start.num_actions(), " actions and ",
-                                           start.num_observations(), " observations; the options say ",
-                                           options.num_actions, " and ", options.num_observations));
+    detail::check_start_sizes(start, options, where);
     detail::check_prior(options.prior, start.num_latent_states(), options.num_observations, where);
     detail::check_blocks(options.fixed, start.num_latent_states(), options.num_actions, options.num_observations,
                          start.emission_model, "fixed", where);
