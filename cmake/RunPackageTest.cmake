@@ -7,6 +7,13 @@
 #                SOURCE_DIR in a fresh BINARY_DIR, with the parent's generator, compiler,
 #                compiler flags and build type. CONSUMER_ARGS is a '|'-separated list of
 #                extra -D arguments (e.g. the install prefix or the maxent source tree).
+# MODE=build-type: configures (only) the consumer project SOURCE_DIR in fresh folders under
+#                BINARY_DIR, as a user would with no build type, and checks maxent's warning
+#                about it (cmake/maxentBuildTypeNote.cmake): printed once, also under
+#                -Werror=dev (configure succeeds), when neither a build type nor an -O flag is
+#                given; absent with -DCMAKE_BUILD_TYPE=Release, with CMAKE_CXX_FLAGS=-O2 and,
+#                where the generator is Ninja, with Ninja Multi-Config. CASES: a '|'-separated
+#                subset of none|release|flags|multi (default all).
 # The project's warning flags live on a private target and are never passed here.
 cmake_minimum_required(VERSION 3.20)
 
@@ -34,6 +41,7 @@ if(MODE STREQUAL "install")
       ${CMAKEDIR}/maxentConfig.cmake
       ${CMAKEDIR}/maxentConfigVersion.cmake
       ${CMAKEDIR}/maxentTargets.cmake
+      ${CMAKEDIR}/maxentBuildTypeNote.cmake
       ${INCLUDEDIR}/maxent/model/concepts.hpp
       ${INCLUDEDIR}/maxent/belief/concepts.hpp
       ${INCLUDEDIR}/maxent/core/optional_members.hpp
@@ -89,6 +97,67 @@ elseif(MODE STREQUAL "consumer")
   endif()
   run("${CTEST_EXECUTABLE}" --test-dir "${BINARY_DIR}" ${ctest_config} --output-on-failure -V)
 
+elseif(MODE STREQUAL "build-type")
+  foreach(var SOURCE_DIR BINARY_DIR GENERATOR CXX_COMPILER)
+    if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+      message(FATAL_ERROR "RunPackageTest.cmake: ${var} is not set")
+    endif()
+  endforeach()
+  set(extra)
+  if(CONSUMER_ARGS)
+    string(REPLACE "|" ";" extra "${CONSUMER_ARGS}")
+  endif()
+  if(MAKE_PROGRAM)
+    list(APPEND extra "-DCMAKE_MAKE_PROGRAM=${MAKE_PROGRAM}")
+  endif()
+  if(CASES)
+    string(REPLACE "|" ";" cases "${CASES}")
+  else()
+    set(cases none release flags multi)
+  endif()
+  set(note "maxent: no CMAKE_BUILD_TYPE and no -O flag")
+  foreach(case IN LISTS cases)
+    set(generator "${GENERATOR}")
+    set(args -Werror=dev "-DCMAKE_CXX_FLAGS=")
+    set(want 1)
+    if(case STREQUAL "release")
+      set(args -Werror=dev -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=")
+      set(want 0)
+    elseif(case STREQUAL "flags")
+      set(args -Werror=dev "-DCMAKE_CXX_FLAGS=-O2")
+      set(want 0)
+    elseif(case STREQUAL "multi")
+      if(NOT GENERATOR STREQUAL "Ninja")
+        message(STATUS "${case}: skipped (the parent's generator is ${GENERATOR}, not Ninja)")
+        continue()
+      endif()
+      set(generator "Ninja Multi-Config")
+      set(want 0)
+    elseif(NOT case STREQUAL "none")
+      message(FATAL_ERROR "RunPackageTest.cmake: unknown case '${case}' in CASES")
+    endif()
+    set(dir "${BINARY_DIR}/${case}")
+    file(REMOVE_RECURSE "${dir}")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${dir}" -G "${generator}"
+                            "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" ${args} ${extra}
+                    RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    set(all "${out}${err}")
+    string(REPLACE "\n" " " flat "${all}")
+    string(REGEX REPLACE "[ ]+" " " flat "${flat}")
+    string(REGEX MATCHALL "${note}" hits "${flat}")
+    list(LENGTH hits n)
+    if(NOT result EQUAL 0 OR NOT n EQUAL want)
+      message(FATAL_ERROR "${case}: configure exited ${result} and printed maxent's build-type "
+                          "warning ${n} times, expected exit 0 and ${want} times:\n${all}")
+    endif()
+    if(want)
+      string(REGEX MATCH "CMake Warning[^\n]*\n( +[^\n]*\n)+" block "${err}")
+      message(STATUS "${case}: no build type, no -O flag (with -Werror=dev): configured, and warned:\n${block}")
+    else()
+      message(STATUS "${case}: configured, no warning")
+    endif()
+  endforeach()
+
 else()
-  message(FATAL_ERROR "RunPackageTest.cmake: MODE must be install or consumer, not '${MODE}'")
+  message(FATAL_ERROR "RunPackageTest.cmake: MODE must be install, consumer or build-type, not '${MODE}'")
 endif()

@@ -7,7 +7,8 @@
 # Runs apt-get directly as root, through sudo otherwise. Idempotent.
 #
 #   bash scripts/install-deps.sh              # apt-get update && apt-get install
-#   bash scripts/install-deps.sh --if-missing # the same, but only when a package is missing
+#   bash scripts/install-deps.sh --if-missing # only the packages not installed yet; silent
+#                                             # when none is missing
 set -euo pipefail
 
 packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
@@ -21,8 +22,11 @@ if [[ "${1:-}" == "--if-missing" ]]; then
         exit 0
     fi
     # One dpkg-query for all packages (fast): the installed ones, then the rest are missing.
-    installed=" $(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null |
-                  awk '$NF == "installed" && $(NF-1) == "ok" { printf "%s ", $1 }')"
+    # dpkg-query exits 1 when a package was never installed (on a fresh machine: most of
+    # them) and still lists the others, so its exit status says nothing here: whatever it
+    # does not list as installed is installed below.
+    listing="$(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null)" || true
+    installed=" $(awk '$NF == "installed" && $(NF-1) == "ok" { printf "%s ", $1 }' <<<"$listing") "
     missing=()
     for p in "${packages[@]}"; do
         [[ "$installed" == *" $p "* ]] || missing+=("$p")
@@ -31,6 +35,7 @@ if [[ "${1:-}" == "--if-missing" ]]; then
         exit 0
     fi
     echo "install-deps: missing ${missing[*]}"
+    packages=("${missing[@]}")
 elif [[ $# -gt 0 ]]; then
     echo "usage: $0 [--if-missing]" >&2
     exit 2

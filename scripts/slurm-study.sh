@@ -3,19 +3,25 @@
 # cluster: a job array with one task per shard, then a merge job that starts only when every
 # task has succeeded. See README.md, "Running a study on a cluster".
 #
-#   scripts/slurm-study.sh [-n SHARDS] [-o OUT] [-p PROGRAM] [-j NAME] [-s "OPTS"] [-S OPT]... -- ARGS...
+#   scripts/slurm-study.sh [--dry-run] [-n SHARDS] [-o OUT] [-p PROGRAM] [-j NAME] [-s "OPTS"] [-S OPT]... -- ARGS...
 #
+#   --dry-run   check the arguments as below, then print the two job scripts and the exact
+#               sbatch command lines instead of running them: submits nothing, writes
+#               nothing, needs no sbatch on PATH
+#   -h, --help  this text
 #   -n SHARDS   array tasks, one shard each (default 4)
 #   -o OUT      output directory on a file system every node sees (default out); the shards
 #               go to OUT/<name>.shard-I-of-N/, the merged study to OUT/<name>/
 #   -p PROGRAM  the maxent-paper or maxent-explore binary (default maxent-paper on PATH)
 #   -j NAME     the study's name in the job names NAME-shards and NAME-merge (default
 #               maxent-<first argument that is not an option>, e.g. maxent-fig2)
-#   -s OPTS     more sbatch options for both jobs, split at white space, e.g.
-#               "--partition=short --time=02:00:00 --cpus-per-task=4"
+#   -s OPTS     more sbatch options for both jobs, split at spaces and tabs, e.g.
+#               "--partition=short --time=02:00:00 --cpus-per-task=4" (one line: a value
+#               with a line break is refused)
 #   -S OPT      one more sbatch option, passed as one word (it may hold spaces); repeatable
-#   ARGS        the program's arguments, as for one process (no --out, no --shard); threads
-#               default to the task's CPUs (--cpus-per-task)
+#   ARGS        the program's arguments, as for one process (no --out, no --shard, and none
+#               of --help, -h, --version, --list, which run no study); threads default to
+#               the task's CPUs (--cpus-per-task)
 #
 # First the arguments are checked here (the program parses them with --version, so a typo
 # costs nothing in the queue). Array task I runs, from a bash job script,
@@ -34,7 +40,8 @@
 # study: the merge takes every OUT/*.shard-*-of-SHARDS folder.
 set -euo pipefail
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
+# The header above, without its '#'s, up to the first line that is not a comment.
+usage() { awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; }
 fail() { echo "slurm-study.sh: $*" >&2; exit 2; }
 
 shards=4
@@ -42,26 +49,43 @@ out=out
 program=maxent-paper
 name=""
 sbatch_opts=()
-while getopts "n:o:p:j:s:S:h" opt; do
-    case "$opt" in
-        n) shards="$OPTARG" ;;
-        o) out="$OPTARG" ;;
-        p) program="$OPTARG" ;;
-        j) name="$OPTARG" ;;
-        s) read -r -a words <<<"$OPTARG"; sbatch_opts+=("${words[@]}") ;;
-        S) sbatch_opts+=("$OPTARG") ;;
-        h) usage; exit 0 ;;
-        *) usage >&2; exit 2 ;;
+dry_run=no
+# The script's options, up to "--" or the first word that is not one (-n4 and -n 4 alike).
+option() {
+    case "$1" in
+        -n) shards="$2" ;;
+        -o) out="$2" ;;
+        -p) program="$2" ;;
+        -j) name="$2" ;;
+        -s) # read would keep only the first line of a value with a line break
+            [[ "$2" != *$'\n'* ]] || fail "-s $(printf '%q' "$2"): the value holds a line break; give the options on one line, or each with its own -S"
+            read -r -a words <<<"$2"; sbatch_opts+=("${words[@]}") ;;
+        -S) sbatch_opts+=("$2") ;;
+    esac
+}
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --) shift; break ;;
+        --dry-run) dry_run=yes; shift ;;
+        -h|--help) usage; exit 0 ;;
+        -[nopjsS]) [[ $# -ge 2 ]] || fail "$1 needs a value (see --help)"
+                   option "$1" "$2"; shift 2 ;;
+        -[nopjsS]?*) option "${1:0:2}" "${1:2}"; shift ;;
+        -*) echo "slurm-study.sh: unknown option '$1'; the program's arguments go after '--'" >&2
+            usage >&2; exit 2 ;;
+        *) break ;;
     esac
 done
-shift $((OPTIND - 1))
-[[ "${1:-}" == "--" ]] && shift
 [[ "$shards" =~ ^[1-9][0-9]*$ ]] || fail "-n '$shards' is not a positive number of shards"
 [[ $# -gt 0 ]] || fail "no program arguments (e.g. -- fig2a --seeds 0-15)"
 [[ -n "$out" ]] || fail "-o: empty output directory"
 for a in "$@"; do
     case "$a" in
         --out|--out=*|--shard|--shard=*) fail "ARGS must not hold $a (the script adds --out and --shard)" ;;
+        # The program would print its help, version or list and exit 0: every task would
+        # "succeed" without a run, and the merge would find no shard.
+        --help|-h|--version|--list)
+            fail "ARGS hold $a, which prints and runs no study: nothing submitted (for the program's own $a, run it without slurm-study.sh; for this script's help: slurm-study.sh --help)" ;;
     esac
 done
 # The compute nodes need the program by an absolute path.
@@ -77,7 +101,9 @@ if ! check="$("$program" "$@" --out "$out" --quiet --shard "1/${shards}" --versi
     echo "$check" >&2
     fail "the arguments do not parse (checked before submitting; nothing submitted)"
 fi
-command -v sbatch >/dev/null 2>&1 || fail "sbatch not found on PATH (is this a Slurm login node?)"
+if [[ "$dry_run" == no ]]; then
+    command -v sbatch >/dev/null 2>&1 || fail "sbatch not found on PATH (is this a Slurm login node? --dry-run shows what would be submitted)"
+fi
 
 if [[ -z "$name" ]]; then
     for a in "$@"; do
@@ -87,7 +113,6 @@ if [[ -z "$name" ]]; then
 fi
 name="$(printf '%s' "$name" | tr -c 'A-Za-z0-9._+-' '_')"
 
-mkdir -p -- "$out"
 # What Slurm reads as a file name pattern: '%' is written '%%'.
 slurm_out="${out//%/%%}"
 
@@ -99,19 +124,14 @@ for a in "$@"; do task_cmd+=" $(q "$a")"; done
 task_cmd+=" --out $(q "$out") --quiet"
 key="$(printf '%s\n%s\n' "$task_cmd" "$shards" | sha256sum | cut -c1-12)"
 state="${out}/.slurm-study-${key}"
-mkdir -p -- "$state"
 
-cat > "$state/task.sh" <<EOF
-#!/bin/bash
+task_script="#!/bin/bash
 # slurm-study.sh: array task \${SLURM_ARRAY_TASK_ID} of ${shards}; records its success.
-${task_cmd} --shard "\${SLURM_ARRAY_TASK_ID}/${shards}" || exit
-: > $(q "$state")/task-"\${SLURM_ARRAY_TASK_ID}".done
-EOF
-cat > "$state/merge.sh" <<EOF
-#!/bin/bash
+${task_cmd} --shard \"\${SLURM_ARRAY_TASK_ID}/${shards}\" || exit
+: > $(q "$state")/task-\"\${SLURM_ARRAY_TASK_ID}\".done"
+merge_script="#!/bin/bash
 # slurm-study.sh: the merge of the ${shards} shards.
-exec $(q "$program") merge $(q "$out")/*.shard-*-of-${shards} --out $(q "$out")
-EOF
+exec $(q "$program") merge $(q "$out")/*.shard-*-of-${shards} --out $(q "$out")"
 
 # The tasks still to run: those without a record of success (and of whose shards something
 # is missing: a task that succeeded wrote at least one OUT/*.shard-I-of-N folder).
@@ -126,6 +146,49 @@ for i in $(seq 1 "$shards"); do
     fi
     if [[ "$done_shard" == yes ]]; then finished+=("$i"); else todo+=("$i"); fi
 done
+list=""
+if [[ ${#todo[@]} -gt 0 ]]; then
+    list="$(IFS=,; echo "${todo[*]}")"
+    [[ ${#finished[@]} -eq 0 ]] && list="1-${shards}"
+fi
+# The two submissions; the merge's dependency names the array job (its id once submitted).
+array_cmd=(sbatch --parsable "${sbatch_opts[@]}" --job-name="${name}-shards" --array="$list"
+           --output="${slurm_out}/slurm-%A_%a.out" "$state/task.sh")
+merge_cmd() {  # merge_cmd [ARRAY_JOB]: sets merge_words
+    local dependency=()
+    [[ $# -gt 0 ]] && dependency=(--dependency="afterok:$1" --kill-on-invalid-dep=yes)
+    merge_words=(sbatch --parsable "${sbatch_opts[@]}" --job-name="${name}-merge" "${dependency[@]}"
+                 --output="${slurm_out}/slurm-merge-%j.out" "$state/merge.sh")
+}
+
+if [[ "$dry_run" == yes ]]; then
+    line() { local w text=""; for w in "$@"; do text+="$(q "$w") "; done; echo "    ${text% }"; }
+    indent() { sed 's/^/    /'; }
+    echo "slurm-study.sh --dry-run: the arguments parse; nothing submitted, nothing written."
+    echo "A submission would write $(q "$state/task.sh"):"
+    indent <<<"$task_script"
+    echo "and $(q "$state/merge.sh"):"
+    indent <<<"$merge_script"
+    [[ ${#finished[@]} -gt 0 ]] && echo "shards finished earlier: $(IFS=,; echo "${finished[*]}") (not resubmitted)"
+    if [[ -s "$state/merge.job" ]]; then
+        echo "(it would first cancel the earlier submission's merge job $(cat "$state/merge.job") if that is still pending)"
+    fi
+    echo "and run, from $(q "$PWD"):"
+    if [[ -n "$list" ]]; then
+        line "${array_cmd[@]}"
+        merge_cmd ARRAY_JOB_ID
+        line "${merge_words[@]}"
+        echo "where ARRAY_JOB_ID is the job id the first sbatch prints (before any ';')."
+    else
+        merge_cmd
+        line "${merge_words[@]}"
+    fi
+    exit 0
+fi
+
+mkdir -p -- "$out" "$state"
+printf '%s\n' "$task_script" > "$state/task.sh"
+printf '%s\n' "$merge_script" > "$state/merge.sh"
 
 # An earlier submission's merge job that still waits would never run (its tasks failed or
 # were cancelled) or would run a second merge: cancel it.
@@ -136,23 +199,19 @@ if [[ -s "$state/merge.job" ]] && command -v squeue >/dev/null 2>&1; then
     fi
 fi
 
-dependency=()
-if [[ ${#todo[@]} -gt 0 ]]; then
-    list="$(IFS=,; echo "${todo[*]}")"
-    [[ ${#finished[@]} -eq 0 ]] && list="1-${shards}"
-    array_job="$(sbatch --parsable "${sbatch_opts[@]}" --job-name="${name}-shards" --array="$list" \
-        --output="${slurm_out}/slurm-%A_%a.out" "$state/task.sh")"
+if [[ -n "$list" ]]; then
+    array_job="$("${array_cmd[@]}")"
     array_job="${array_job%%;*}"
-    dependency=(--dependency="afterok:${array_job}" --kill-on-invalid-dep=yes)
+    merge_cmd "$array_job"
     if [[ ${#finished[@]} -gt 0 ]]; then
         echo "shards finished earlier: $(IFS=,; echo "${finished[*]}") (not resubmitted)"
     fi
     what="shards: job array ${array_job} (tasks ${list})"
 else
+    merge_cmd
     what="shards: all ${shards} finished earlier"
 fi
-merge_job="$(sbatch --parsable "${sbatch_opts[@]}" --job-name="${name}-merge" "${dependency[@]}" \
-    --output="${slurm_out}/slurm-merge-%j.out" "$state/merge.sh")"
+merge_job="$("${merge_words[@]}")"
 merge_job="${merge_job%%;*}"
 echo "$merge_job" > "$state/merge.job"
 echo "submitted ${what}; merge: job ${merge_job} (after all tasks succeed)"
