@@ -37,7 +37,9 @@
 # waits, and submits a new merge job. A merge job whose tasks fail is cancelled by Slurm
 # (--kill-on-invalid-dep=yes) instead of waiting forever. The job scripts and the record of
 # finished tasks are kept in OUT/.slurm-study-<hash of the command>/. Use a fresh OUT per
-# study: the merge takes every OUT/*.shard-*-of-SHARDS folder.
+# study: the merge takes every OUT/*.shard-*-of-SHARDS folder. Without Slurm, the same study
+# is PROGRAM ARGS --out OUT in one process (the same results), or shards with GNU parallel
+# and a merge (README.md, "A workstation with GNU parallel").
 set -euo pipefail
 
 # The header above, without its '#'s, up to the first line that is not a comment.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>
@@ -67,9 +68,56 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
     detail::flush_chunk(f, chunk, true);
 }
 
+namespace detail {
+
+/// Characters (UTF-8 code points) of `s`, for fitting text to a width in the plots.
+[[nodiscard]] inline std::size_t text_chars(std::string_view s) {
+    std::size_t n = 0;
+    for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80 ? 1 : 0;
+    return n;
+}
+
+/// `text` with each of its lines broken at spaces into lines of at most `width` characters
+/// (a word longer than that stays whole on its own line).
+[[nodiscard]] inline std::string wrap_lines(std::string_view text, std::size_t width) {
+    std::string out;
+    std::size_t line_start = 0;
+    while (line_start <= text.size()) {
+        const std::size_t line_end = std::min(text.find('\n', line_start), text.size());
+        const std::string_view line = text.substr(line_start, line_end - line_start);
+        std::size_t used = 0;
+        std::size_t at = 0;
+        while (at < line.size()) {
+            const std::size_t space = std::min(line.find(' ', at), line.size());
+            const std::string_view word = line.substr(at, space - at);
+            const std::size_t n = text_chars(word);
+            if (used > 0 && used + 1 + n > width) {
+                out += '\n';
+                used = 0;
+            } else if (used > 0 || (at > 0 && word.empty())) {
+                out += ' ';
+                ++used;
+            }
+            out.append(word);
+            used += n;
+            at = space + 1;
+        }
+        if (line_end == text.size()) break;
+        out += '\n';
+        line_start = line_end + 1;
+    }
+    return out;
+}
+
+}  // namespace detail
+
 /// The gnuplot script drawing the panels as images (one colour scale for all, from 0 to the
 /// largest fraction, or each panel's own with spec.own_scales), the walls over them, in a grid
 /// of at most 4 columns; it writes heatmap.png.tmp (render_gnuplot renames it).
+/// The layout is explicit (multiplot margins and spacing, in pixels of a canvas sized to fit):
+/// every panel the grid's aspect ratio, room for the tick labels between panels, titles
+/// wrapped to the canvas, and with the shared scale one colour bar for the figure at its
+/// right edge (each panel its own, beside it, with spec.own_scales), so no label is cut.
 [[nodiscard]] inline std::string heatmap_script(const HeatmapSpec& spec, const std::vector<HeatmapPanel>& panels) {
     const auto num = [](double x) {
         char buf[32];
@@ -97,7 +145,43 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
     }
     const std::size_t n = std::max<std::size_t>(1, panels.size());
     const std::size_t cols = n <= 3 ? n : n <= 6 ? 3 : 4, rows = (n + cols - 1) / cols;
-    const std::string size = cat(std::to_string(80 + 420 * cols), ",", std::to_string(60 + 380 * rows));
+
+    // The layout in pixels (Sans 10: about 7 pixels a character, 16 a line). A panel's longer
+    // side is 340 pixels; between panels, room for the next panel's y tick labels (and with
+    // own scales its colour bar and labels); at the right, the colour bar and its labels.
+    const double grid_w = static_cast<double>(spec.width), grid_h = static_cast<double>(spec.height);
+    const double aspect = grid_w > 0.0 && grid_h > 0.0 ? grid_w / grid_h : 1.0;
+    const double panel_w = aspect >= 1.0 ? 340.0 : std::max(120.0, 340.0 * aspect);
+    const double panel_h = aspect >= 1.0 ? std::max(120.0, 340.0 / aspect) : 340.0;
+    const double colour_bar = 110.0;  // gap, bar, tick labels such as 0.0025
+    const double left = 55.0, bottom = 35.0, gap_x = 70.0 + (spec.own_scales ? colour_bar : 0.0);
+    const double right = spec.own_scales ? colour_bar + 10.0 : colour_bar + 15.0;
+    const double width = left + static_cast<double>(cols) * panel_w + static_cast<double>(cols - 1) * gap_x + right;
+    const auto chars = [](double pixels) { return static_cast<std::size_t>(std::max(10.0, pixels / 7.0)); };
+    // Panel titles (centred over their panel, so at most 25 pixels beyond it on either side at
+    // the left edge): the note on a line of its own when the title would be wider.
+    std::vector<std::string> titles;
+    std::size_t title_lines = 1;
+    for (const HeatmapPanel& p : panels) {
+        std::string t = p.label;
+        if (!p.note.empty()) {
+            const bool fits = detail::text_chars(p.label) + 4 + detail::text_chars(p.note) <= chars(panel_w + 50.0);
+            t += fits ? cat("  (", p.note, ")") : cat("\n(", p.note, ")");
+            if (!fits) title_lines = 2;
+        }
+        titles.push_back(std::move(t));
+    }
+    const std::string title = detail::wrap_lines(
+        spec.own_scales ? cat(spec.title, "; each panel on its own colour scale") : spec.title, chars(width - 40.0));
+    const double figure_title_lines = static_cast<double>(1 + std::count(title.begin(), title.end(), '\n'));
+    const double panel_title = 16.0 * static_cast<double>(title_lines) + 20.0;
+    const double top_margin = 12.0 + 16.0 * figure_title_lines + panel_title;
+    const double gap_y = 30.0 + panel_title;
+    const double height = top_margin + static_cast<double>(rows) * panel_h + static_cast<double>(rows - 1) * gap_y + bottom;
+    const auto fx = [&](double px) { return num(px / width); };
+    const auto fy = [&](double px) { return num(px / height); };
+    const std::string size = cat(num(std::round(width)), ",", num(std::round(height)));
+
     g += "set encoding utf8\n";
     g += cat("if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n  set terminal pngcairo size ", size,
              " font \"Sans,10\"\n} else {\n  set terminal png size ", size, "\n}\n");
@@ -109,18 +193,22 @@ inline void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& pan
                      : cat("set yrange [", num(spec.y0), ":", num(y1), "]\n");
     g += "unset key\nset tics out\n";
     g += "set palette defined (0 \"white\", 1 \"#fdd49e\", 2 \"#fc8d59\", 3 \"#d7301f\", 4 \"#7f0000\")\n";
-    if (!spec.own_scales) g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\n");
+    // One scale, one colour bar, drawn with the last panel: beside the grid's right edge, as
+    // tall as the grid.
+    const std::string shared_bar = cat("set colorbox user origin screen ", fx(width - right + 20.0), ",", fy(bottom),
+                                       " size screen ", fx(15.0), ",", fy(height - top_margin - bottom), "\n");
+    if (!spec.own_scales) g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\nunset colorbox\n");
     std::size_t arrow = 1;
     for (const HeatmapSpec::Segment& w : spec.walls)
         g += cat("set arrow ", std::to_string(arrow++), " from ", num(w.x1), ",", num(w.y1), " to ", num(w.x2), ",",
                  num(w.y2), " nohead front lw 3 lc rgb \"black\"\n");
-    g += cat("set multiplot layout ", std::to_string(rows), ",", std::to_string(cols), " title ",
-             gnuplot_string(spec.own_scales ? cat(spec.title, "; each panel on its own colour scale") : spec.title),
-             " noenhanced\n");
+    g += cat("set multiplot layout ", std::to_string(rows), ",", std::to_string(cols), " title ", gnuplot_string(title),
+             " noenhanced margins screen ", fx(left), ",", fx(width - right), ",", fy(bottom), ",",
+             fy(height - top_margin), " spacing screen ", fx(gap_x), ",", fy(gap_y), "\n");
     for (std::size_t p = 0; p < panels.size(); ++p) {
-        const std::string t = panels[p].note.empty() ? panels[p].label : cat(panels[p].label, "  (", panels[p].note, ")");
         if (spec.own_scales) g += cat("set cbrange [0:", num(tops[p] > 0.0 ? tops[p] : 1.0), "]\n");
-        g += cat("set title ", gnuplot_string(t), " noenhanced\n");
+        if (!spec.own_scales && p + 1 == panels.size()) g += shared_bar;
+        g += cat("set title ", gnuplot_string(titles[p]), " noenhanced\n");
         g += cat("plot $heat", std::to_string(p), " using 1:2:3 with image\n");
     }
     g += "unset multiplot\nset output\n";

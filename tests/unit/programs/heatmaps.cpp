@@ -158,6 +158,23 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     CHECK(script.find("set multiplot layout 2,3") != std::string::npos);
     CHECK(script.find("set arrow 8 ") != std::string::npos);
     CHECK(script.find("set arrow 9 ") == std::string::npos);
+    // One colour bar for the figure, drawn once with the last panel right of the grid, and the
+    // canvas wide enough for it and its tick labels (0.0025: 6 characters of about 7 pixels).
+    const std::size_t bar = script.find("set colorbox user origin screen ");
+    REQUIRE(bar != std::string::npos);
+    CHECK(script.find("set colorbox user", bar + 1) == std::string::npos);
+    CHECK(script.find("unset colorbox") < script.find("plot $heat0"));
+    CHECK(bar > script.find("plot $heat3"));
+    CHECK(bar < script.find("plot $heat4"));
+    const std::size_t size_at = script.find("pngcairo size ");
+    REQUIRE(size_at != std::string::npos);
+    const double canvas_width = std::stod(script.substr(size_at + 14));
+    const double bar_x = std::stod(script.substr(bar + 32));
+    const std::size_t margins = script.find(" margins screen ");
+    REQUIRE(margins != std::string::npos);
+    const double grid_right = std::stod(script.substr(script.find(',', margins) + 1));
+    CHECK(bar_x > grid_right);
+    CHECK((1.0 - bar_x) * canvas_width >= 15.0 + 10.0 + 6.0 * 7.0);
 
     // One colour scale by default: one cbrange, from 0 to the largest fraction of any panel;
     // with own_scales, one per panel, each from 0 to that panel's largest fraction.
@@ -186,6 +203,7 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
         CHECK(per_panel.find("plot $heat", at) < per_panel.find("set cbrange", at + 1));
     }
     CHECK(per_panel.find("each panel on its own colour scale") != std::string::npos);
+    CHECK(per_panel.find("colorbox") == std::string::npos);  // each panel's own bar, beside it
 }
 
 TEST_CASE("the work area keeps heatmap counts, a kept run with other counts is trained again", "[paper][heatmap]") {
