@@ -8,7 +8,8 @@
 # label or a labelled test lacks the name.
 #
 #   maxent_add_journey(journey.<something> COMMAND ... [WORKING_DIRECTORY ...])
-#   (the arguments after the name are add_test's; properties are set as for any test)
+#   (the arguments after the name are add_test's; properties are set as for any test;
+#   defined, like every test, only with MAXENT_BUILD_TESTS)
 
 function(maxent_add_journey name)
   if(NOT name MATCHES "^journey\\.[A-Za-z0-9]")
