@@ -18,10 +18,10 @@
 //
 // After each iteration the trainer reports IterationMetrics to an optional callback (false
 // stops early); run() and train() return θ, the history and a copy of the trained policy
-// (TrainResultOf<P>: result.policy evaluates as it is). Each iteration checks that the feedbacks, the gradient estimate, its norm
-// and θ after the step are finite (numeric_error naming the iteration); the constructor
-// refuses batch buffers above max_buffer_bytes (budget_error). After the first iteration
-// nothing is allocated.
+// (TrainResultOf<P>: result.policy evaluates as it is). Each iteration checks that the
+// feedbacks, the gradient estimate, its norm and θ after the step are finite (numeric_error
+// naming the iteration); the constructor refuses batch buffers above max_buffer_bytes
+// (budget_error). After the first iteration nothing is allocated.
 #pragma once
 
 #include <algorithm>
@@ -427,15 +427,16 @@ private:
 /// Convenience: builds a Trainer and runs it to completion.
 template <class M, class U, class P, class F, class E, class R,
           class Callback>
-TrainResultOf<P> train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config,
-                  Callback&& callback) {
+TrainResultOf<P> train(const M& model, U updater, P policy, F feedback, E estimator, R step,
+                       const TrainerConfig& config, Callback&& callback) {
     Trainer<M, U, P, F, E, R> trainer(model, std::move(updater), std::move(policy), std::move(feedback),
                                       std::move(estimator), std::move(step), config);
     return trainer.run(std::forward<Callback>(callback));
 }
 
 template <class M, class U, class P, class F, class E, class R>
-TrainResultOf<P> train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config) {
+TrainResultOf<P> train(const M& model, U updater, P policy, F feedback, E estimator, R step,
+                       const TrainerConfig& config) {
     return train(model, std::move(updater), std::move(policy), std::move(feedback), std::move(estimator),
                  std::move(step), config, [](const IterationMetrics&) {});
 }
