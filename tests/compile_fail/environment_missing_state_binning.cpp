@@ -9,6 +9,7 @@
 // expect-error: maxent::Environment: a generative model must say how its true states are counted
 // expect-error: `std::size_t num_state_bins() const` and `std::size_t state_bin(const state_type&) const`
 // expect-error: or wrap it: maxent::with_state_binning(model, bins, fn)
+// expect-errors: 1
 #include <cmath>
 #include <cstddef>
 #include <random>

@@ -7,6 +7,7 @@
 // fail with:
 // expect-error: maxent::Trainer: the policy is row-sparse (it has sample_rows)
 // expect-error: the estimator must declare `static constexpr bool entrywise = true;`
+// expect-errors: 1
 #include <cstddef>
 #include <span>
 

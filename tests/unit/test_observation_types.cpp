@@ -166,6 +166,18 @@ struct VectorSensor {
     std::size_t state_bin(double) const { return 0; }
 };
 
+/// A sensor whose readings have no coordinates at all (a broken simulator).
+struct EmptySensor : VectorSensor<false> {
+    template <class G>
+    Eigen::VectorXd sample_initial_observation(double, G&) const {
+        return {};
+    }
+    template <class G>
+    Eigen::VectorXd sample_observation(std::size_t, double, G&) const {
+        return {};
+    }
+};
+
 /// A struct observation read as a point through the model's members.
 struct Reading {
     double range;
@@ -451,6 +463,12 @@ TEST_CASE("observation vectors of mixed dimension and non-finite coordinates are
     const VectorSensor<false> nan{};
     maxent::Sampler nan_sampler(nan, BlindUpdater<Eigen::VectorXd>{}, options);
     CHECK_THROWS_WITH(nan_sampler.run(uniform, g, score), Catch::Matchers::Contains("coordinate 1 of the observation's point at step 4 is nan"));
+    // A point of no coordinates is refused at the first step, whether or not a feedback reads points.
+    const EmptySensor empty{};
+    maxent::Sampler empty_sampler(empty, BlindUpdater<Eigen::VectorXd>{});
+    CHECK_THROWS_AS(empty_sampler.run(uniform, g, score), maxent::model_error);
+    CHECK_THROWS_WITH(empty_sampler.run(uniform, g, score),
+                      Catch::Matchers::Contains("the observation at step 1 is a point of size 0 (its point_dimension is 0)"));
 }
 
 TEST_CASE("a struct observation is read as a point through the model's members", "[observation_types][rollout]") {
@@ -533,6 +551,13 @@ TEST_CASE("RBF and tile-coding features by hand", "[observation_types][policy]")
     CHECK(t == Eigen::Vector4d(1.0, 0.0, 0.0, 1.0));
     CHECK_THROWS_AS(maxent::RbfObservationFeatures(centres, 0.0), maxent::config_error);
     CHECK_THROWS_AS(maxent::ObservationTiles(1, 1.0, 1.0, 2, 2), maxent::config_error);
+    // F = tilings · tiles^d is checked: 2^63 + 1 tilings of 2 tiles would wrap to F = 2.
+    CHECK_THROWS_AS(maxent::ObservationTiles(1, 0.0, 1.0, 2, (std::size_t{1} << 63) + 1), maxent::config_error);
+    CHECK_THROWS_WITH(maxent::ObservationTiles(1, 0.0, 1.0, 2, (std::size_t{1} << 63) + 1),
+                      Catch::Matchers::Contains("9223372036854775809 tilings of 2^1 = 2 tiles are too many"));
+    CHECK_THROWS_WITH(maxent::ObservationTiles(3, 0.0, 1.0, std::size_t{1} << 14, 1),
+                      Catch::Matchers::Contains("16384^3 tiles per tiling are too many"));
+    CHECK(maxent::ObservationTiles(2, 0.0, 1.0, 1 << 10, 1 << 20).dimension() == std::size_t{1} << 40);
 }
 
 TEST_CASE("the observation-feature policy trains in the Trainer on range readings", "[observation_types][train]") {

@@ -307,6 +307,40 @@ TEST_CASE("runs are pure functions of the seed, callbacks see every iteration an
     REQUIRE(seen.back() == 9);
 }
 
+TEST_CASE("a run hands back the trained policy, a copy ready to use", "[optim][trainer]") {
+    const auto m = single_room(3, 3, 0.1, observe::gaussian(1.0));
+    TrainerConfig cfg;
+    cfg.iterations = 20;
+    cfg.seed = 3;
+    Trainer trainer(m, BayesFilter(m), BeliefAveragedPolicy(9, 4), MSE{}, BatchMeanBaseline{}, ConstantStep(0.3), cfg);
+    const auto first = trainer.run([](const IterationMetrics& x) { return x.iteration < 9; });  // stops after 10
+    REQUIRE(first.stopped_early);
+    // The policy is the trainer's after the last iteration run: θ = parameters, not the initial 0.
+    REQUIRE(first.policy.parameters() == first.parameters);
+    REQUIRE(first.parameters == trainer.policy().parameters());
+    REQUIRE(first.parameters != Eigen::MatrixXd::Zero(9, 4));
+    // It is a copy: the remaining iterations move the trainer's policy, not the returned one.
+    const auto rest = trainer.run();
+    REQUIRE(rest.history.size() == 10);
+    REQUIRE(rest.policy.parameters() == trainer.policy().parameters());
+    REQUIRE(first.policy.parameters() == first.parameters);
+    REQUIRE(rest.parameters != first.parameters);
+    // It acts as a policy rebuilt by hand from θ: the same episode on the same stream.
+    BeliefAveragedPolicy by_hand(9, 4);
+    by_hand.parameters() = rest.parameters;
+    Sampler a(m, BayesFilter(m)), b(m, BayesFilter(m));
+    Eigen::MatrixXd sa = Eigen::MatrixXd::Zero(9, 4), sb = sa;
+    DefaultRng ga = stream(11), gb = stream(11);
+    BeliefAveragedPolicy trained = rest.policy;
+    const std::vector<std::size_t> actions = a.run(trained, ga, sa).actions;
+    REQUIRE(b.run(by_hand, gb, sb).actions == actions);
+    REQUIRE(sa == sb);
+    // train() returns the same, and a plain TrainResult is still what it converts to.
+    const TrainResult plain = train(m, BayesFilter(m), BeliefAveragedPolicy(9, 4), MSE{}, BatchMeanBaseline{},
+                                    ConstantStep(0.3), cfg);
+    REQUIRE(plain.parameters == rest.parameters);
+}
+
 TEST_CASE("parallel runs give bit-identical results for any thread count", "[optim][parallel]") {
     const auto m = single_room(3, 3, 0.1, observe::gaussian(10.0));
     auto job = [&](std::size_t i) {

@@ -339,13 +339,14 @@ consteval bool require_generative_pomdp() {
     static_assert(has_sample_initial_state<M>,
                   "maxent::GenerativePomdp: missing `state_type sample_initial_state(G& g) const` (templated on "
                   "the generator)");
-    static_assert(has_sample_initial_observation<M>,
+    // A floating-point result has had its message above: the two below would only repeat it.
+    static_assert(has_sample_initial_observation<M> || returns_floating_index<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_initial_observation(const state_type& s, "
                   "G& g) const` (observation_type instead of std::size_t when the model declares one)");
     static_assert(has_sample_next_state<M>,
                   "maxent::GenerativePomdp: missing `state_type sample_next_state(const state_type& s, std::size_t "
                   "a, G& g) const`");
-    static_assert(has_sample_observation<M>,
+    static_assert(has_sample_observation<M> || returns_floating_index<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_observation(std::size_t a, const "
                   "state_type& s, G& g) const` (observation_type instead of std::size_t when the model declares one)");
     return true;
@@ -571,9 +572,12 @@ struct forwarded_observation_type<M> {
 
 /// What a wrapper of a generative model forwards unchanged: the model itself and, when the
 /// model has them, its observation members (type, density, bins, points). `model` must
-/// outlive the wrapper.
-template <GenerativePomdp M>
+/// outlive the wrapper. M is checked by a static_assert (readable messages), not a
+/// constraint: a constraint would fail before the message is shown.
+template <class M>
 class ForwardedModel : public forwarded_observation_type<M> {
+    static_assert(require_generative_pomdp<M>());
+
 public:
     using state_type = typename M::state_type;
     using obs_t = typename concept_checks::observation_of<M>::type;
@@ -637,7 +641,7 @@ protected:
 };
 }  // namespace detail
 
-template <GenerativePomdp M, class Binning>
+template <class M, class Binning>  // M: a GenerativePomdp (ForwardedModel's static_assert)
 class BinnedModel : public detail::ForwardedModel<M> {
 public:
     using state_type = typename M::state_type;
@@ -666,9 +670,11 @@ private:
     Binning binning_;
 };
 
-template <GenerativePomdp M, class Binning>
-    requires std::invocable<const Binning&, const typename M::state_type&>
-[[nodiscard]] BinnedModel<M, Binning> with_state_binning(const M& model, std::size_t bins, Binning binning) {
+template <class M, class Binning>  // checked by the static_asserts below (readable messages)
+[[nodiscard]] auto with_state_binning(const M& model, std::size_t bins, Binning binning) {
+    static_assert(require_generative_pomdp<M>());
+    static_assert(std::is_invocable_r_v<std::size_t, const Binning&, const typename M::state_type&>,
+                  "maxent::with_state_binning: the binning must be callable as `std::size_t fn(const state_type&)`");
     return BinnedModel<M, Binning>(model, bins, std::move(binning));
 }
 
@@ -678,7 +684,7 @@ template <GenerativePomdp M, class Binning>
 // map fn(const state_type&, std::span<double> out), out of length d. Everything else is
 // forwarded; `model` must outlive the result. d = 0 is a config_error.
 // ---------------------------------------------------------------------------------------
-template <GenerativePomdp M, class Map>
+template <class M, class Map>  // M: a GenerativePomdp (ForwardedModel's static_assert)
 class PointedModel : public detail::ForwardedModel<M> {
 public:
     using state_type = typename M::state_type;
@@ -707,9 +713,12 @@ private:
     Map map_;
 };
 
-template <GenerativePomdp M, class Map>
-    requires std::invocable<const Map&, const typename M::state_type&, std::span<double>>
-[[nodiscard]] PointedModel<M, Map> with_state_points(const M& model, std::size_t dimension, Map map) {
+template <class M, class Map>  // checked by the static_asserts below (readable messages)
+[[nodiscard]] auto with_state_points(const M& model, std::size_t dimension, Map map) {
+    static_assert(require_generative_pomdp<M>());
+    static_assert(std::is_invocable_v<const Map&, const typename M::state_type&, std::span<double>>,
+                  "maxent::with_state_points: the map must be callable as `void fn(const state_type&, "
+                  "std::span<double> out)`");
     return PointedModel<M, Map>(model, dimension, std::move(map));
 }
 

@@ -21,8 +21,10 @@
 
 namespace maxent {
 
-template <ExplicitPomdp M>
+template <class M>  // checked by static_assert(require_pomdp<M>()) inside (readable messages)
 class GenerativeView {
+    static_assert(require_pomdp<M>());
+
 public:
     using state_type = std::size_t;
 
@@ -61,11 +63,11 @@ private:
 };
 
 /// The simulator view of an explicit model (which must outlive it).
-template <ExplicitPomdp M>
+template <class M>  // checked by static_assert(require_pomdp<M>()) in GenerativeView
 [[nodiscard]] GenerativeView<M> as_generative(const M& model) {
     return GenerativeView<M>(model);
 }
-template <ExplicitPomdp M>
-GenerativeView<M> as_generative(const M&& model) = delete;
+template <class M>
+void as_generative(const M&& model) = delete;
 
 }  // namespace maxent

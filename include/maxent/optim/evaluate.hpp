@@ -115,6 +115,9 @@ struct VisitCounts {
 template <class M, class U, class P>
 [[nodiscard]] VisitCounts visit_counts(const M& model, const U& updater, const P& policy, StateCounting counting,
                                        std::uint64_t seed, std::uint64_t run, std::size_t episodes) {
+    static_assert(require_environment<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(require_policy<P>());
     VisitCounts v;
     v.episodes = episodes;
     v.counts.assign(state_bins(model), 0);

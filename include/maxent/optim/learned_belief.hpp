@@ -212,7 +212,7 @@ public:
     /// Runs the remaining iterations; `callback(metrics)` may return void, or bool where false
     /// stops early (as Trainer::run).
     template <class Callback>
-    TrainResult run(Callback&& callback) {
+    TrainResultOf<P> run(Callback&& callback) {
         TrainResult result;
         const TrainerConfig& c = trainer_->config();
         result.history.reserve(c.iterations - trainer_->iterations_done());
@@ -225,9 +225,9 @@ public:
             }
         }
         result.parameters = trainer_->policy().parameters();
-        return result;
+        return TrainResultOf<P>{std::move(result), trainer_->policy()};
     }
-    TrainResult run() {
+    TrainResultOf<P> run() {
         return run([](const IterationMetrics&) {});
     }
 

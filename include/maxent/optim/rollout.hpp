@@ -328,12 +328,17 @@ private:
             if (traj_.num_observations != 0) traj_.observations.push_back(observation_bin(m, o));
             if constexpr (has_observation_points<M>) {
                 const std::size_t d = observation_point_dimension(m, o);
+                if (d == 0)  // before the comparison below, which a first empty point would pass
+                    throw model_error(detail::message(
+                        "Sampler: the observation at step ", k + 1, " is a point of size 0 (",
+                        concept_checks::has_observation_point<M> ? "the world's observation_point_dimension()"
+                                                                 : "its point_dimension",
+                        " is 0); an observation read as a point needs at least 1 coordinate"));
                 if (observation_point_.size() != d) {
                     if (!observation_point_.empty())
                         throw model_error(detail::message("Sampler: the observation at step ", k + 1, " has ", d,
                                                           " coordinates, earlier ones ", observation_point_.size(),
                                                           "; observation vectors must not mix dimensions"));
-                    if (d == 0) throw model_error("Sampler: an observation has 0 coordinates");
                     observation_point_.assign(d, 0.0);
                     if (options_.needs.observation_points) {
                         traj_.observation_point_dimension = d;

@@ -17,10 +17,11 @@
 // All give the same bits wherever more than one applies.
 //
 // After each iteration the trainer reports IterationMetrics to an optional callback (false
-// stops early). Each iteration checks that the feedbacks, the gradient estimate, its norm
-// and θ after the step are finite (numeric_error naming the iteration); the constructor
-// refuses batch buffers above max_buffer_bytes (budget_error). After the first iteration
-// nothing is allocated.
+// stops early); run() and train() return θ, the history and a copy of the trained policy
+// (TrainResultOf<P>: result.policy evaluates as it is). Each iteration checks that the
+// feedbacks, the gradient estimate, its norm and θ after the step are finite (numeric_error
+// naming the iteration); the constructor refuses batch buffers above max_buffer_bytes
+// (budget_error). After the first iteration nothing is allocated.
 #pragma once
 
 #include <algorithm>
@@ -87,6 +88,14 @@ struct TrainResult {
     Eigen::MatrixXd parameters;             ///< θ after the last iteration run
     std::vector<IterationMetrics> history;  ///< one entry per iteration run
     bool stopped_early = false;             ///< a callback returned false
+};
+
+/// What train() and Trainer::run() return: the TrainResult and the trained policy itself, a
+/// copy of the trainer's P with θ = parameters, ready for evaluate(world, updater,
+/// result.policy, ...). Converts to a plain TrainResult (dropping the policy).
+template <class P>
+struct TrainResultOf : TrainResult {
+    P policy;  ///< the policy after the last iteration run
 };
 
 namespace detail {
@@ -179,7 +188,7 @@ public:
     /// Runs the remaining iterations (K in total across calls). `callback(metrics)` may
     /// return void, or bool where false stops early.
     template <class Callback>
-    TrainResult run(Callback&& callback) {
+    TrainResultOf<P> run(Callback&& callback) {
         TrainResult result;
         check_buffer_budget(BufferCost{}.add({config_.iterations - next_iteration_}, sizeof(IterationMetrics)),
                             "Trainer::run: the history of ", config_.iterations - next_iteration_, " iterations");
@@ -193,9 +202,9 @@ public:
             }
         }
         result.parameters = policy_.parameters();
-        return result;
+        return TrainResultOf<P>{std::move(result), policy_};
     }
-    TrainResult run() {
+    TrainResultOf<P> run() {
         return run([](const IterationMetrics&) {});
     }
 
@@ -418,15 +427,16 @@ private:
 /// Convenience: builds a Trainer and runs it to completion.
 template <class M, class U, class P, class F, class E, class R,
           class Callback>
-TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config,
-                  Callback&& callback) {
+TrainResultOf<P> train(const M& model, U updater, P policy, F feedback, E estimator, R step,
+                       const TrainerConfig& config, Callback&& callback) {
     Trainer<M, U, P, F, E, R> trainer(model, std::move(updater), std::move(policy), std::move(feedback),
                                       std::move(estimator), std::move(step), config);
     return trainer.run(std::forward<Callback>(callback));
 }
 
 template <class M, class U, class P, class F, class E, class R>
-TrainResult train(const M& model, U updater, P policy, F feedback, E estimator, R step, const TrainerConfig& config) {
+TrainResultOf<P> train(const M& model, U updater, P policy, F feedback, E estimator, R step,
+                       const TrainerConfig& config) {
     return train(model, std::move(updater), std::move(policy), std::move(feedback), std::move(estimator),
                  std::move(step), config, [](const IterationMetrics&) {});
 }

@@ -95,7 +95,7 @@ private:
 
 /// Tile coding of the box [low, high]^d: `tilings` grids of `tiles` cells per axis, tiling t
 /// shifted by t / tilings of a cell; ψ(x) has one 1 per tiling (the cell holding x, clamped
-/// to the box's edge cells) and zeros elsewhere: F = tilings · tiles^d.
+/// to the box's edge cells) and zeros elsewhere: F = tilings · tiles^d (config_error above 2^40).
 class ObservationTiles {
 public:
     ObservationTiles(std::size_t d, double low, double high, std::size_t tiles, std::size_t tilings)
@@ -106,12 +106,19 @@ public:
         if (!(low < high) || !std::isfinite(low) || !std::isfinite(high))
             throw config_error(detail::message("ObservationTiles: the box [", low, ", ", high,
                                                "] must be finite with low < high"));
+        // F = tilings · tiles^d, each product checked before it is taken (a wrapped F would
+        // size ψ below the indices operator() writes).
+        constexpr std::size_t max_features = std::size_t{1} << 40;
         per_tiling_ = 1;
         for (std::size_t j = 0; j < d; ++j) {
-            if (per_tiling_ > (std::size_t{1} << 40) / tiles)
-                throw config_error(detail::message("ObservationTiles: ", tiles, "^", d, " tiles are too many"));
+            if (per_tiling_ > max_features / tiles)
+                throw config_error(detail::message("ObservationTiles: ", tiles, "^", d,
+                                                   " tiles per tiling are too many (more than 2^40 features)"));
             per_tiling_ *= tiles;
         }
+        if (tilings > max_features / per_tiling_)
+            throw config_error(detail::message("ObservationTiles: ", tilings, " tilings of ", tiles, "^", d, " = ",
+                                               per_tiling_, " tiles are too many (more than 2^40 features)"));
     }
     [[nodiscard]] std::size_t dimension() const noexcept { return tilings_ * per_tiling_; }
     void operator()(std::span<const double> x, Eigen::VectorXd& out) const {
