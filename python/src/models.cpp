@@ -341,15 +341,14 @@ void bind_models(py::module_& m) {
             [](const PyPolicy& p) -> Eigen::MatrixXd {
                 return std::visit([](const auto& x) -> Eigen::MatrixXd { return x.parameters(); }, p.p);
             },
-            [](PyPolicy& p, const Eigen::MatrixXd& theta) {
+            [](PyPolicy& p, const py::object& theta) {
                 std::visit([&](auto& x) {
-                    if (x.parameters().rows() != theta.rows() || x.parameters().cols() != theta.cols())
-                        throw config_error(detail::message("parameters: expected a ", x.parameters().rows(), " x ",
-                                                           x.parameters().cols(), " array, got ", theta.rows(), " x ",
-                                                           theta.cols()));
-                    x.parameters() = theta;
+                    x.parameters() = real_matrix(theta, detail::message(p.class_name(), ".parameters"),
+                                                 x.parameters().rows(), x.parameters().cols());
                 }, p.p);
-            })
+            },
+            "θ (rows x actions); set from a 2-d array of that shape with finite entries (a masked array only when\n"
+            "nothing is masked), else ConfigError naming the shape, NumericError naming the entry")
         .def_property_readonly("num_actions",
                                [](const PyPolicy& p) { return std::visit([](const auto& x) { return x.num_actions(); }, p.p); })
         .def_property_readonly("class_name", &PyPolicy::class_name)
