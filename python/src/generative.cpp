@@ -718,6 +718,8 @@ void bind_generative(py::module_& m) {
                          std::size_t particles, double resample_threshold, const std::string& entropy,
                          std::uint64_t seed) {
                  check_size("particles", particles, 64);
+                 require_memory(detail::message("ParticleFilter: particles = ", particles), "its particles and weights",
+                                64.0 * static_cast<double>(particles));
                  if (bins)  // the belief (and each policy row over it) holds `bins` doubles
                      require_memory(detail::message("ParticleFilter: bins = ", *bins), "its belief vector",
                                     8.0 * static_cast<double>(*bins));
@@ -775,7 +777,14 @@ void bind_generative(py::module_& m) {
         .def("__repr__", [](const PyFeatureMap& f) {
             return detail::message("maxent.ObservationFeatures(", f.kind(), ", dimension=", f.dimension(), ")");
         });
-    m.def("RawObservationFeatures", [](std::size_t d) { return PyFeatureMap(RawObservationFeatures(d)); },
+    // ψ(o) is F doubles, made at every step.
+    auto feature_memory = [](const char* who, std::size_t F) {
+        require_memory(detail::message(who, F), "each feature vector", 8.0 * (static_cast<double>(F) + 1.0));
+    };
+    m.def("RawObservationFeatures", [feature_memory](std::size_t d) {
+              feature_memory("RawObservationFeatures: observation_dim = ", d);
+              return PyFeatureMap(RawObservationFeatures(d));
+          },
           py::arg("observation_dim"), "ψ(o) = (o_1, .., o_d, 1): the raw vector and a bias.");
     m.def("RbfObservationFeatures",
           [](const py::object& centres, double width) {
@@ -798,8 +807,9 @@ void bind_generative(py::module_& m) {
           py::arg("observation_dim"), py::arg("low"), py::arg("high"), py::arg("tiles"), py::arg("tilings") = 1,
           "Tile coding of [low, high]^d: `tilings` offset grids of `tiles` cells per axis, one 1 per tiling.");
     m.def("UserObservationFeatures",
-          [](py::function fn, std::size_t dimension) {
+          [feature_memory](py::function fn, std::size_t dimension) {
               if (dimension == 0) throw config_error("UserObservationFeatures: dimension 0; ψ needs >= 1 feature");
+              feature_memory("UserObservationFeatures: dimension = ", dimension);
               return PyFeatureMap(PyUserFeatures{std::move(fn), dimension});
           },
           py::arg("fn"), py::arg("dimension"),

@@ -203,11 +203,12 @@ void require_learned_memory(const char* who, std::size_t latent_states, std::siz
                             std::size_t T, std::size_t warmup, std::size_t window, std::size_t heldout) {
     const std::size_t L = latent_states == 0 ? S : latent_states;
     require_memory(detail::message(who, ": latent_states = ", L, latent_states == 0 ? " (the world's S)" : ""),
-                   "the learned model and its fit",
+                   detail::message("the learned model and its fit (on the world's ", A, " actions, ", O,
+                                   " observations and horizon ", T, ")"),
                    programs::iohmm_fit_bytes(static_cast<double>(L), static_cast<double>(A), static_cast<double>(O),
                                              static_cast<double>(T)));
     require_memory(detail::message(who, ": warmup = ", warmup, ", window = ", window, ", heldout = ", heldout),
-                   "the recorded training episodes",
+                   detail::message("the recorded episodes (of the world's horizon ", T, ")"),
                    programs::episodes_bytes(static_cast<double>(warmup) + static_cast<double>(window) +
                                                 static_cast<double>(heldout),
                                             static_cast<double>(T)));
@@ -535,7 +536,9 @@ void bind_train(py::module_& m) {
         [](std::shared_ptr<PyModel> world, std::size_t episodes, std::uint64_t seed, const std::string& counting) {
             const std::size_t K = Trajectory::actions_for(to_counting(counting), world->model->horizon());
             // The episodes' indices and, per episode, a tuple and two numpy arrays (about 300 bytes).
-            require_memory(detail::message("uniform_episodes: episodes = ", episodes), "the list of episodes",
+            require_memory(detail::message("uniform_episodes: episodes = ", episodes, " of ", K,
+                                           " actions (the world's horizon ", world->model->horizon(), ")"),
+                           "the list of episodes",
                            static_cast<double>(episodes) * (programs::episodes_bytes(1.0, static_cast<double>(K)) + 300.0));
             py::list out;
             ActionObservationSequence s;
@@ -585,12 +588,16 @@ void bind_train(py::module_& m) {
                 throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
             const auto train = sequences_from(data, "fit_belief_model");
             const auto held = heldout ? sequences_from(*heldout, "fit_belief_model (heldout)") : std::vector<ActionObservationSequence>{};
-            std::size_t longest = horizon;
+            std::size_t longest = 0;  // the forward-backward variables are per step of a sequence
             for (const auto* set : {&train, &held})
                 for (const ActionObservationSequence& q : *set) longest = std::max(longest, q.observations.size());
             const double emission_columns = static_cast<double>(num_observations) *
                                             (o.emission == EmissionModel::per_action ? static_cast<double>(num_actions) : 1.0);
-            require_memory(detail::message("fit_belief_model: latent_states = ", latent_states), "the model and its fit",
+            require_memory(detail::message("fit_belief_model: latent_states = ", latent_states, ", num_actions = ",
+                                           num_actions, ", num_observations = ", num_observations,
+                                           o.emission == EmissionModel::per_action ? " (per action)" : "",
+                                           ", the longest sequence's length = ", longest),
+                           "the model and its fit",
                            programs::iohmm_fit_bytes(static_cast<double>(latent_states), static_cast<double>(num_actions),
                                                      emission_columns, static_cast<double>(longest)));
             IohmmFit fit;

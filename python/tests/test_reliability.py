@@ -267,13 +267,16 @@ def _ring():
                                   window=10 ** 11, heldout=0, iterations=1, batch=1),
      "train_learned: warmup = 5, window = 100000000000, heldout = 0"),
     (lambda: maxent.fit_belief_model([([0, 1], [0, 1, 0])], 2 ** 24, 2, 2, horizon=2),
-     "fit_belief_model: latent_states = 16777216"),
+     "fit_belief_model: latent_states = 16777216, num_actions = 2, num_observations = 2, the longest sequence's "
+     "length = 3"),
+    (lambda: maxent.fit_belief_model([([0, 1], [0, 1, 0])], 2, 2, 2 ** 40, horizon=2),
+     "fit_belief_model: latent_states = 2, num_actions = 2, num_observations = 1099511627776, the longest"),
     (lambda: maxent.run_experiment("nosim2b", iterations=1, batch=1, seeds=[0], latent_states=10 ** 7),
      "run_experiment: latent_states = 10000000"),
     (lambda: maxent.ObservationTiles(2, 0.0, 1.0, 2 ** 20, 1), "ObservationTiles: observation_dim = 2, tiles = 1048576"),
     (lambda: maxent.ObservationTiles(1, 0.0, 1.0, 2 ** 39, 2 ** 40), "tilings = 1099511627776"),
-    (lambda: maxent.ObservationFeaturePolicy(maxent.RawObservationFeatures(2 ** 38), 2 ** 10),
-     "ObservationFeaturePolicy: 274877906945 features x num_actions = 1024"),
+    (lambda: maxent.ObservationFeaturePolicy(maxent.RawObservationFeatures(2 ** 20), 2 ** 20),
+     "ObservationFeaturePolicy: 1048577 features x num_actions = 1048576"),
 ])
 def test_memory_named(call, text):
     with pytest.raises(maxent.ConfigError, match=text + ".*" + MEMORY):
@@ -285,3 +288,41 @@ def test_uniform_episodes_memory_named():
     rc, out = isolated(refused("maxent.uniform_episodes(maxent.grid_world(2, 2), 10 ** 12)"),
                        limit_bytes=1 << 30, timeout=30)
     assert rc == 0 and "refused ConfigError True uniform_episodes: episodes = 1000000000000" in out, out
+    rc, out = isolated(refused("maxent.uniform_episodes(maxent.grid_world(2, 2, horizon=2 ** 40), 1)"),
+                       limit_bytes=1 << 30, timeout=30)
+    assert rc == 0 and ("refused ConfigError True uniform_episodes: episodes = 1 of 1099511627775 actions (the "
+                        "world's horizon 1099511627776)") in out, out
+
+
+LIMITED_MEMORY_SCRIPT = """
+from test_package import Corridor
+for call in [
+    lambda: maxent.BeliefAveragedPolicy(2 ** 30, 2 ** 10),
+    lambda: maxent.ObservationPolicy(2 ** 30, 2 ** 10),
+    lambda: maxent.grid_world(2 ** 16, 2 ** 16),
+    lambda: maxent.ParticleFilter(Corridor(), particles=2 ** 36),
+    lambda: maxent.RawObservationFeatures(2 ** 40),
+    lambda: maxent.UserObservationFeatures(lambda o: o, 2 ** 40),
+]:
+    try:
+        call()
+        print("accepted")
+    except Exception as e:
+        print(type(e).__name__, str(e))
+"""
+
+
+def test_sizes_beyond_memory_named():
+    # In a child with 1 GiB of address space: unchecked, some of these allocate for minutes.
+    rc, out = isolated(LIMITED_MEMORY_SCRIPT, limit_bytes=1 << 30, timeout=60)
+    assert rc == 0, out
+    lines = out.splitlines()
+    expected = ["BeliefAveragedPolicy: num_states = 1073741824, num_actions = 1024: its parameters",
+                "ObservationPolicy: num_observations = 1073741824, num_actions = 1024: its parameters",
+                "grid_world: width = 65536, height = 65536: its transition and observation matrices",
+                "ParticleFilter: particles = 68719476736: its particles and weights",
+                "RawObservationFeatures: observation_dim = 1099511627776: each feature vector",
+                "UserObservationFeatures: dimension = 1099511627776: each feature vector"]
+    assert len(lines) == len(expected), out
+    for line, text in zip(lines, expected):
+        assert line.startswith("ConfigError " + text) and " would take at least " in line, line
