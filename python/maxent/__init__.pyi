@@ -348,8 +348,9 @@ records N x K per-step scores per iteration; not with TabularBeliefPolicy (no pe
 def RawObservationFeatures(observation_dim: int) -> ObservationFeatures:
     """ψ(o) = (o_1, .., o_d, 1): the raw vector and a bias."""
     ...
-def RbfObservationFeatures(centres: numpy.ndarray, width: float) -> ObservationFeatures:
-    """ψ(o) = (exp(-|o - c_i|² / (2 width²)) for each row c_i of centres (m x d), 1)."""
+def RbfObservationFeatures(centres: Any, width: float) -> ObservationFeatures:
+    """ψ(o) = (exp(-|o - c_i|² / (2 width²)) for each row c_i of centres (a 2-d array, m x d: reshape(-1, 1)
+for m centres of one coordinate, reshape(1, -1) for one centre), 1)."""
     ...
 def RegMBE(rho: float = ...) -> Feedback:
     """MBE minus rho times the sum of belief entropies."""
@@ -460,8 +461,9 @@ filter's bins); TabularBeliefPolicy is refused there (a particle filter's belief
 history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,
 or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C
 raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and the last
-(seed, iteration, iterations and the metrics; returning False stops that run early), or True (maxent.train:
-a one-line progress bar)."""
+(seed, iteration, iterations and the metrics), or True (maxent.train: a one-line progress bar); fn returns
+None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early); any other
+return value is a TypeError naming it."""
     ...
 def train_learned(world: Model, policy: Policy, feedback: Any = ..., estimator: Any = ..., step: Any = ..., *, latent_states: int = ..., warmup: int = ..., heldout: int = ..., refit_every: int = ..., refit_iterations: int = ..., window: int = ..., restarts: int = ..., em_iterations: int = ..., smoothing: float = ..., learned_prior: bool = ..., iterations: int = ..., batch: int = ..., seed: int = ..., seeds: Optional[List[int]] = ..., counting: str = ..., threads: int = ..., progress: Any = ..., progress_every: int = ...) -> Any:
     """Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`

@@ -92,7 +92,7 @@ def _rebuild_policy(class_name, rows, num_actions, parameters):
     if class_name not in _POLICY_CLASSES:
         raise ValueError(f"unknown policy class {class_name!r} (known: {', '.join(_POLICY_CLASSES)})")
     p = getattr(_core, class_name)(int(rows), int(num_actions))
-    p.parameters = np.asarray(parameters, dtype=np.float64)
+    p.parameters = parameters  # the setter refuses another shape and non-finite entries, naming them
     return p
 
 
@@ -117,9 +117,18 @@ def save_policy(policy, path):
     return path
 
 
+def _header_count(f, key, path):
+    """An integer entry of a saved policy's header (rows, num_actions), >= 1."""
+    v = f[key]
+    if v.ndim != 0 or v.dtype.kind not in "iu" or int(v) < 1:
+        raise ValueError(f"{path}: {key} is {v.tolist()!r}, not an integer >= 1")
+    return int(v)
+
+
 def load_policy(path):
     """The policy save_policy wrote to `path`: the same class, dimensions and θ (bit for bit).
-    ValueError naming the file when it is not such a file."""
+    ValueError naming the file when it is not such a file: a header that is not a count >= 1,
+    parameters whose shape is not the header's rows x num_actions, or a non-finite θ entry."""
     path = os.fspath(path)
     with np.load(path, allow_pickle=False) as f:
         missing = {"format", "class_name", "rows", "num_actions", "parameters"} - set(f.files)
@@ -127,11 +136,13 @@ def load_policy(path):
             raise ValueError(f"{path}: not a policy saved by maxent (format {_POLICY_FORMAT}; "
                              f"missing {sorted(missing)})" if missing else
                              f"{path}: format {str(f['format'])!r}, expected {_POLICY_FORMAT!r}")
-        rows, actions, theta = int(f["rows"]), int(f["num_actions"]), f["parameters"]
+        rows, actions, theta = _header_count(f, "rows", path), _header_count(f, "num_actions", path), f["parameters"]
         if theta.shape != (rows, actions):
-            raise ValueError(f"{path}: parameters are {theta.shape[0]} x {theta.shape[1]}, "
-                             f"the header says {rows} x {actions}")
-        return _rebuild_policy(str(f["class_name"]), rows, actions, theta)
+            raise ValueError(f"{path}: parameters have shape {theta.shape}, the header says {rows} x {actions}")
+        try:
+            return _rebuild_policy(str(f["class_name"]), rows, actions, theta)
+        except ValueError as e:  # ConfigError, NumericError: the same class, naming the file
+            raise type(e)(f"{path}: {e}") from None
 
 
 _core.Policy.save = save_policy

@@ -49,6 +49,66 @@
 #include "components.hpp"
 
 namespace maxent::python {
+/// numpy.bool_ and numpy.ma.MaskedArray (set when the module is imported: init_argument_checks).
+extern PyObject* numpy_bool_type;
+extern PyObject* masked_array_type;
+/// Whether `x` is a masked array with at least one masked entry (numpy.ma.masked included).
+bool has_masked_entry(PyObject* x);
+}  // namespace maxent::python
+
+// Every std::size_t (and std::uint64_t) argument of the module: an integer, strictly: a Python
+// int, a numpy integer, a 0-d integer array or an object with __index__; not a bool (Python's,
+// numpy.bool_ or a bool array: True is no size), not a float of any type (3.7 is not read as 3),
+// not an array of one element, and not a masked array with a masked entry (numpy.ma.masked); a
+// 0-d masked array with nothing masked reads as its data. A refused value makes the call's
+// arguments incompatible: pybind11's TypeError, which shows the value. Python ints take the
+// fast path (a Python world's state_bin is read through this once per particle).
+namespace pybind11::detail {
+template <>
+struct type_caster<std::size_t> {
+    /// The other 64-bit unsigned type, whose stock caster does the reading.
+    using Other = std::conditional_t<std::is_same_v<std::size_t, unsigned long>, unsigned long long, unsigned long>;
+    static_assert(sizeof(Other) == sizeof(std::size_t) && !std::is_same_v<Other, std::size_t>);
+    PYBIND11_TYPE_CASTER(std::size_t, const_name("int"));
+
+    bool load(handle src, bool /*convert: never from a float or a one-element array*/) {
+        if (!src) return false;
+        object held;  // a masked array's data, then the index
+        if (!PyLong_CheckExact(src.ptr())) {
+            if (PyBool_Check(src.ptr())) return false;
+            using maxent::python::numpy_bool_type;
+            if (numpy_bool_type != nullptr && PyObject_IsInstance(src.ptr(), numpy_bool_type) == 1) return false;
+            if (npy_api::get().PyArray_Check_(src.ptr())) {
+                if (maxent::python::has_masked_entry(src.ptr())) return false;
+                if (PyObject_IsInstance(src.ptr(), maxent::python::masked_array_type) == 1) {
+                    held = src.attr("data");
+                    src = held;
+                }
+                const auto a = reinterpret_borrow<array>(src);
+                if (a.ndim() != 0 || (a.dtype().kind() != 'i' && a.dtype().kind() != 'u')) return false;
+            } else if (!PyLong_Check(src.ptr()) && !PyIndex_Check(src.ptr())) {
+                return false;
+            }
+            // numpy integers, 0-d integer arrays, __index__: as the Python int they stand for
+            held = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
+            if (!held) {
+                PyErr_Clear();
+                return false;
+            }
+            src = held;
+        }
+        make_caster<Other> inner;
+        if (!inner.load(src, false)) return false;
+        value = static_cast<std::size_t>(cast_op<Other>(inner));
+        return true;
+    }
+    static handle cast(std::size_t src, return_value_policy policy, handle parent) {
+        return make_caster<Other>::cast(static_cast<Other>(src), policy, parent);
+    }
+};
+}  // namespace pybind11::detail
+
+namespace maxent::python {
 
 namespace py = pybind11;
 
@@ -95,6 +155,27 @@ std::vector<ModelInUse> models_in_use(const std::shared_ptr<PyModel>& world, con
 /// Refuses a size whose `bytes_each`-byte elements would not fit in memory (ValueError naming
 /// `what` and `n`), instead of a bare MemoryError; `n_other` multiplies n (rows x columns).
 void check_size(const char* what, std::size_t n, std::size_t bytes_each, std::size_t n_other = 1);
+
+/// Refuses (ConfigError, a ValueError) a setting whose allocations would take at least `bytes` of
+/// memory, more than this machine has (2^46 bytes where the system does not say), before anything
+/// is allocated: "`setting`: `what` would take at least N bytes (G GiB) of memory, more than this
+/// machine's M GiB", as the programs' require_memory (examples/common/cli.hpp) words it.
+void require_memory(const std::string& setting, const std::string& what, double bytes);
+
+/// A real matrix from Python (a numpy array or nested lists of ints or floats): exactly 2-d,
+/// `rows` x `cols` where those are >= 0 (-1: any), every entry finite; a masked array only when
+/// nothing is masked (its data). Otherwise ConfigError / NumericError (non-finite entry) naming
+/// `who`, the shape or the entry and its value; TypeError for a non-real dtype.
+Eigen::MatrixXd real_matrix(const py::handle& x, const std::string& who, Eigen::Index rows = -1,
+                            Eigen::Index cols = -1);
+
+/// Sets __reduce__ on every class of the module that has none: a class with __getstate__ /
+/// __setstate__ (TrainResult) pickles through them under every protocol, every other one raises
+/// TypeError naming it (the protocols 0 and 1 would otherwise build a bare pybind11 instance and
+/// abort the interpreter). maxent/_extras.py replaces it for the classes it pickles.
+void guard_pickling(py::module_& m);
+/// Looks up numpy.bool_ and numpy.ma.MaskedArray for the std::size_t caster.
+void init_argument_checks();
 
 /// Labels 0..n-1.
 py::list index_labels(std::size_t n);
@@ -220,8 +301,9 @@ struct SignalPoll {
 };
 
 /// train(progress=fn, progress_every=k): fn(info) after every k-th iteration and the last, with
-/// the GIL taken; info is a dict (seed, iteration, iterations, and the iteration's metrics). A
-/// return value of False stops the run (stopped_early); an exception ends the call with it.
+/// the GIL taken; info is a dict (seed, iteration, iterations, and the iteration's metrics). The
+/// return value: None or a true bool (Python's or numpy's) goes on, a false one stops the run
+/// (stopped_early); anything else is a TypeError naming it, as is an exception from fn.
 struct Progress {
     PyRef fn;  ///< empty: no progress
     std::size_t every = 1;

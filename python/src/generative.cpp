@@ -376,6 +376,12 @@ private:
     PyParticleFilter* p_;
 };
 
+/// A Python world's num_state_bins as the particle filter's belief length (require_memory).
+void world_bins_memory(std::size_t bins) {
+    require_memory(detail::message("ParticleFilter: the world's num_state_bins = ", bins), "its belief vector",
+                   8.0 * static_cast<double>(bins));
+}
+
 ParticleFilterOptions pf_options(std::size_t particles, double threshold, const std::string& entropy) {
     ParticleFilterOptions o;
     o.particles = particles;
@@ -712,6 +718,11 @@ void bind_generative(py::module_& m) {
                          std::size_t particles, double resample_threshold, const std::string& entropy,
                          std::uint64_t seed) {
                  check_size("particles", particles, 64);
+                 require_memory(detail::message("ParticleFilter: particles = ", particles), "its particles and weights",
+                                64.0 * static_cast<double>(particles));
+                 if (bins)  // the belief (and each policy row over it) holds `bins` doubles
+                     require_memory(detail::message("ParticleFilter: bins = ", *bins), "its belief vector",
+                                    8.0 * static_cast<double>(*bins));
                  auto p = std::make_shared<PyParticleFilter>();
                  const ParticleFilterOptions o = pf_options(particles, resample_threshold, entropy);
                  DefaultRng g = stream(seed, ~std::uint64_t{0});
@@ -725,10 +736,12 @@ void bind_generative(py::module_& m) {
                  } else if (vector_world(world)) {
                      p->vec_world = std::make_shared<PyVecWorld>(world);
                      p->bins = bins.value_or(p->vec_world->num_state_bins());
+                     if (!bins) world_bins_memory(p->bins);
                      p->vec_filter.emplace(*p->vec_world, p->bins, PyBinning{p->vec_world, binning}, o, g);
                  } else {
                      p->py_world = std::make_shared<PyWorld>(world);
                      p->bins = bins.value_or(p->py_world->num_state_bins());
+                     if (!bins) world_bins_memory(p->bins);
                      p->py_filter.emplace(*p->py_world, p->bins, PyBinning{p->py_world, binning}, o, g);
                  }
                  return p;
@@ -764,21 +777,39 @@ void bind_generative(py::module_& m) {
         .def("__repr__", [](const PyFeatureMap& f) {
             return detail::message("maxent.ObservationFeatures(", f.kind(), ", dimension=", f.dimension(), ")");
         });
-    m.def("RawObservationFeatures", [](std::size_t d) { return PyFeatureMap(RawObservationFeatures(d)); },
+    // ψ(o) is F doubles, made at every step.
+    auto feature_memory = [](const char* who, std::size_t F) {
+        require_memory(detail::message(who, F), "each feature vector", 8.0 * (static_cast<double>(F) + 1.0));
+    };
+    m.def("RawObservationFeatures", [feature_memory](std::size_t d) {
+              feature_memory("RawObservationFeatures: observation_dim = ", d);
+              return PyFeatureMap(RawObservationFeatures(d));
+          },
           py::arg("observation_dim"), "ψ(o) = (o_1, .., o_d, 1): the raw vector and a bias.");
     m.def("RbfObservationFeatures",
-          [](const Eigen::MatrixXd& centres, double width) { return PyFeatureMap(RbfObservationFeatures(centres, width)); },
+          [](const py::object& centres, double width) {
+              // Exactly 2-d: a 1-d array is refused, not read as m centres of one coordinate.
+              return PyFeatureMap(RbfObservationFeatures(real_matrix(centres, "RbfObservationFeatures: centres"), width));
+          },
           py::arg("centres"), py::arg("width"),
-          "ψ(o) = (exp(-|o - c_i|² / (2 width²)) for each row c_i of centres (m x d), 1).");
+          "ψ(o) = (exp(-|o - c_i|² / (2 width²)) for each row c_i of centres (a 2-d array, m x d: reshape(-1, 1)\n"
+          "for m centres of one coordinate, reshape(1, -1) for one centre), 1).");
     m.def("ObservationTiles",
           [](std::size_t d, double low, double high, std::size_t tiles, std::size_t tilings) {
+              // F = tilings x tiles^d features: each ψ(o) is F doubles (and θ F x A of them).
+              require_memory(detail::message("ObservationTiles: observation_dim = ", d, ", tiles = ", tiles,
+                                             ", tilings = ", tilings),
+                             "its feature vector (tilings x tiles^observation_dim doubles)",
+                             8.0 * static_cast<double>(tilings) *
+                                 std::pow(static_cast<double>(tiles), static_cast<double>(d)));
               return PyFeatureMap(ObservationTiles(d, low, high, tiles, tilings));
           },
           py::arg("observation_dim"), py::arg("low"), py::arg("high"), py::arg("tiles"), py::arg("tilings") = 1,
           "Tile coding of [low, high]^d: `tilings` offset grids of `tiles` cells per axis, one 1 per tiling.");
     m.def("UserObservationFeatures",
-          [](py::function fn, std::size_t dimension) {
+          [feature_memory](py::function fn, std::size_t dimension) {
               if (dimension == 0) throw config_error("UserObservationFeatures: dimension 0; ψ needs >= 1 feature");
+              feature_memory("UserObservationFeatures: dimension = ", dimension);
               return PyFeatureMap(PyUserFeatures{std::move(fn), dimension});
           },
           py::arg("fn"), py::arg("dimension"),
@@ -789,8 +820,15 @@ void bind_generative(py::module_& m) {
         "the start. features: an ObservationFeatures, or a Python callable o -> float array with `dimension`\n"
         "given. train() returns its θ as result.parameters (result.policy is None: set policy.parameters).")
         .def(py::init([](const py::object& features, std::size_t num_actions, std::optional<std::size_t> dimension) {
+                 // θ is F x A doubles, and the score buffers as many again.
+                 auto memory = [&](std::size_t F) {
+                     require_memory(detail::message("ObservationFeaturePolicy: ", F, " features x num_actions = ",
+                                                    num_actions),
+                                    "its parameters", 16.0 * static_cast<double>(F) * static_cast<double>(num_actions));
+                 };
                  if (py::isinstance<PyFeatureMap>(features)) {
                      if (dimension) throw config_error("ObservationFeaturePolicy: dimension is given by the feature map");
+                     memory(features.cast<const PyFeatureMap&>().dimension());
                      return PyFeaturePolicy{FeaturePolicy(features.cast<PyFeatureMap>(), num_actions)};
                  }
                  if (!PyCallable_Check(features.ptr()))
@@ -800,19 +838,17 @@ void bind_generative(py::module_& m) {
                      throw config_error("ObservationFeaturePolicy: a callable feature map needs dimension = F >= 1 "
                                         "(the length of the arrays it returns)");
                  check_size("dimension", *dimension, 8, num_actions);
+                 memory(*dimension);
                  return PyFeaturePolicy{FeaturePolicy(PyFeatureMap(PyUserFeatures{features, *dimension}), num_actions)};
              }),
              py::arg("features"), py::arg("num_actions"), py::arg("dimension") = py::none())
         .def_property(
             "parameters", [](const PyFeaturePolicy& p) -> Eigen::MatrixXd { return p.p.parameters(); },
-            [](PyFeaturePolicy& p, const Eigen::MatrixXd& theta) {
+            [](PyFeaturePolicy& p, const py::object& theta) {
                 const Eigen::MatrixXd& t = p.p.parameters();
-                if (theta.rows() != t.rows() || theta.cols() != t.cols())
-                    throw config_error(detail::message("ObservationFeaturePolicy: parameters must be ", t.rows(), " x ",
-                                                       t.cols(), ", got ", theta.rows(), " x ", theta.cols()));
-                if (!theta.allFinite()) throw numeric_error("ObservationFeaturePolicy: parameters must be finite");
-                p.p.parameters() = theta;
-            })
+                p.p.parameters() = real_matrix(theta, "ObservationFeaturePolicy.parameters", t.rows(), t.cols());
+            },
+            "θ (features x actions); set from a 2-d array of that shape with finite entries (as Policy.parameters)")
         .def_property_readonly("num_actions", [](const PyFeaturePolicy& p) { return p.p.num_actions(); })
         .def_property_readonly("num_features", [](const PyFeaturePolicy& p) { return p.p.num_features(); })
         .def_property_readonly("class_name", [](const PyFeaturePolicy&) { return "ObservationFeaturePolicy"; })

@@ -118,6 +118,16 @@ ObservationSpec observation_spec(const std::string& kind, std::optional<double> 
 
 }  // namespace
 
+namespace {
+/// A policy's θ (rows x actions doubles; its score buffers as many again): check_size's 2^46-byte
+/// ValueError for sizes no machine has, then the machine's memory (require_memory).
+void policy_memory(const char* name, const char* what, std::size_t rows, std::size_t actions) {
+    check_size(what, rows, 8, actions);
+    require_memory(detail::message(name, ": ", what, " = ", rows, ", num_actions = ", actions), "its parameters",
+                   16.0 * static_cast<double>(rows) * static_cast<double>(actions));
+}
+}  // namespace
+
 const char* PyPolicy::class_name() const {
     switch (p.index()) {
         case 0: return "ObservationPolicy";
@@ -217,6 +227,9 @@ void bind_models(py::module_& m) {
            const std::string& observation, std::optional<double> precision, std::optional<double> variance,
            std::optional<std::size_t> horizon, std::pair<int, int> start) {
             check_size("width", width, 8 * 64, height);  // S = width x height states, sparse rows
+            require_memory(detail::message("grid_world: width = ", width, ", height = ", height),
+                           "its transition and observation matrices (about 512 bytes per state)",
+                           512.0 * static_cast<double>(width) * static_cast<double>(height));
             GridLayout g = layout == "single_room" || layout == "single-room" ? GridLayout::single_room(width, height)
                            : layout == "four_rooms" || layout == "four-rooms"
                                ? GridLayout::four_rooms(width, height)
@@ -341,15 +354,14 @@ void bind_models(py::module_& m) {
             [](const PyPolicy& p) -> Eigen::MatrixXd {
                 return std::visit([](const auto& x) -> Eigen::MatrixXd { return x.parameters(); }, p.p);
             },
-            [](PyPolicy& p, const Eigen::MatrixXd& theta) {
+            [](PyPolicy& p, const py::object& theta) {
                 std::visit([&](auto& x) {
-                    if (x.parameters().rows() != theta.rows() || x.parameters().cols() != theta.cols())
-                        throw config_error(detail::message("parameters: expected a ", x.parameters().rows(), " x ",
-                                                           x.parameters().cols(), " array, got ", theta.rows(), " x ",
-                                                           theta.cols()));
-                    x.parameters() = theta;
+                    x.parameters() = real_matrix(theta, detail::message(p.class_name(), ".parameters"),
+                                                 x.parameters().rows(), x.parameters().cols());
                 }, p.p);
-            })
+            },
+            "θ (rows x actions); set from a 2-d array of that shape with finite entries (a masked array only when\n"
+            "nothing is masked), else ConfigError naming the shape, NumericError naming the entry")
         .def_property_readonly("num_actions",
                                [](const PyPolicy& p) { return std::visit([](const auto& x) { return x.num_actions(); }, p.p); })
         .def_property_readonly("class_name", &PyPolicy::class_name)
@@ -367,17 +379,17 @@ void bind_models(py::module_& m) {
             const auto& t = std::visit([](const auto& x) -> const Eigen::MatrixXd& { return x.parameters(); }, p.p);
             return detail::message("maxent.", p.class_name(), "(θ: ", t.rows(), " x ", t.cols(), ")");
         });
-    m.def("ObservationPolicy", [](std::size_t O, std::size_t A) { check_size("num_observations", O, 8, A); return PyPolicy{ObservationPolicy(O, A)}; },
+    m.def("ObservationPolicy", [](std::size_t O, std::size_t A) { policy_memory("ObservationPolicy", "num_observations", O, A); return PyPolicy{ObservationPolicy(O, A)}; },
           py::arg("num_observations"), py::arg("num_actions"), "Class O: softmax(θ[o_t]).");
-    m.def("BeliefAveragedPolicy", [](std::size_t L, std::size_t A) { check_size("num_states", L, 8, A); return PyPolicy{BeliefAveragedPolicy(L, A)}; },
+    m.def("BeliefAveragedPolicy", [](std::size_t L, std::size_t A) { policy_memory("BeliefAveragedPolicy", "num_states", L, A); return PyPolicy{BeliefAveragedPolicy(L, A)}; },
           py::arg("num_states"), py::arg("num_actions"), "Class BA (the paper's): softmax(θᵀ b_t).");
-    m.def("BelievedStatePolicy", [](std::size_t L, std::size_t A) { check_size("num_states", L, 8, A); return PyPolicy{BelievedStatePolicy(L, A)}; },
+    m.def("BelievedStatePolicy", [](std::size_t L, std::size_t A) { policy_memory("BelievedStatePolicy", "num_states", L, A); return PyPolicy{BelievedStatePolicy(L, A)}; },
           py::arg("num_states"), py::arg("num_actions"), "Class S̃: s̃_t ~ b_t, softmax(θ[s̃_t]).");
-    m.def("BeliefMixturePolicy", [](std::size_t L, std::size_t A) { check_size("num_states", L, 8, A); return PyPolicy{BeliefMixturePolicy(L, A)}; },
+    m.def("BeliefMixturePolicy", [](std::size_t L, std::size_t A) { policy_memory("BeliefMixturePolicy", "num_states", L, A); return PyPolicy{BeliefMixturePolicy(L, A)}; },
           py::arg("num_states"), py::arg("num_actions"), "Class BM: Σ_s b_t(s) softmax(θ_s).");
     m.def("TabularBeliefPolicy",
           [](std::size_t L, std::size_t A, double tolerance) {
-              check_size("num_states", L, 8, A);
+              check_size("num_states", L, 8, A);  // θ grows a row per distinct belief met
               return PyPolicy{TabularBeliefPolicy(L, A, tolerance)};
           },
           py::arg("num_states"), py::arg("num_actions"), py::arg("tolerance") = default_belief_tolerance,

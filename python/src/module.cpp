@@ -5,7 +5,11 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <cmath>
+#include <cstdio>
 #include <thread>
+
+#include <unistd.h>
 
 #include "common.hpp"
 #include "maxent/core/parallel.hpp"
@@ -69,11 +73,117 @@ std::vector<ModelInUse> models_in_use(const std::shared_ptr<PyModel>& world, con
 
 void check_size(const char* what, std::size_t n, std::size_t bytes_each, std::size_t n_other) {
     // 2^46 bytes (64 TiB): more than any machine this runs on; the product is checked for overflow.
+    // A zero factor needs no memory (and is the constructors' to refuse, naming it).
     constexpr std::size_t limit = std::size_t{1} << 46;
-    const bool over = n != 0 && (n_other > limit / n || bytes_each > limit / (n * n_other));
+    const bool over = n != 0 && n_other != 0 && (n_other > limit / n || bytes_each > limit / (n * n_other));
     if (over)
         throw py::value_error(detail::message(what, " = ", n, n_other > 1 ? detail::message(" (x ", n_other, ")") : "",
                                               " is too large: it would need more than 2^46 bytes of memory"));
+}
+
+PyObject* numpy_bool_type = nullptr;
+PyObject* masked_array_type = nullptr;
+
+void init_argument_checks() {
+    // Held for the life of the process, like the module's classes.
+    numpy_bool_type = py::object(py::module_::import("numpy").attr("bool_")).release().ptr();
+    masked_array_type = py::object(py::module_::import("numpy.ma").attr("MaskedArray")).release().ptr();
+}
+
+bool has_masked_entry(PyObject* x) {
+    if (masked_array_type == nullptr || PyObject_IsInstance(x, masked_array_type) != 1) return false;
+    static const py::handle getmaskarray = py::object(py::module_::import("numpy.ma").attr("getmaskarray")).release();
+    return getmaskarray(py::handle(x)).attr("any")().cast<bool>();
+}
+
+void require_memory(const std::string& setting, const std::string& what, double bytes) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    const double have = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page)
+                                              : static_cast<double>(std::uint64_t{1} << 46);
+    if (!(bytes > have)) return;
+    char msg[200];
+    std::snprintf(msg, sizeof msg, " would take at least %.4g bytes (%.3g GiB) of memory, more than this machine's %.3g GiB",
+                  bytes, bytes / 1073741824.0, have / 1073741824.0);
+    throw config_error(detail::message(setting, ": ", what, msg));
+}
+
+Eigen::MatrixXd real_matrix(const py::handle& x, const std::string& who, Eigen::Index rows, Eigen::Index cols) {
+    if (has_masked_entry(x.ptr()))
+        throw config_error(detail::message(who, ": ", std::string(py::repr(x)),
+                                           " is a masked array with masked entries (give the values: a plain array)"));
+    py::object src = py::reinterpret_borrow<py::object>(x);
+    if (masked_array_type != nullptr && PyObject_IsInstance(x.ptr(), masked_array_type) == 1) src = src.attr("data");
+    const py::array a = py::module_::import("numpy").attr("asarray")(src);
+    const char kind = a.dtype().kind();
+    if (kind != 'f' && kind != 'i' && kind != 'u')
+        throw py::type_error(detail::message(who, ": an array of dtype ", std::string(py::str(a.dtype())),
+                                             ", not of real numbers (ints or floats)"));
+    auto shape_text = [&] {
+        std::string t = "(";
+        for (py::ssize_t i = 0; i < a.ndim(); ++i) t += std::to_string(a.shape(i)) + (a.ndim() == 1 ? "," : i + 1 < a.ndim() ? ", " : "");
+        return t + ")";
+    };
+    const bool shape_ok = a.ndim() == 2 && (rows < 0 || a.shape(0) == rows) && (cols < 0 || a.shape(1) == cols);
+    if (!shape_ok) {
+        const std::string expected = rows >= 0 && cols >= 0 ? detail::message("a ", rows, " x ", cols, " array")
+                                                             : std::string("a 2-d array");
+        throw config_error(detail::message(who, ": expected ", expected, ", got an array of shape ", shape_text()));
+    }
+    const auto d = py::array_t<double, py::array::forcecast>::ensure(a);
+    if (!d) throw py::error_already_set();
+    const auto v = d.unchecked<2>();
+    Eigen::MatrixXd out(v.shape(0), v.shape(1));
+    for (py::ssize_t r = 0; r < v.shape(0); ++r)
+        for (py::ssize_t c = 0; c < v.shape(1); ++c) {
+            const double e = v(r, c);
+            if (!std::isfinite(e))
+                throw numeric_error(detail::message(who, ": entry [", r, ", ", c, "] is ", e, ", not finite"));
+            out(r, c) = e;
+        }
+    return out;
+}
+
+namespace {
+/// Why an object of a class that has no pickling cannot be pickled, and what to do instead.
+std::string pickling_hint(const std::string& name) {
+    if (name == "ParticleFilter")
+        return "its particles live in C++; build a new ParticleFilter from the world and the same settings";
+    if (name == "BayesFilter" || name == "NoisyBelief" || name == "GenerativeView")
+        return "pickle its model (.model) and build a new one from it";
+    if (name == "ObservationFeaturePolicy")
+        return "its feature map may be a Python callable; save its parameters (a numpy array) and set them on a "
+               "new policy";
+    if (name == "TrajectoryView") return "it is valid only during the feedback call that received it";
+    if (name == "Rng") return "build a new maxent.Rng from the seed";
+    return "give its constructor's arguments (or its name) to the new process instead";
+}
+}  // namespace
+
+void guard_pickling(py::module_& m) {
+    const py::object newobj = py::module_::import("copyreg").attr("__newobj__");
+    for (const auto item : m.attr("__dict__").cast<py::dict>()) {
+        const py::handle cls = item.second;
+        if (!PyType_Check(cls.ptr()) || py::detail::get_type_info(reinterpret_cast<PyTypeObject*>(cls.ptr())) == nullptr)
+            continue;
+        const py::dict own = cls.attr("__dict__").cast<py::dict>();
+        if (own.contains("__reduce__")) continue;
+        const std::string name = cls.attr("__name__").cast<std::string>();
+        if (own.contains("__getstate__") && own.contains("__setstate__")) {
+            // (copyreg.__newobj__, (cls,), state): cls.__new__(cls) then __setstate__(state), which
+            // every protocol can express (protocol 0 and 1 as a call of copyreg.__newobj__).
+            cls.attr("__reduce__") = py::cpp_function(
+                [newobj](const py::object& self) {
+                    return py::make_tuple(newobj, py::make_tuple(py::type::of(self)), self.attr("__getstate__")());
+                },
+                py::is_method(cls), py::name("__reduce__"));
+        } else {
+            cls.attr("__reduce__") = py::cpp_function(
+                [name](const py::object&) -> py::object {
+                    throw py::type_error(detail::message("cannot pickle 'maxent.", name, "' object: ", pickling_hint(name)));
+                },
+                py::is_method(cls), py::name("__reduce__"));
+        }
+    }
 }
 
 bool Progress::operator()(std::uint64_t seed, const IterationMetrics& m) const {
@@ -90,7 +200,10 @@ bool Progress::operator()(std::uint64_t seed, const IterationMetrics& m) const {
     d["belief_entropy_sum"] = m.belief_entropy_sum;
     d["gradient_norm"] = m.gradient_norm;
     const py::object r = fn.get()(d);
-    return !(py::isinstance<py::bool_>(r) && !r.cast<bool>());
+    if (r.is_none()) return true;
+    if (PyBool_Check(r.ptr()) || PyObject_IsInstance(r.ptr(), numpy_bool_type) == 1) return PyObject_IsTrue(r.ptr()) == 1;
+    throw py::type_error(detail::message("progress returned ", std::string(py::repr(r)),
+                                         "; return None or True to go on, False to stop the run"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -491,10 +604,12 @@ PYBIND11_MODULE(_core, m) {
         "and step rules; train(), the exact objective, evaluation, estimator quality and the paper's experiments.\n"
         "The compiled part of the package maxent (maxent/__init__.py re-exports it with the Python helpers).";
     m.attr("__version__") = "0.1.0";
+    init_argument_checks();
     bind_errors(m);
     bind_components(m);
     bind_models(m);
     bind_train(m);
     bind_analysis(m);
     bind_generative(m);
+    guard_pickling(m);
 }

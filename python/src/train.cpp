@@ -19,6 +19,7 @@
 #include "maxent/belief/learned/score.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/optim/learned_belief.hpp"
+#include "cli.hpp"
 #include "policy_classes.hpp"
 #include "runner.hpp"
 
@@ -193,6 +194,24 @@ py::list sequences_to_python(const std::vector<ActionObservationSequence>& seqs,
         else out.append(py::make_tuple(to_array(q.actions), to_array(q.observations)));
     }
     return out;
+}
+
+/// The memory checks maxent-paper makes before a learned-belief run (examples/paper/main.cpp),
+/// naming the Python arguments: the fit of L latent states on a world of A actions, O
+/// observations and horizon T, and the warmup + window + heldout recorded episodes.
+void require_learned_memory(const char* who, std::size_t latent_states, std::size_t S, std::size_t A, std::size_t O,
+                            std::size_t T, std::size_t warmup, std::size_t window, std::size_t heldout) {
+    const std::size_t L = latent_states == 0 ? S : latent_states;
+    require_memory(detail::message(who, ": latent_states = ", L, latent_states == 0 ? " (the world's S)" : ""),
+                   detail::message("the learned model and its fit (on the world's ", A, " actions, ", O,
+                                   " observations and horizon ", T, ")"),
+                   programs::iohmm_fit_bytes(static_cast<double>(L), static_cast<double>(A), static_cast<double>(O),
+                                             static_cast<double>(T)));
+    require_memory(detail::message(who, ": warmup = ", warmup, ", window = ", window, ", heldout = ", heldout),
+                   detail::message("the recorded episodes (of the world's horizon ", T, ")"),
+                   programs::episodes_bytes(static_cast<double>(warmup) + static_cast<double>(window) +
+                                                static_cast<double>(heldout),
+                                            static_cast<double>(T)));
 }
 
 /// maxent-paper's learned-belief flags from a dict (run_experiment's `learning`); an unknown key
@@ -430,8 +449,9 @@ void bind_train(py::module_& m) {
         "history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,\n"
         "or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C\n"
         "raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and the last\n"
-        "(seed, iteration, iterations and the metrics; returning False stops that run early), or True (maxent.train:\n"
-        "a one-line progress bar).");
+        "(seed, iteration, iterations and the metrics), or True (maxent.train: a one-line progress bar); fn returns\n"
+        "None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early); any other\n"
+        "return value is a TypeError naming it.");
 
     m.def(
         "train_learned",
@@ -457,8 +477,10 @@ void bind_train(py::module_& m) {
             ls.em_iterations = em_iterations;
             ls.smoothing = smoothing;
             ls.learned_prior = learned_prior;
+            const Model& w = *world->model;
+            require_learned_memory("train_learned", latent_states, w.num_states(), w.num_actions(),
+                                   w.num_observations(), w.horizon(), warmup, window, heldout);
             const LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
-            check_size("latent_states", lo.fit.latent_states, 8, lo.fit.latent_states);
             lo.validate();  // the library's checks (smoothing, ...), before any episode is drawn
             const auto in_use = models_in_use(world, py::none());
             // The policy against the agent the trainer will build (L latent states, the world's actions and
@@ -513,6 +535,11 @@ void bind_train(py::module_& m) {
         "uniform_episodes",
         [](std::shared_ptr<PyModel> world, std::size_t episodes, std::uint64_t seed, const std::string& counting) {
             const std::size_t K = Trajectory::actions_for(to_counting(counting), world->model->horizon());
+            // The episodes' indices and, per episode, a tuple and two numpy arrays (about 300 bytes).
+            require_memory(detail::message("uniform_episodes: episodes = ", episodes, " of ", K,
+                                           " actions (the world's horizon ", world->model->horizon(), ")"),
+                           "the list of episodes",
+                           static_cast<double>(episodes) * (programs::episodes_bytes(1.0, static_cast<double>(K)) + 300.0));
             py::list out;
             ActionObservationSequence s;
             for (std::size_t e = 0; e < episodes; ++e) {
@@ -561,6 +588,18 @@ void bind_train(py::module_& m) {
                 throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
             const auto train = sequences_from(data, "fit_belief_model");
             const auto held = heldout ? sequences_from(*heldout, "fit_belief_model (heldout)") : std::vector<ActionObservationSequence>{};
+            std::size_t longest = 0;  // the forward-backward variables are per step of a sequence
+            for (const auto* set : {&train, &held})
+                for (const ActionObservationSequence& q : *set) longest = std::max(longest, q.observations.size());
+            const double emission_columns = static_cast<double>(num_observations) *
+                                            (o.emission == EmissionModel::per_action ? static_cast<double>(num_actions) : 1.0);
+            require_memory(detail::message("fit_belief_model: latent_states = ", latent_states, ", num_actions = ",
+                                           num_actions, ", num_observations = ", num_observations,
+                                           o.emission == EmissionModel::per_action ? " (per action)" : "",
+                                           ", the longest sequence's length = ", longest),
+                           "the model and its fit",
+                           programs::iohmm_fit_bytes(static_cast<double>(latent_states), static_cast<double>(num_actions),
+                                                     emission_columns, static_cast<double>(longest)));
             IohmmFit fit;
             {
                 py::gil_scoped_release release;
@@ -682,6 +721,14 @@ void bind_train(py::module_& m) {
             if (latent_states) s.learning.latent_states = *latent_states;
             if (learning) set_learning(*learning, latent_states.has_value(), s.learning);
             validate_settings(*e, s);  // the programs' checks, before any run (run_experiment repeats them)
+            for (const Curve& c : make_curves(*e, s)) {
+                if (!c.learned) continue;
+                const GridPomdp g = e->env.build();
+                const LearningSettings& l = s.learning;
+                require_learned_memory("run_experiment", l.latent_states, g.num_states(), g.num_actions(),
+                                       g.num_observations(), g.horizon(), l.warmup, l.window, l.heldout);
+                break;
+            }
 
             ExperimentResult r;
             std::atomic<bool> stop{false};
