@@ -193,3 +193,10 @@ says(2 "--latent-states 100000000: tiger.95's learned model would take at least 
      "${EXPLORE}" "${POMDP_DIR}/tiger.95.POMDP" --learned mbe --latent-states 100000000 ${tiny})
 says(2 "--warmup 100000000, --window 100000000: tiger.95's recorded training episodes would take at least" --
      "${EXPLORE}" "${POMDP_DIR}/tiger.95.POMDP" --learned mbe --warmup 100000000 --window 100000000 ${tiny})
+# A model file of 1,000,000 states (read in about a second): with L = S its learned model, and
+# with a small L the world's own model as an IOHMM (held-out scoring), would not fit.
+file(WRITE "${OUT}/huge.pomdp" "states: 1000000\nactions: 2\nobservations: 2\nT: 0\nidentity\nT: 1\nidentity\nO: *\nuniform\n")
+says(2 "--latent-states 1000000 \\(the model's S\\): huge's learned model would take at least [0-9.e+]+ GiB" --
+     "${EXPLORE}" "${OUT}/huge.pomdp" --learned mbe --horizon 3 ${tiny})
+says(2 "'.*huge.pomdp' \\(S = 1000000 states, A = 2 actions\\) with --learned: the world's model as an IOHMM, to score the held-out episodes under it, would take at least [0-9.e+]+ GiB" --
+     "${EXPLORE}" "${OUT}/huge.pomdp" --learned mbe --latent-states 2 --horizon 3 ${tiny})

@@ -78,6 +78,14 @@ void check_learned_settings(const mx::LoadedModel& model, const mp::Settings& s)
                        mp::cat(model.name, "'s learned model"),
                        mp::iohmm_fit_bytes(static_cast<double>(latent), static_cast<double>(m.num_actions()),
                                            static_cast<double>(m.num_observations()), T));
+    // The world's model as a dense IOHMM (S x S per action), to score the held-out episodes
+    // under the truth (learning.csv) and for the learners that hold the world's matrices.
+    const auto S = static_cast<double>(m.num_states());
+    mp::require_memory(mp::cat("'", model.path.string(), "' (S = ", std::to_string(m.num_states()), " states, A = ",
+                               std::to_string(m.num_actions()), " actions) with --learned"),
+                       "the world's model as an IOHMM, to score the held-out episodes under it,",
+                       8.0 * S * S * static_cast<double>(m.num_actions()) +
+                           8.0 * S * static_cast<double>(m.num_observations()) * static_cast<double>(m.num_actions()));
     mp::require_memory(mp::cat("--warmup ", std::to_string(l.warmup), ", --window ", std::to_string(l.window)),
                        mp::cat(model.name, "'s recorded training episodes"),
                        mp::episodes_bytes(static_cast<double>(l.warmup) + static_cast<double>(l.window) +
