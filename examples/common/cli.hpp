@@ -12,7 +12,8 @@
 //                  [--threads N] [--out out] [--progress|--quiet]
 //                  [--no-plot] [--smooth W] [--shard I/N] [--list] [--help] [--version]
 //     maxent-paper merge SHARD_DIR... [--out out] [--no-plot]      (shards.hpp)
-// Flags take their value as the next argument or after '=' (--seeds=0-3). A bad flag or
+// Flags take their value as the next argument or after '=' (--seeds=0-3), once each (a flag
+// given twice is refused, naming it: the last value never wins silently). A bad flag or
 // value throws usage_error naming the flag and the value; main() prints it and exits with
 // status 2.
 #pragma once
@@ -30,6 +31,7 @@
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -110,6 +112,9 @@ struct Options {
     std::size_t smooth = 1;  ///< --smooth W: plotted curves are moving averages over W iterations (1: off)
     bool heatmap_own_scales = false;  ///< --heatmap-scale panel: each heatmap panel on its own colour scale
     ShardSpec shard;
+    /// The learned-belief flags given (--learners, --warmup, ...): refused for experiments
+    /// without learned-belief curves, which would ignore them (paper/main.cpp).
+    std::vector<std::string> learning_flags;
     bool list = false;
     bool help = false;
     bool version = false;
@@ -338,11 +343,17 @@ inline std::string out_directory(std::string_view flag, std::string_view v) {
     return std::string(v);
 }
 
+/// The flags of one command line given a value so far, with their values (FlagArgument).
+using SeenFlags = std::vector<std::pair<std::string, std::string>>;
+
 /// The argument args[i], a "--flag" or "--flag=value": the flag's name, and its value (the
-/// inline one, else the next argument, which value() consumes by advancing i).
+/// inline one, else the next argument, which value() consumes by advancing i). With `seen`,
+/// a flag that takes a value is refused the second time (one value each: never the last one
+/// silently); --policy and --policies are one flag.
 class FlagArgument {
 public:
-    FlagArgument(const std::vector<std::string>& args, std::size_t& i) : args_(args), i_(i), flag(args[i]) {
+    FlagArgument(const std::vector<std::string>& args, std::size_t& i, SeenFlags* seen = nullptr)
+        : args_(args), i_(i), seen_(seen), flag(args[i]) {
         if (const std::size_t eq = flag.find('='); eq != std::string_view::npos) {
             inline_value_ = flag.substr(eq + 1);
             flag = flag.substr(0, eq);
@@ -354,14 +365,28 @@ public:
     }
     /// The value; throws usage_error when there is none.
     [[nodiscard]] std::string_view value() {
-        if (inline_value_) return *inline_value_;
-        if (i_ + 1 >= args_.size()) throw usage_error(cat(flag, ": missing value"));
-        return args_[++i_];
+        std::string_view v;
+        if (inline_value_) {
+            v = *inline_value_;
+        } else {
+            if (i_ + 1 >= args_.size()) throw usage_error(cat(flag, ": missing value"));
+            v = args_[++i_];
+        }
+        if (seen_ != nullptr) {
+            const std::string_view name = flag == "--policy" ? std::string_view("--policies") : flag;
+            for (const auto& [f, earlier] : *seen_)
+                if (f == name)
+                    throw usage_error(cat(flag, ": given twice ('", earlier, "', then '", v,
+                                          "'); give it once, with the value you mean"));
+            seen_->emplace_back(std::string(name), std::string(v));
+        }
+        return v;
     }
 
 private:
     const std::vector<std::string>& args_;
     std::size_t& i_;
+    SeenFlags* seen_;
     std::optional<std::string_view> inline_value_;
 
 public:
@@ -405,6 +430,15 @@ inline bool learning_flag_argument(FlagArgument& a, Settings& s) {
         return false;
     }
     return true;
+}
+
+/// The learned-belief flags among `seen` that only learned-belief curves read (--learners,
+/// the learning counts, --smoothing), in the order given.
+[[nodiscard]] inline std::vector<std::string> learning_flags_given(const SeenFlags& seen) {
+    std::vector<std::string> out;
+    for (const auto& [f, v] : seen)
+        if (f == "--learners" || f == "--smoothing" || learning_flag(f) != nullptr) out.push_back(f);
+    return out;
 }
 
 /// The flags maxent-paper and maxent-explore share, read into their options `o` (help,
@@ -489,6 +523,7 @@ using detail::to_uint;
 [[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args) {
     Options o;
     o.settings.heatmap_episodes = default_heatmap_episodes;
+    detail::SeenFlags seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string_view arg = args[i];
         if (arg.size() < 2 || arg.substr(0, 2) != "--") {
@@ -502,7 +537,7 @@ using detail::to_uint;
             o.experiments.emplace_back(arg);
             continue;
         }
-        detail::FlagArgument a(args, i);
+        detail::FlagArgument a(args, i, &seen);
         if (detail::shared_flag(a, o)) continue;
         const std::string_view flag = a.flag;
         Settings& s = o.settings;
@@ -538,6 +573,7 @@ using detail::to_uint;
             throw usage_error(cat("unknown option '", flag, "'"));
         }
     }
+    o.learning_flags = detail::learning_flags_given(seen);
     return o;
 }
 

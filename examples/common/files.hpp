@@ -11,10 +11,14 @@
 // OUT/.<name>.old-<pid>, then staging -> OUT/<name>). A kill (even SIGKILL) or an error at any
 // moment leaves OUT/<name> holding the complete previous set or the complete new one, never a
 // mix; staging and old folders of dead processes are removed by the next run. The folder
-// belongs to the program: an existing OUT/<name> holding anything but its files is refused;
-// files added to it while a run goes on are moved into the new set at the swap, never deleted.
-// A run holds OUT/.<name>.lock (flock) from the check to the swap: a second run into the same
-// folder meanwhile is refused, naming the first one's pid.
+// belongs to the program: what it may hold is ONE list, output_entries, through which the
+// writers name their files (output_name) and which commit() checks the staged set against, so
+// a program always takes its own previous set (learned/ included) for its own; an existing
+// OUT/<name> holding anything else is refused; files added to it while a run goes on are moved
+// into the new set at the swap, never deleted. A run holds OUT/.<name>.lock (flock) from the
+// check to the swap, and a lock on its staging folder (then OUT/<name>) as long: a second run
+// into the same folder meanwhile is refused, naming the first one's pid, even when the lock
+// file was removed.
 // Folder names come from safe_folder_name (no '.', '..', path separators or control characters).
 #pragma once
 
@@ -161,12 +165,68 @@ inline void write_string_atomically(const std::filesystem::path& path, const std
 // The experiment's folder, replaced as a whole (see the header comment)
 // ---------------------------------------------------------------------------------------
 
-/// The names a program writes into an experiment's folder; "<name>.tmp" of each is also ours.
-inline constexpr std::string_view output_file_names[] = {"config.json", "runs.csv",    "summary.csv",
-                                                         "curves.gp",   "curves.png",  "gnuplot.log",
-                                                         "bounds.csv",  "samples.csv", "learning.csv",
-                                                         "heatmap.csv", "heatmap.gp",  "heatmap.png",
-                                                         "uniform.csv", "visits.csv"};
+/// Everything a program may write into an experiment's folder: the ONE list of its outputs.
+/// A file entry is a regular file of that name; a folder entry (`holds` set) is a folder of
+/// regular files whose names end in `holds` (learned/<label>-seed<k>.pomdp). "<name>.tmp" of
+/// each file is also ours (write_file_atomically). The writers name their files through
+/// output_name(), which does not compile for a name missing here, and OutputFolder::commit()
+/// refuses a staged set holding anything not listed here (a writer that bypassed it), so
+/// whatever a run commits, the next run into the same folder recognises as its own.
+struct OutputEntry {
+    std::string_view name;
+    std::string_view holds{};  ///< a folder's file suffix; empty for a file
+};
+inline constexpr OutputEntry output_entries[] = {
+    {"config.json"}, {"runs.csv"},    {"summary.csv"}, {"curves.gp"},    {"curves.png"},   {"gnuplot.log"},
+    {"bounds.csv"},  {"samples.csv"}, {"learning.csv"}, {"heatmap.csv"}, {"heatmap.gp"},  {"heatmap.png"},
+    {"uniform.csv"}, {"visits.csv"},  {"final.csv"},   {"learned", ".pomdp"}};
+
+/// `name`, checked at compile time to be one of output_entries (a file, or a folder entry).
+consteval std::string_view output_name(std::string_view name) {
+    for (const OutputEntry& e : output_entries)
+        if (e.name == name) return name;
+    throw "output_name: not one of output_entries; add it there (files.hpp)";
+}
+
+namespace detail {
+/// Whether `f` is `name` or "<name>.tmp".
+[[nodiscard]] constexpr bool is_name_or_tmp(std::string_view f, std::string_view name) {
+    return f == name || (f.size() == name.size() + 4 && f.substr(0, name.size()) == name && f.substr(name.size()) == ".tmp");
+}
+/// Whether `f` ends in `suffix` (or "<suffix>.tmp") and has a stem.
+[[nodiscard]] constexpr bool has_suffix_or_tmp(std::string_view f, std::string_view suffix) {
+    if (f.size() > 4 && f.substr(f.size() - 4) == ".tmp") f.remove_suffix(4);
+    return f.size() > suffix.size() && f.substr(f.size() - suffix.size()) == suffix;
+}
+}  // namespace detail
+
+/// The entry of output_entries that the folder's entry `f` (a file name, no path) is, if any.
+[[nodiscard]] constexpr const OutputEntry* output_entry(std::string_view f) {
+    for (const OutputEntry& e : output_entries)
+        if (e.holds.empty() ? detail::is_name_or_tmp(f, e.name) : f == e.name) return &e;
+    return nullptr;
+}
+
+/// Why the entry `path` of an experiment's folder is not one of the program's outputs, or ""
+/// when it is (a listed file that is a regular file; a listed folder holding only regular
+/// files with its suffix).
+[[nodiscard]] inline std::string not_owned_reason(const std::filesystem::path& path) {
+    namespace fs = std::filesystem;
+    const std::string f = path.filename().string();
+    const OutputEntry* e = output_entry(f);
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(path, ec);
+    if (e == nullptr) return cat("'", f, "', which is not one of maxent's output files");
+    if (e->holds.empty()) return fs::is_regular_file(st) ? std::string() : cat("'", f, "', which is not a regular file");
+    if (!fs::is_directory(st)) return cat("'", f, "', which is not a folder");
+    for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string g = it->path().filename().string();
+        if (!detail::has_suffix_or_tmp(g, e->holds) || !fs::is_regular_file(it->symlink_status(ec)))
+            return cat("'", f, "/", g, "', which is not one of maxent's output files");
+    }
+    if (ec) return cat("'", f, "', which cannot be read: ", ec.message());
+    return {};
+}
 
 /// A folder name for `name` (e.g. a model file's stem): every '/', '\\' and control character
 /// becomes '_', leading dots are dropped (so never ".", ".." or a hidden name), and an empty
@@ -220,11 +280,11 @@ public:
                     throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
                                            std::strerror(ENOTDIR), " (it exists and is not a directory)"));
                 for (fs::directory_iterator it(final_, ec), end; !ec && it != end; it.increment(ec)) {
-                    const std::string f = it->path().filename().string();
-                    if (!owned(f) || !it->is_regular_file())
-                        throw output_error(cat("'", final_.string(), "' holds '", f,
-                                               "', which is not one of maxent's output files; a run replaces the "
-                                               "folder as a whole, so move it away or choose another --out"));
+                    const std::string why = not_owned_reason(it->path());
+                    if (!why.empty())
+                        throw output_error(cat("'", final_.string(), "' holds ", why,
+                                               "; a run replaces the folder as a whole, so move it away or choose "
+                                               "another --out"));
                 }
                 if (ec) throw output_error(cat("cannot read the directory '", final_.string(), "': ", ec.message()));
             }
@@ -235,6 +295,13 @@ public:
                 throw output_error(cat("cannot create the directory '", staging_.string(), "': ",
                                        ec ? ec.message() : std::string("it exists")));
             active_ = true;
+            // The staging folder is locked too (and stays locked as OUT/<name> until the lock
+            // is released): a second run whose lock file was removed meanwhile still sees us.
+            staging_fd_ = ::open(staging_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (staging_fd_ >= 0 && ::flock(staging_fd_, LOCK_EX | LOCK_NB) != 0) {
+                ::close(staging_fd_);
+                staging_fd_ = -1;
+            }
         } catch (...) {
             unlock();
             throw;
@@ -247,7 +314,8 @@ public:
           staging_(std::move(o.staging_)),
           lock_(std::move(o.lock_)),
           active_(std::exchange(o.active_, false)),
-          lock_fd_(std::exchange(o.lock_fd_, -1)) {}
+          lock_fd_(std::exchange(o.lock_fd_, -1)),
+          staging_fd_(std::exchange(o.staging_fd_, -1)) {}
     OutputFolder& operator=(OutputFolder&& o) noexcept {
         if (this != &o) {
             discard();
@@ -256,6 +324,7 @@ public:
             lock_ = std::move(o.lock_);
             active_ = std::exchange(o.active_, false);
             lock_fd_ = std::exchange(o.lock_fd_, -1);
+            staging_fd_ = std::exchange(o.staging_fd_, -1);
         }
         return *this;
     }
@@ -273,6 +342,15 @@ public:
         namespace fs = std::filesystem;
         if (!active_) throw output_error(cat("OutputFolder: nothing staged for '", final_.string(), "'"));
         std::error_code ec;
+        // Only what output_entries lists, so that the next run into the folder takes it as its own.
+        for (fs::directory_iterator it(staging_, ec), end; !ec && it != end; it.increment(ec)) {
+            const std::string why = not_owned_reason(it->path());
+            if (!why.empty())
+                throw output_error(cat("the set staged for '", final_.string(), "' holds ", why,
+                                       " (a writer that output_entries in files.hpp does not list); nothing "
+                                       "committed"));
+        }
+        if (ec) throw output_error(cat("cannot read the directory '", staging_.string(), "': ", ec.message()));
         if (::rename(staging_.c_str(), final_.c_str()) == 0) {  // no previous set (or an empty folder)
             active_ = false;
             unlock();
@@ -330,7 +408,22 @@ private:
         std::string failed;
         for (fs::directory_iterator it(previous, ec), end; !ec && it != end; it.increment(ec)) {
             const std::string f = it->path().filename().string();
-            if (owned(f) && it->is_regular_file()) continue;
+            const OutputEntry* e = output_entry(f);
+            std::error_code ignored;
+            const fs::file_status st = it->symlink_status(ignored);
+            if (e != nullptr && !e->holds.empty() && fs::is_directory(st)) {  // ours: move on only what is not
+                std::error_code sub;
+                for (fs::directory_iterator jt(it->path(), sub), end2; !sub && jt != end2; jt.increment(sub)) {
+                    const std::string g = jt->path().filename().string();
+                    if (detail::has_suffix_or_tmp(g, e->holds) && fs::is_regular_file(jt->symlink_status(ignored)))
+                        continue;
+                    fs::create_directory(final_ / f, ignored);
+                    if (::rename(jt->path().c_str(), (final_ / f / g).c_str()) != 0 && failed.empty())
+                        failed = cat("'", f, "/", g, "': ", std::strerror(errno));
+                }
+                continue;
+            }
+            if (e != nullptr && e->holds.empty() && fs::is_regular_file(st)) continue;
             if (::rename(it->path().c_str(), (final_ / f).c_str()) != 0 && failed.empty())
                 failed = cat("'", f, "': ", std::strerror(errno));
         }
@@ -380,6 +473,7 @@ private:
                 if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
                 }  // the pid is only for the message of a refused run
                 lock_fd_ = fd;
+                refuse_other_writer();
                 return;
             }
             ::close(fd);  // its holder removed the file meanwhile: take the new one
@@ -388,17 +482,47 @@ private:
 
     /// Releases the lock and removes its file. Never throws.
     void unlock() noexcept {
+        if (staging_fd_ >= 0) ::close(staging_fd_);
+        staging_fd_ = -1;
         if (lock_fd_ < 0) return;
-        ::unlink(lock_.c_str());
+        struct stat held {}, named {};
+        if (::fstat(lock_fd_, &held) == 0 && ::stat(lock_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+            held.st_dev == named.st_dev)
+            ::unlink(lock_.c_str());  // (a file someone put there after removing ours is not ours to remove)
         ::close(lock_fd_);
         lock_fd_ = -1;
     }
 
-    static bool owned(std::string_view f) {
-        for (const std::string_view n : output_file_names)
-            if (f == n || (f.size() == n.size() + 4 && f.substr(0, n.size()) == n && f.substr(n.size()) == ".tmp"))
-                return true;
-        return false;
+    /// With the lock file held: refuses (releasing it) when another process still writes the
+    /// folder although its lock file was removed (by hand, or a cleanup of hidden files): that
+    /// process holds a lock on its staging folder OUT/.<name>.partial-<pid>, or on OUT/<name>
+    /// itself between its swap and its release.
+    void refuse_other_writer() {
+        namespace fs = std::filesystem;
+        const fs::path parent = lock_.parent_path();
+        const std::string prefix = cat(".", final_.filename().string(), ".partial-");
+        auto held_by_other = [](const fs::path& dir) {
+            const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+            if (fd < 0) return false;
+            const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+            ::close(fd);
+            return held;
+        };
+        std::string other;
+        std::error_code ec;
+        for (fs::directory_iterator it(parent, ec), end; !ec && it != end && other.empty(); it.increment(ec)) {
+            const std::string f = it->path().filename().string();
+            if (f.size() <= prefix.size() || f.compare(0, prefix.size(), prefix) != 0) continue;
+            const std::string digits = f.substr(prefix.size());
+            if (digits == std::to_string(::getpid()) || digits.find_first_not_of("0123456789") != std::string::npos)
+                continue;
+            if (held_by_other(it->path())) other = cat(" (pid ", digits, ")");
+        }
+        if (other.empty() && !held_by_other(final_)) return;
+        unlock();
+        throw output_error(cat("another maxent process", other, " is writing '", final_.string(),
+                               "' (it holds a lock on its folder, although the lock file '", lock_.string(),
+                               "' was removed); wait for it to finish or choose another --out"));
     }
 
     /// Removes parent/.<name>.partial-<pid> and parent/.<name>.old-<pid> of processes that
@@ -427,6 +551,7 @@ private:
     std::filesystem::path lock_;
     bool active_ = false;
     int lock_fd_ = -1;
+    int staging_fd_ = -1;  ///< the staging folder (then OUT/<name>), locked until unlock()
 };
 
 }  // namespace maxent::programs

@@ -2,8 +2,11 @@
 // `PROGRAM merge SHARD_DIR... --out DIR` reads any set of shard folders (shards.hpp), groups
 // them by experiment (or model), and for each group rebuilds the result the single process
 // would have had and writes it with the same code (output.hpp), so every file is the same
-// bytes (the learned models copied from the shards' learned/; the heatmaps from their
-// visits.csv: a shard without it in a study that counts visits is refused, naming the file). config.json's "threads" and "command_line" are those of
+// bytes (the learned models copied from the shards' learned/, each read as a POMDP file
+// first: one missing or unreadable is refused, naming the file and the run; the heatmaps from
+// their visits.csv: a shard without it in a study that counts visits is refused, naming the
+// file). Every file read must have the digest the shard's config.json lists for it (not
+// changed, nor copied from a shard of other settings). config.json's "threads" and "command_line" are those of
 // the shards (the lowest I/N) with --shard removed. It refuses, naming the difference: shards
 // whose settings differ (study fields), whose builds differ (fingerprint.hpp; also from the
 // merging program's own), that hold the same run twice, or that leave runs missing (listed,
@@ -253,6 +256,10 @@ struct ShardFolder {
     CsvFits fits;  ///< learning.csv, when the study has learned-belief curves
     CsvVisits visits;  ///< visits.csv, when the study counts heatmap visits
     bool has_visits = false;  ///< visits.csv exists
+    /// config.json's shard.files: the digest (hex64 of fnv1a64) of every file the shard wrote.
+    std::map<std::string, std::string> files;
+    /// The digests of runs.csv, learning.csv and visits.csv as read.
+    std::map<std::string, std::string> read_digests;
 };
 
 /// A JSON unsigned integer of at most `max`; throws merge_error naming `what` and the value.
@@ -301,10 +308,17 @@ struct ShardFolder {
         for (const auto& m : b->members) s.build.emplace_back(m.first, m.second.text);
     s.threads = static_cast<std::size_t>(json_uint(s.config.find("threads"), cfg.string() + ": threads", max_threads));
     if (s.threads == 0) throw merge_error(cat(cfg.string(), ": threads: 0 is not a thread count"));
-    s.runs = read_runs_csv(dir / "runs.csv");
-    if (present(dir / "learning.csv")) s.fits = read_learning_csv(dir / "learning.csv");
+    if (const Json* files = shard->find("files"); files != nullptr && files->kind == Json::Kind::object)
+        for (const JsonMember& m : files->members) s.files[m.first] = m.second.text;
+    auto read = [&](const char* name) {
+        std::string text = read_text_file(dir / name);
+        s.read_digests[name] = hex64(fnv1a64(text));
+        return text;
+    };
+    s.runs = read_runs_csv(dir / "runs.csv", read("runs.csv"));
+    if (present(dir / "learning.csv")) s.fits = read_learning_csv(dir / "learning.csv", read("learning.csv"));
     s.has_visits = present(dir / "visits.csv");
-    if (s.has_visits) s.visits = read_visits_csv(dir / "visits.csv");
+    if (s.has_visits) s.visits = read_visits_csv(dir / "visits.csv", read("visits.csv"));
     const Json* runs = shard->find("runs");
     if (runs == nullptr || runs->kind != Json::Kind::array || runs->items.size() != s.runs.size())
         throw merge_error(cat("'", dir.string(), "': config.json lists ", runs ? std::to_string(runs->items.size()) : "no",
@@ -409,11 +423,34 @@ inline void place_runs(const std::vector<ShardFolder>& shards, ExperimentResult&
                                           ") learns its belief model but the shard's learning.csv has no fit of it"));
                 out.fits = f->second.first;
                 out.truth_heldout = f->second.second;
-                // the final learned model (absent where the format cannot hold it: none then)
-                const std::filesystem::path model = s.dir / learned_model_file(run.label, run.seed);
+                // The final learned model: there when config.json lists it (absent where the
+                // format cannot hold the model), and read as a POMDP file before it is copied.
+                const std::string name = learned_model_file(run.label, run.seed);
+                const std::filesystem::path model = s.dir / name;
+                const std::string which = cat("the learned model of run (", run.label, ", seed ", std::to_string(run.seed), ")");
                 std::error_code absent;
-                if (std::filesystem::symlink_status(model, absent).type() != std::filesystem::file_type::not_found)
+                const bool present =
+                    std::filesystem::symlink_status(model, absent).type() != std::filesystem::file_type::not_found;
+                const auto listed = s.files.find(name);
+                if (listed == s.files.end()) {
+                    if (present)
+                        throw merge_error(cat(shard_name(s), ": '", model.string(), "', ", which,
+                                              ", is not among the files its config.json lists"));
+                } else {
+                    if (!present)
+                        throw merge_error(cat(shard_name(s), ": '", model.string(), "', ", which,
+                                              ", is missing; copy it back from where the shard ran, or rerun the shard"));
                     out.learned_model = read_text_file(model);
+                    try {
+                        check_learned_model_text(out.learned_model, model.string());
+                    } catch (const maxent::error& e) {
+                        throw merge_error(cat(shard_name(s), ": '", model.string(), "', ", which,
+                                              ", is not a POMDP file: ", e.what()));
+                    }
+                    if (hex64(fnv1a64(out.learned_model)) != listed->second)
+                        throw merge_error(cat(shard_name(s), ": '", model.string(), "', ", which,
+                                              ", is not the file the shard wrote (its config.json has another digest)"));
+                }
             }
             if (r.settings.heatmap_episodes > 0) {
                 // Shards without counts (of a maxent-paper before heatmaps, or a file removed)
@@ -435,6 +472,18 @@ inline void place_runs(const std::vector<ShardFolder>& shards, ExperimentResult&
     if (overlap_count > 0)
         throw merge_error(cat("the shards overlap: ", std::to_string(overlap_count), " run(s) are in more than one: ",
                               overlaps, overlap_count > 10 ? "; ..." : "", "; give each run once"));
+    // The files are those written with the settings of config.json (a runs.csv of other
+    // settings under a copied config.json, or a file changed afterwards, has another digest).
+    for (const ShardFolder& s : shards)
+        for (const auto& [name, digest] : s.read_digests) {
+            const auto listed = s.files.find(name);
+            if (listed == s.files.end() || listed->second != digest)
+                throw merge_error(cat(shard_name(s), ": '", (s.dir / name).string(), "' is not the file the shard "
+                                      "wrote with the settings of its config.json (",
+                                      listed == s.files.end() ? std::string("config.json lists no such file")
+                                                              : cat("digest ", digest, ", config.json says ", listed->second),
+                                      "): was it changed, or config.json copied from another shard? Rerun the shard"));
+        }
     bool same_count = true;
     for (const ShardFolder& s : shards) same_count = same_count && s.spec.count == shards[0].spec.count;
     std::vector<Curve> curves;
@@ -488,9 +537,12 @@ struct MergeOptions {
 
 [[nodiscard]] inline MergeOptions parse_merge_command_line(const std::vector<std::string>& args) {
     MergeOptions o;
+    bool out_given = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--out" || a.rfind("--out=", 0) == 0) {
+            if (out_given) throw usage_error(cat("merge: --out given twice ('", o.out, "', then another); give it once"));
+            out_given = true;
             std::string v;
             if (a == "--out") {
                 if (i + 1 >= args.size()) throw usage_error("--out: missing value");

@@ -11,9 +11,11 @@
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/statistics.hpp"
+#include "maxent/model/pomdp_file.hpp"
 #include "maxent/policy/uniform.hpp"
 
 #include "fingerprint.hpp"
+#include "run_store.hpp"
 #include "uniform.hpp"
 
 namespace maxent::programs {
@@ -23,6 +25,10 @@ std::string fields_json(const Fields& f) {
     for (std::size_t i = 0; i < f.size(); ++i)
         j += cat(i ? ", " : "", json_string(f[i].first), ": ", json_string(f[i].second));
     return j + "}";
+}
+
+void check_learned_model_text(std::string_view text, std::string_view name) {
+    (void)parse_pomdp(text, name);
 }
 
 std::vector<double> uniform_baseline(const Experiment& e, const Settings& s, std::size_t threads) {
@@ -66,14 +72,14 @@ WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, c
     }
     const std::filesystem::path& dir = folder.staging();
     const std::vector<CurveSummary> summary = summarize(r, r.experiment->plotted);
-    write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
-    write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { write_summary_csv(f, summary); });
-    write_string_atomically(dir / "config.json", config_json(r, info));
+    write_file_atomically(dir / output_name("runs.csv"), [&](std::FILE* f) { write_runs_csv(f, r); });
+    write_file_atomically(dir / output_name("summary.csv"), [&](std::FILE* f) { write_summary_csv(f, summary); });
+    write_string_atomically(dir / output_name("config.json"), config_json(r, info));
     if (has_learned_curves(r))
-        write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
+        write_file_atomically(dir / output_name("learning.csv"), [&](std::FILE* f) { write_learning_csv(f, r); });
     if (has_learned_curves(r)) write_learned_models(dir, r);
     const std::vector<double> uniform = uniform_baseline(*r.experiment, r.settings, plot.threads);
-    write_file_atomically(dir / "uniform.csv", [&](std::FILE* f) { write_uniform_csv(f, r.settings.seeds, uniform); });
+    write_file_atomically(dir / output_name("uniform.csv"), [&](std::FILE* f) { write_uniform_csv(f, r.settings.seeds, uniform); });
     PlotSpec p = plot_spec(*r.experiment);
     p.smooth = plot.smooth;
     if (p.plotted == Plotted::true_entropy && !uniform.empty()) {

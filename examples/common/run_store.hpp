@@ -103,6 +103,17 @@ inline constexpr std::uint64_t max_kept_table_size = std::uint64_t{1} << 53;
     return h;
 }
 
+/// Throws maxent::parse_error (its message starting with `name`) unless `text` reads as a POMDP
+/// file (model/pomdp_file.hpp; compiled once, output.cpp): a learned model is checked so before a merge or a resume copies it.
+void check_learned_model_text(std::string_view text, std::string_view name);
+
+/// `x` as 16 hex digits (file digests in a shard's config.json, shards.hpp).
+[[nodiscard]] inline std::string hex64(std::uint64_t x) {
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+    return buf;
+}
+
 /// The work area of an experiment's folder OUT/<name>: OUT/.<name>.runs, next to the folder
 /// (the folder itself is replaced as a whole, output.hpp, so it cannot hold files that must
 /// survive a failed run).
@@ -125,7 +136,8 @@ inline constexpr std::uint64_t max_kept_table_size = std::uint64_t{1} << 53;
 ///   records <K>, then K lines "<true_entropy> <feedback> <belief_entropy_sum>"; then, for
 ///   learned-belief runs, "fits <n> <truth_heldout>" and n lines of fits; then, for runs with
 ///   heatmap counts, "visits <E> <mean_entropy> <S>" and one line of the S counts; then, for
-///   learned-belief runs, "model <bytes>" and the final learned model's POMDP text. A run
+///   learned-belief runs, "model <bytes>" and the final learned model's POMDP text (0 bytes
+///   where the format cannot hold the model), which must read as a POMDP file. A run
 ///   whose counts are not those the rerun asks for (another E, or none) is trained again
 ///   (run_experiment).
 class RunStore {
@@ -292,12 +304,24 @@ public:
             if (p < line.size() + 1) throw bad(cat("more than ", std::to_string(states), " counts"));
             more = next();
         }
+        const bool learned = key.find("|learned|") != std::string::npos;
         if (more && line.substr(0, 6) == "model ") {  // the final learned model's POMDP text
             std::uint64_t bytes = 0;
             if (!parse_uint(line.substr(6), bytes) || bytes > remaining()) throw bad("bad 'model' line");
             run.learned_model = std::string(text.substr(pos, static_cast<std::size_t>(bytes)));
             pos += static_cast<std::size_t>(bytes);
+            if (!run.learned_model.empty()) {
+                try {
+                    check_learned_model_text(run.learned_model, "the learned model");
+                } catch (const maxent::error& e) {
+                    throw bad(e.what());
+                }
+            }
+            more = false;
+        } else if (learned) {
+            throw bad("no 'model' line: a learned-belief run keeps its final learned model");
         }
+        if (more || pos < text.size()) throw bad("unexpected text after the run");
         run.complete = true;
         return run;
     }
@@ -340,7 +364,7 @@ public:
                 text += cat(i ? " " : "", std::to_string(run.visits.counts[i]));
             text += "\n";
         }
-        if (!run.learned_model.empty())  // learned-belief runs: the final model's POMDP text
+        if (key.find("|learned|") != std::string::npos || !run.learned_model.empty())  // learned-belief runs: the final model's POMDP text
             text += cat("model ", std::to_string(run.learned_model.size()), "\n", run.learned_model);
         const std::filesystem::path file = file_of(key);
         const std::filesystem::path tmp = cat(file.string(), ".tmp-", std::to_string(::getpid()));

@@ -8,8 +8,10 @@
 // computes the same assignment. A shard writes OUT/<name>.shard-I-of-N/ with its own runs.csv
 // (its complete runs, in job order), visits.csv (each run's heatmap counts) and config.json,
 // whose "shard" section holds the program, I, N, the arguments (to rebuild the settings), and
-// per run its curve, seed and table size (class B); maxent-explore's also the uniform
-// baseline of its seeds.
+// per run its curve, seed and table size (class B), and the digest of every other file it
+// wrote ("files": runs.csv, learning.csv, visits.csv, learned/*.pomdp), so that a merge takes
+// only the files written with these settings; maxent-explore's also the uniform baseline of
+// its seeds. With learned-belief curves a shard also writes learning.csv and learned/.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "cli.hpp"
 #include "experiments.hpp"
 #include "output.hpp"
+#include "run_store.hpp"
 #include "runner.hpp"
 
 namespace maxent::programs {
@@ -118,6 +121,39 @@ namespace maxent::programs {
     return j + "}";
 }
 
+/// The digests of a staged shard folder's files but config.json (learned/ included), as the
+/// JSON object "<path>": "<16 hex digits of fnv1a64 of its bytes>", in name order: the merge
+/// takes only the files config.json describes (not one lost, changed, or copied from a shard
+/// of other settings under this config.json).
+[[nodiscard]] inline std::string shard_files_json(const std::filesystem::path& dir) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> names;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+        const std::string f = e.path().filename().string();
+        if (e.is_directory()) {
+            for (const fs::directory_entry& g : fs::directory_iterator(e.path()))
+                names.push_back(cat(f, "/", g.path().filename().string()));
+        } else if (f != "config.json") {
+            names.push_back(f);
+        }
+    }
+    std::sort(names.begin(), names.end());
+    std::string j = "{";
+    for (std::size_t i = 0; i < names.size(); ++i)
+        j += cat(i ? ", " : "", json_string(names[i]), ": \"", hex64(fnv1a64(read_regular_file(dir / names[i]))), "\"");
+    return j + "}";
+}
+
+/// `info` with "files" (shard_files_json of the staged folder `dir`) added to its "shard" section.
+[[nodiscard]] inline RunInfo with_shard_files(RunInfo info, const std::filesystem::path& dir) {
+    for (auto& [name, value] : info.extra_fields)
+        if (name == "shard" && !value.empty() && value.back() == '}') {
+            value.pop_back();
+            value += cat(", \"files\": ", shard_files_json(dir), "}");
+        }
+    return info;
+}
+
 inline constexpr std::string_view visits_csv_header = "objective,seed,episodes,mean_true_entropy,state,count";
 
 /// visits.csv of a shard: the heatmap counts (VisitCounts) of every complete run, one row per
@@ -158,13 +194,13 @@ inline WrittenFiles write_shard(OutputFolder& folder, const ExperimentResult& r,
         return w;
     }
     const std::filesystem::path& dir = folder.staging();
-    write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { write_runs_csv(f, r); });
+    write_file_atomically(dir / output_name("runs.csv"), [&](std::FILE* f) { write_runs_csv(f, r); });
     if (has_learned_curves(r))
-        write_file_atomically(dir / "learning.csv", [&](std::FILE* f) { write_learning_csv(f, r); });
+        write_file_atomically(dir / output_name("learning.csv"), [&](std::FILE* f) { write_learning_csv(f, r); });
     if (has_learned_curves(r)) write_learned_models(dir, r);
     if (r.settings.heatmap_episodes > 0)
-        write_file_atomically(dir / "visits.csv", [&](std::FILE* f) { write_visits_csv(f, r); });
-    write_string_atomically(dir / "config.json", config_json(r, info));
+        write_file_atomically(dir / output_name("visits.csv"), [&](std::FILE* f) { write_visits_csv(f, r); });
+    write_string_atomically(dir / output_name("config.json"), config_json(r, with_shard_files(info, dir)));
     folder.commit();
     w.wrote = true;
     return w;

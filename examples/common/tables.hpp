@@ -92,7 +92,7 @@ inline void write_runs_csv(std::FILE* f, const ExperimentResult& r) {
     std::string name = label;
     for (char& ch : name)
         if (ch == '/' || ch == '\\') ch = '_';
-    return "learned/" + name + "-seed" + std::to_string(seed) + ".pomdp";
+    return cat(output_name("learned"), "/", name, "-seed", std::to_string(seed), ".pomdp");
 }
 
 /// Writes every complete learned-belief run's final model to dir/learned_model_file(...).

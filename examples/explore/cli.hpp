@@ -85,6 +85,7 @@ struct Options {
     using programs::cat;
     Options o;
     bool have_model = false;
+    pd::SeenFlags seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view arg = args[i];
         if (arg == "-h") {
@@ -100,7 +101,7 @@ struct Options {
             have_model = true;
             continue;
         }
-        pd::FlagArgument a(args, i);
+        pd::FlagArgument a(args, i, &seen);
         if (pd::shared_flag(a, o)) continue;
         const std::string_view flag = a.flag;
         if (flag == "--horizon") {
@@ -123,6 +124,11 @@ struct Options {
         }
     }
     if (o.help || o.version) return o;
+    if (const std::vector<std::string> given = pd::learning_flags_given(seen);
+        !given.empty() && (!o.settings.learned || o.settings.learned->empty()))
+        throw usage_error(cat(given.front(), ": only learned-belief curves read it, and ",
+                              have_model ? cat("'", o.model, "'") : std::string("this study"),
+                              " has none (give --learned LIST, e.g. --learned mbe), so it would be ignored"));
     if (!have_model) throw usage_error("no model file given (e.g. maxent-explore tests/data/classic/tiger.95.POMDP)");
     std::error_code ec;
     if (check_model && !std::filesystem::is_regular_file(o.model, ec))

@@ -436,9 +436,9 @@ inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, cons
     }
     const std::filesystem::path& dir = folder.staging();
     const std::vector<programs::CurveSummary> summary = programs::summarize(x.runs, programs::Plotted::true_entropy);
-    programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
-    programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
-    programs::write_string_atomically(dir / "config.json", config_json(lm, x, info));
+    programs::write_file_atomically(dir / programs::output_name("runs.csv"), [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
+    programs::write_file_atomically(dir / programs::output_name("summary.csv"), [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
+    programs::write_string_atomically(dir / programs::output_name("config.json"), config_json(lm, x, info));
     if (programs::has_learned_curves(x.runs)) programs::write_learned_models(dir, x.runs);
 
     programs::PlotSpec p;

@@ -21,6 +21,7 @@
 #include "../common/fingerprint.hpp"
 #include "../common/merge.hpp"
 #include "../common/output.hpp"
+#include "../common/policy_classes.hpp"
 #include "../common/progress.hpp"
 #include "../common/run_store.hpp"
 #include "../common/shards.hpp"
@@ -53,6 +54,43 @@ double json_double(const mp::Json* v, const std::string& what) {
     const auto r = std::from_chars(v->text.data(), v->text.data() + v->text.size(), x);
     if (r.ec != std::errc() || r.ptr != v->text.data() + v->text.size()) throw mp::merge_error(mp::cat(what, ": not a number"));
     return x;
+}
+
+/// Refuses (usage_error) learned-belief settings that would fail during the run, as
+/// maxent-paper does: class B with a learned model (--policies), a learned model or recorded
+/// episodes larger than this machine's memory (--latent-states, or the model's S without it;
+/// --warmup, --window), before anything is allocated.
+void check_learned_settings(const mx::LoadedModel& model, const mp::Settings& s) {
+    bool learned = false;
+    for (const mp::Curve& c : mx::make_curves(s)) {
+        if (!c.learned) continue;
+        learned = true;
+        if (c.policy == mp::PolicyClass::belief_state)
+            throw mp::usage_error(mp::cat("--policies: curve '", c.label, "' of ", model.name, ": ",
+                                          mp::learned_class_b_refusal));
+    }
+    if (!learned) return;
+    const mx::Model& m = model.file.model;
+    const mp::LearningSettings& l = s.learning;
+    const std::size_t latent = l.latent_states == 0 ? m.num_states() : l.latent_states;
+    const auto T = static_cast<double>(m.horizon());
+    mp::require_memory(mp::cat("--latent-states ", std::to_string(latent), l.latent_states == 0 ? " (the model's S)" : ""),
+                       mp::cat(model.name, "'s learned model"),
+                       mp::iohmm_fit_bytes(static_cast<double>(latent), static_cast<double>(m.num_actions()),
+                                           static_cast<double>(m.num_observations()), T));
+    // The world's model as a dense IOHMM (S x S per action), to score the held-out episodes
+    // under the truth (learning.csv) and for the learners that hold the world's matrices.
+    const auto S = static_cast<double>(m.num_states());
+    mp::require_memory(mp::cat("'", model.path.string(), "' (S = ", std::to_string(m.num_states()), " states, A = ",
+                               std::to_string(m.num_actions()), " actions) with --learned"),
+                       "the world's model as an IOHMM, to score the held-out episodes under it,",
+                       8.0 * S * S * static_cast<double>(m.num_actions()) +
+                           8.0 * S * static_cast<double>(m.num_observations()) * static_cast<double>(m.num_actions()));
+    mp::require_memory(mp::cat("--warmup ", std::to_string(l.warmup), ", --window ", std::to_string(l.window)),
+                       mp::cat(model.name, "'s recorded training episodes"),
+                       mp::episodes_bytes(static_cast<double>(l.warmup) + static_cast<double>(l.window) +
+                                              static_cast<double>(l.heldout),
+                                          T));
 }
 
 /// What maxent-explore's merge assembles from one model's shards.
@@ -190,6 +228,13 @@ int main(int argc, char** argv) try {
     const mx::LoadedModel& model = *loaded;
 
     const mp::Settings& settings = options.settings;
+    // Learned-belief settings that would fail during the run, refused now (exit 2), naming the
+    // flag: class B, a learned model or recorded episodes larger than this machine's memory.
+    try {
+        check_learned_settings(model, settings);
+    } catch (const mp::usage_error& e) {
+        return mp::usage_failure("maxent-explore", e.what());
+    }
     const std::size_t window = mx::final_window(settings.iterations);
     const std::size_t uniform_episodes = options.uniform_trajectories.value_or(window * settings.batch);
     mp::RunInfo info;
@@ -283,14 +328,20 @@ int main(int argc, char** argv) try {
             mp::RunInfo shard_info = info;
             shard_info.extra_fields.emplace_back(
                 "shard", mp::shard_section("maxent-explore", options.shard, args, result.runs, uniform));
-            // A shard's folder: runs.csv and config.json (the summary and plot come from the merge).
+            // A shard's folder: runs.csv, config.json and, with learned curves, learning.csv and
+            // learned/ (the summary and plot come from the merge).
             if (result.runs.complete_runs() == 0 && result.runs.selected_runs() > 0) {
                 folder.discard();
             } else {
                 w.dir = folder.path();
-                mp::write_file_atomically(folder.staging() / "runs.csv",
+                mp::write_file_atomically(folder.staging() / mp::output_name("runs.csv"),
                                           [&](std::FILE* f) { mp::write_runs_csv(f, result.runs); });
-                mp::write_string_atomically(folder.staging() / "config.json", mx::config_json(facts, result, shard_info));
+                if (mp::has_learned_curves(result.runs)) {  // the fits and models the merge needs
+                    mp::write_file_atomically(folder.staging() / mp::output_name("learning.csv"),
+                                              [&](std::FILE* f) { mp::write_learning_csv(f, result.runs); });
+                    mp::write_learned_models(folder.staging(), result.runs);
+                }
+                mp::write_string_atomically(folder.staging() / mp::output_name("config.json"), mx::config_json(facts, result, mp::with_shard_files(shard_info, folder.staging())));
                 folder.commit();
                 w.wrote = true;
                 std::printf("\nwrote shard %s/{config.json,runs.csv}\n", w.dir.string().c_str());

@@ -111,12 +111,13 @@ struct DiagnosisOptions {
 DiagnosisOptions parse(const std::vector<std::string>& args) {
     namespace mp = maxent::programs;
     DiagnosisOptions o;
+    mp::detail::SeenFlags seen;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "-h") {
             o.help = true;
             continue;
         }
-        mp::detail::FlagArgument a(args, i);
+        mp::detail::FlagArgument a(args, i, &seen);
         const std::string_view flag = a.flag;
         if (flag == "--help") {
             a.no_value();

@@ -184,6 +184,20 @@ int main(int argc, char** argv) try {
         }
     try {
         for (const mp::Experiment* e : todo) check_learned_settings(*e, options.settings);
+        // A learned-belief flag no experiment reads is refused, not ignored.
+        if (!options.learning_flags.empty()) {
+            std::string names;
+            bool learned = false;
+            for (const mp::Experiment* e : todo) {
+                names += mp::cat(names.empty() ? "" : ", ", e->name);
+                for (const mp::Curve& c : mp::make_curves(*e, options.settings)) learned = learned || c.learned;
+            }
+            if (!learned)
+                throw mp::usage_error(mp::cat(options.learning_flags.front(), ": only learned-belief curves read it, and ",
+                                              names, todo.size() == 1 ? " has" : " have",
+                                              " none (the nosim* experiments have them; --learned LIST adds them), so "
+                                              "it would be ignored"));
+        }
     } catch (const mp::usage_error& e) {
         return mp::usage_failure("maxent-paper", e.what());
     }

@@ -176,7 +176,7 @@ int main(int argc, char** argv) try {
             const auto b = maxent::proxy_gap_bounds(j, p, log_s, log_s);
             bounds += cat(g17(p), ",", g17(j), ",", g17(b.lower), ",", g17(b.upper), "\n");
         }
-    maxent::programs::write_string_atomically(dir / "bounds.csv", bounds);
+    maxent::programs::write_string_atomically(dir / maxent::programs::output_name("bounds.csv"), bounds);
 
     // The same bounds on rollouts: environment (i) with k = 0.1, the uniform BA policy.
     const auto model = maxent::paper_environment(maxent::PaperEnvironment::single_room_gaussian, 0.0, 0.1);
@@ -202,7 +202,7 @@ int main(int argc, char** argv) try {
         samples += cat(std::to_string(n), ",", g17(h.true_entropy), ",", g17(h.proxy_value), ",",
                        g17(h.hallucination), ",", g17(b.lower), ",", g17(b.upper), "\n");
     }
-    maxent::programs::write_string_atomically(dir / "samples.csv", samples);
+    maxent::programs::write_string_atomically(dir / maxent::programs::output_name("samples.csv"), samples);
 
     const auto N = static_cast<double>(o.samples);
     std::printf("fig1: Theorem 5.3 bounds for p = 0.02, 0.25, 0.5, 0.9 (log S = log 25 = %.3f)\n", log_s);

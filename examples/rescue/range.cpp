@@ -312,10 +312,15 @@ int range_main(int argc, char** argv) try {
     std::size_t threads = 0, iterations = 0, seeds = 0;
     bool plot = true;
     std::string name;
+    std::vector<std::pair<std::string_view, std::string_view>> given;  // the flags given a value so far
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         const auto value = [&]() -> const char* {
             if (i + 1 >= argc) usage(cat(a, " needs a value").c_str());
+            for (const auto& [flag, earlier] : given)  // one value per flag, never the last one silently
+                if (flag == a)
+                    usage(cat(a, ": given twice ('", earlier, "', then '", argv[i + 1], "'); give it once").c_str());
+            given.emplace_back(a, argv[i + 1]);
             return argv[++i];
         };
         if (a == "--out") out = value();
@@ -427,10 +432,10 @@ int range_main(int argc, char** argv) try {
 
     const std::filesystem::path& dir = folder.staging();
     const std::vector<programs::CurveSummary> summary = programs::summarize(r, programs::Plotted::true_entropy);
-    programs::write_file_atomically(dir / "runs.csv", [&](std::FILE* f) { programs::write_runs_csv(f, r); });
-    programs::write_file_atomically(dir / "summary.csv", [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
-    programs::write_string_atomically(dir / "config.json", config_json(x, world, iterations, seeds, threads));
-    programs::write_string_atomically(dir / "final.csv", csv);
+    programs::write_file_atomically(dir / programs::output_name("runs.csv"), [&](std::FILE* f) { programs::write_runs_csv(f, r); });
+    programs::write_file_atomically(dir / programs::output_name("summary.csv"), [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
+    programs::write_string_atomically(dir / programs::output_name("config.json"), config_json(x, world, iterations, seeds, threads));
+    programs::write_string_atomically(dir / programs::output_name("final.csv"), csv);
     programs::PlotSpec spec;
     spec.generator = cat("maxent-rescue: ", x.name);
     spec.subject = cat(x.name, ": rescue world with a range sensor, particle beliefs (", std::to_string(x.particles),

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -249,7 +250,8 @@ TEST_CASE("a kept learned run keeps its final model's text, byte for byte", "[sh
     run.records = {{0.5, 0.25, 1.0}};
     run.fits = {maxent::FitRecord{}};
     run.visits = {2, {1, 3}, 0.5};
-    run.learned_model = "states: 2\nmodel 99\n\nT: 0\nidentity\n";  // text that looks like sections
+    // A POMDP file (a kept model must read as one) with a line that looks like a section.
+    run.learned_model = "states: 2\nactions: 1\nobservations: 1\n# model 99\n\nT: 0\nidentity\nO: 0\nuniform\n";
     store.save("k", run);
     const auto back = store.load("k");
     REQUIRE(back);
@@ -259,6 +261,44 @@ TEST_CASE("a kept learned run keeps its final model's text, byte for byte", "[sh
     store.save("k", run);
     REQUIRE(store.load("k"));
     CHECK(store.load("k")->learned_model.empty());
+}
+
+TEST_CASE("a kept learned run whose model is lost or not a POMDP file is not reused", "[shards][reliability]") {
+    Scratch d("lostmodel");
+    const mp::RunStore store(d.path / "area", "b");
+    const std::string key = "env|mbe|learned|L=2";  // a learned-belief run's key (run_key)
+    mp::SeedRun run;
+    run.seed = 1;
+    run.complete = true;
+    run.records = {{0.5, 0.25, 1.0}};
+    run.fits = {maxent::FitRecord{}};
+    run.learned_model = "states: 2\nactions: 1\nobservations: 1\nT: 0\nidentity\nO: 0\nuniform\n";
+    store.save(key, run);
+    REQUIRE(store.load(key));
+    CHECK(store.load(key)->learned_model == run.learned_model);
+    const fs::path file = store.file_of(key);
+    std::string text;
+    {
+        std::ifstream in(file, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    auto rewrite = [&](const std::string& t) { std::ofstream(file, std::ios::binary | std::ios::trunc) << t; };
+    // The model's text corrupted (same length, so only reading it as a POMDP file can tell).
+    std::string corrupt = text;
+    corrupt.replace(corrupt.find("identity"), 8, "idxntity");
+    rewrite(corrupt);
+    CHECK_FALSE(mp::RunStore(d.path / "area", "b").load(key));
+    CHECK_THROWS_WITH(mp::RunStore::parse_run(corrupt, key, "b"), Catch::Contains("the learned model"));
+    // The model lost: the file cut before its "model" line.
+    rewrite(text.substr(0, text.find("model ")));
+    CHECK_FALSE(mp::RunStore(d.path / "area", "b").load(key));
+    CHECK_THROWS_WITH(mp::RunStore::parse_run(text.substr(0, text.find("model ")), key, "b"),
+                      Catch::Contains("no 'model' line"));
+    // A model the format cannot hold is kept as "model 0" and reads back as none.
+    run.learned_model.clear();
+    store.save(key, run);
+    REQUIRE(store.load(key));
+    CHECK(store.load(key)->learned_model.empty());
 }
 
 TEST_CASE("a corrupt kept run is ignored, named, and trained again", "[shards][reliability]") {
