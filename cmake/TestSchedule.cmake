@@ -14,6 +14,7 @@ maxent_test_cost(120 python.pytest)
 maxent_test_cost(30 python.pip_install)  # a venv and pip, offline
 # The programs end to end (examples/CMakeLists.txt).
 maxent_test_cost(40 shards.merge)
+maxent_test_cost(30 journey.rerun_resume_merge)  # every study kind twice, stopped and resumed, merged
 maxent_test_cost(12 explore.smoke shards.slurm)
 maxent_test_cost(6 paper.nosim paper.runner.smoke)
 # The longest unit test cases (Catch2, one CTest test each).
