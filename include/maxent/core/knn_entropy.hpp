@@ -338,22 +338,24 @@ private:
         tighten<D>(dim);
         squared_.resize(n);
         best_.resize(leaf_size * k_);
+        kth_.resize(leaf_size);
         last_n_ = n;
         work_ = 0;
         for (std::size_t leaf = 0; leaf < nodes_.size(); ++leaf)
             if (nodes_[leaf].right == no_child) search_leaf<D>(leaf, dim);
     }
 
-    // Query a's k-th smallest squared distance so far: the top of its heap (inf until k seen).
-    [[nodiscard]] double kth(std::size_t a) const noexcept { return best_[a * k_]; }
+    // Query a's k-th smallest squared distance so far: the top of its heap (inf until k seen),
+    // kept beside the heaps where the pruning reads it.
+    [[nodiscard]] double kth(std::size_t a) const noexcept { return kth_[a]; }
 
     // Puts s among query a's k smallest squared distances, if below the largest of them.
     // best_ row a is a max-heap of k values (inf where fewer than k were seen): s replaces
     // the top and sinks to its place, O(log k). The heap holds the same multiset as a sorted
     // list would, so its top (the k-th) and hence every pruning decision are the same.
     void insert(std::size_t a, double s) noexcept {
+        if (!(s < kth_[a])) return;
         double* heap = &best_[a * k_];
-        if (!(s < heap[0])) return;
         std::size_t i = 0;
         for (;;) {
             const std::size_t left = 2 * i + 1;
@@ -365,6 +367,7 @@ private:
             i = child;
         }
         heap[i] = s;
+        kth_[a] = heap[0];
     }
 
     // Counts `distances` computed and calls the poll callback once 2^16 have accumulated.
@@ -388,6 +391,7 @@ private:
         const std::size_t first = nodes_[leaf].begin;
         const std::size_t m = nodes_[leaf].end - first;
         std::fill_n(best_.begin(), m * k_, inf);
+        std::fill_n(kth_.begin(), m, inf);
         for (std::size_t a = 0; a < m; ++a)
             for (std::size_t b = a + 1; b < m; ++b) {
                 const double s = squared_distance<D>(&rows_[(first + a) * dd], &rows_[(first + b) * dd], dim);
@@ -529,6 +533,7 @@ private:
     std::vector<double> rows_;        // the points in tree order
     std::vector<double> squared_;     // ε_i² in input order
     std::vector<double> best_;        // per point of a leaf: a max-heap of its k smallest squared distances
+    std::vector<double> kth_;         // per point of a leaf: the top of its heap
 };
 
 /// One-shot convenience: KnnEntropy(k, min_distance)(points, dim).
