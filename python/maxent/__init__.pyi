@@ -320,14 +320,16 @@ def MBE() -> Feedback:
 def MOE() -> Feedback:
     """Entropy of the trajectory's observations."""
     ...
-def MOEKnn(k: int = ..., min_distance: float = ...) -> Feedback:
-    """'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim)."""
+def MOEKnn(k: int = ..., min_distance: Optional[float] = ...) -> Feedback:
+    """'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim);
+ties as knn_entropy counts them (min_distance None: 1e-12 of the points' extent, 0: refused)."""
     ...
 def MSE() -> Feedback:
     """Entropy of the trajectory's true states (bins)."""
     ...
-def MSEKnn(k: int = ..., min_distance: float = ...) -> Feedback:
-    """'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point)."""
+def MSEKnn(k: int = ..., min_distance: Optional[float] = ...) -> Feedback:
+    """'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point);
+ties as knn_entropy counts them (min_distance None: 1e-12 of the points' extent, 0: refused)."""
     ...
 def ObservationPolicy(num_observations: int, num_actions: int) -> Policy:
     """Class O: softmax(θ[o_t])."""
