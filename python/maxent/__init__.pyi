@@ -320,14 +320,16 @@ def MBE() -> Feedback:
 def MOE() -> Feedback:
     """Entropy of the trajectory's observations."""
     ...
-def MOEKnn(k: int = ..., min_distance: float = ...) -> Feedback:
-    """'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim)."""
+def MOEKnn(k: int = ..., min_distance: Optional[float] = ...) -> Feedback:
+    """'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim);
+ties as knn_entropy counts them (min_distance None: 1e-12 of the points' extent, 0: refused)."""
     ...
 def MSE() -> Feedback:
     """Entropy of the trajectory's true states (bins)."""
     ...
-def MSEKnn(k: int = ..., min_distance: float = ...) -> Feedback:
-    """'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point)."""
+def MSEKnn(k: int = ..., min_distance: Optional[float] = ...) -> Feedback:
+    """'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point);
+ties as knn_entropy counts them (min_distance None: 1e-12 of the points' extent, 0: refused)."""
     ...
 def ObservationPolicy(num_observations: int, num_actions: int) -> Policy:
     """Class O: softmax(θ[o_t])."""
@@ -373,15 +375,42 @@ def estimator_quality(world: Model, policy: Policy, feedback: Any, estimators: A
 trace, cosines, zero estimates, times. max_leaves: the exact gradient's enumeration budget (BudgetError
 names the bound; raise it for a longer horizon at the cost of time)."""
     ...
-def evaluate(world: Any, updater: Any, policy: Policy, *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ...) -> dict:
+def evaluate(world: Any, updater: Any, policy: Any, *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ..., knn_k: int = ..., knn_min_distance: Optional[float] = ...) -> dict:
     """The policy's mean true-state entropy, MOE, MBE and Σ_t H(b_t) over `episodes` episodes with 95%
 intervals (episode n draws from stream(seed, evaluation_stream_run, n)). world: a Model (updater:
 BayesFilter, NoisyBelief or None) or a simulator written in Python (updater: its ParticleFilter; run
-on the calling thread; a GenerativeView is evaluated through its model)."""
+on the calling thread; a GenerativeView is evaluated through its model). policy: a Policy, or an
+ObservationFeaturePolicy for a simulator with vector observations.
+
+The dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,
+true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:
+true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a
+world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'
+for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,
+k = knn_k nearest neighbours; knn_k = 0: none). Repeated points (a robot that stays put at a wall) are
+counted at a resolution: knn_min_distance None (the default) takes 1e-12 of each episode's point-cloud
+diagonal (the scale rule: point sets without such ties are left exactly as the plain estimator has
+them), a number > 0 that resolution, 0 refuses ties (NumericError). knn_rule names it ('scale',
+'min_distance', 'refuse', or 'none' without kNN quantities), knn_resolution_low / knn_resolution_high
+give the smallest and largest resolution applied, knn_floored how many points lay closer than it to
+their k-th neighbour (summed over episodes). A simulator runs on one thread."""
     ...
-def evaluate_uniform(world: Any, updater: Any = ..., *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ...) -> dict:
+def evaluate_uniform(world: Any, updater: Any = ..., *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ..., knn_k: int = ..., knn_min_distance: Optional[float] = ...) -> dict:
     """evaluate() for the uniformly random policy, on the same streams: the baseline (a simulator world
-needs its ParticleFilter as the updater)."""
+needs its ParticleFilter as the updater).
+
+The dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,
+true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:
+true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a
+world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'
+for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,
+k = knn_k nearest neighbours; knn_k = 0: none). Repeated points (a robot that stays put at a wall) are
+counted at a resolution: knn_min_distance None (the default) takes 1e-12 of each episode's point-cloud
+diagonal (the scale rule: point sets without such ties are left exactly as the plain estimator has
+them), a number > 0 that resolution, 0 refuses ties (NumericError). knn_rule names it ('scale',
+'min_distance', 'refuse', or 'none' without kNN quantities), knn_resolution_low / knn_resolution_high
+give the smallest and largest resolution applied, knn_floored how many points lay closer than it to
+their k-th neighbour (summed over episodes). A simulator runs on one thread."""
     ...
 def exact_objective(world: Model, policy: Policy, feedback: Any = ..., updater: Any = ..., *, counting: str = ..., max_leaves: int = ..., max_horizon: int = ...) -> dict:
     """J(θ) and ∇J(θ) exactly, by enumerating every trajectory of a tiny model: {'objective', 'gradient',
@@ -404,10 +433,14 @@ def grid_world(width: int, height: int, layout: str = ..., slip: float = ..., ob
 observations identity | gaussian (precision k or the paper's variance 1/k) | room_id | side; T = S
 unless given."""
     ...
-def knn_entropy(points: numpy.ndarray, k: int = ..., min_distance: float = ...) -> float:
-    """The Kozachenko–Leonenko k-nearest-neighbour entropy (nats) of n points in R^d (an n x d float array):
-the estimator of moe-knn, mse-knn and evaluate's kNN quantities. NumericError for ties (k-th neighbour
-at distance 0) unless min_distance > 0, ConfigError for k = 0 or k >= n."""
+def knn_entropy(points: Any, k: int = ..., min_distance: Optional[float] = ...) -> float:
+    """The Kozachenko–Leonenko k-nearest-neighbour entropy (nats) of n points in R^d (an n x d array of real
+numbers; n values: d = 1): the estimator of moe-knn, mse-knn and evaluate's kNN quantities. Ties (a
+point with k others at distance 0): min_distance None (the default) counts them at 1e-12 of the points'
+bounding-box diagonal (the scale rule; points without such ties get the plain estimate, bit for bit), a
+number > 0 at that resolution (within [2^-511, 2^512)), 0 refuses them (NumericError naming both
+points). ConfigError for k = 0 or k >= n; TypeError for complex, string or object arrays. Runs with the
+GIL released; Ctrl-C interrupts it."""
     ...
 def learned_belief_defaults() -> dict:
     """The one set of learned-belief defaults (C++ maxent::learned_belief_defaults) that train_learned,

@@ -247,51 +247,9 @@ _core.TrainResult.policy = property(
     lambda r: None if repr(r).endswith(", ObservationFeaturePolicy)") else _result_policy.fget(r),
     doc=_result_policy.__doc__)
 
-_FINITE_EVALUATION = {"true_entropy_knn": None, "true_entropy_estimator": "binned",
-                      "observation_entropy_estimator": "binned", "true_entropy_knn_estimator": "none", "knn_k": 0}
-
-
-def _is_python_simulator(world):
-    return not isinstance(world, (_core.Model, _core.GenerativeView))
-
-
-def evaluate(world, updater, policy, *, episodes=1000, seed=0, threads=1, counting="paper", knn_k=4,
-             knn_min_distance=0.0):
-    if _is_python_simulator(world) or isinstance(policy, _core.ObservationFeaturePolicy):
-        return _core._evaluate_simulator(world, updater, policy, episodes=episodes, seed=seed, counting=counting,
-                                         knn_k=knn_k, knn_min_distance=knn_min_distance)
-    e = _core.evaluate(world, updater, policy, episodes=episodes, seed=seed, threads=threads, counting=counting)
-    return {**e, **_FINITE_EVALUATION}
-
-
-def evaluate_uniform(world, updater=None, *, episodes=1000, seed=0, threads=1, counting="paper", knn_k=4,
-                     knn_min_distance=0.0):
-    if _is_python_simulator(world):
-        return _core._evaluate_simulator(world, updater, None, episodes=episodes, seed=seed, counting=counting,
-                                         knn_k=knn_k, knn_min_distance=knn_min_distance)
-    e = _core.evaluate_uniform(world, updater, episodes=episodes, seed=seed, threads=threads, counting=counting)
-    return {**e, **_FINITE_EVALUATION}
-
-
-_EVALUATION_DOC = (
-    "\n\nThe dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,\n"
-    "true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:\n"
-    "true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a\n"
-    "world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'\n"
-    "for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,\n"
-    "k = knn_k nearest neighbours, distances floored at knn_min_distance). A simulator runs on one thread.")
-
-
-def _with_knn(doc):
-    """The core docstring with this wrapper's signature: any policy, and the kNN settings."""
-    signature, rest = doc.split("\n", 1)
-    signature = signature.replace("policy: maxent._core.Policy", "policy: object").replace(
-        ") -> dict", ", knn_k: int = 4, knn_min_distance: float = 0.0) -> dict", 1)
-    return signature + "\n" + rest + _EVALUATION_DOC
-
-
-evaluate.__doc__ = _with_knn(_core.evaluate.__doc__)
-evaluate_uniform.__doc__ = _with_knn(_core.evaluate_uniform.__doc__)
+# evaluate and evaluate_uniform take every world, policy and kNN setting in C++ (analysis.cpp).
+evaluate = _core.evaluate
+evaluate_uniform = _core.evaluate_uniform
 
 
 # ---------------------------------------------------------------------------------------------

@@ -323,10 +323,13 @@ struct TrainOptions {
 py::object train_generative(const py::object& world, const py::object& updater, const PyPolicy& policy,
                             const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
                             const TrainOptions& options);
-/// evaluate() (policy given) or evaluate_uniform() (policy null) with a world that is not a
-/// finite Model: a Python simulator with its ParticleFilter, run on the calling thread.
-Evaluation evaluate_generative(const py::object& world, const py::object& updater, const PyPolicy* policy,
-                               std::size_t episodes, std::uint64_t seed, std::size_t threads, StateCounting counting);
+/// evaluate() (a policy) or evaluate_uniform() (policy None) with a world that is not a finite
+/// Model (a Python simulator with its ParticleFilter, run on the calling thread) or a policy
+/// that is not a bound Policy (ObservationFeaturePolicy), as evaluation_dict.
+py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn);
+/// An Evaluation as Python sees it (a dict; see evaluate's docstring).
+py::dict evaluation_dict(const Evaluation& e);
 /// The Python object of a finished run.
 py::object to_python(PyTrainResult r);
 /// A train call's options from its Python arguments (Config validated; seeds, when given,

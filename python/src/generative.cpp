@@ -488,8 +488,23 @@ auto with_policy(const SimPolicy& sp, const char* who, Fn&& fn) {
     }
 }
 
+/// The Python world a particle filter was built for, checked against the world given.
+void check_filter_world(const PyParticleFilter& pf, const py::object& world, const char* who) {
+    if (pf.view_filter)
+        throw config_error(detail::message(who, ": the ParticleFilter was built for a GenerativeView, not a Python "
+                                           "world"));
+    const bool vec = pf.vec_filter.has_value();
+    if (vec != vector_world(world))
+        throw config_error(detail::message(who, ": the ParticleFilter was built for a world with ",
+                                           vec ? "vector" : "index", " observations, and ",
+                                           std::string(py::repr(world)), vec ? " observes indices" :
+                                           " declares observation_dim (vectors)"));
+}
+
+}  // namespace
+
 /// Evaluation as Python sees it: per quantity mean, low, high, n (None when not computed),
-/// and the estimators used.
+/// the estimators used, and how the kNN quantities counted ties.
 py::dict evaluation_dict(const Evaluation& e) {
     auto interval = [](const MeanInterval& x) -> py::object {
         if (x.n == 0) return py::none();
@@ -511,23 +526,12 @@ py::dict evaluation_dict(const Evaluation& e) {
     d["observation_entropy_estimator"] = std::string(e.observation_entropy_estimator);
     d["true_entropy_knn_estimator"] = std::string(e.true_entropy_knn_estimator);
     d["knn_k"] = e.knn_k;
+    d["knn_rule"] = std::string(e.knn_rule);
+    d["knn_resolution_low"] = e.knn_resolution_low;
+    d["knn_resolution_high"] = e.knn_resolution_high;
+    d["knn_floored"] = e.knn_floored;
     return d;
 }
-
-/// The Python world a particle filter was built for, checked against the world given.
-void check_filter_world(const PyParticleFilter& pf, const py::object& world, const char* who) {
-    if (pf.view_filter)
-        throw config_error(detail::message(who, ": the ParticleFilter was built for a GenerativeView, not a Python "
-                                           "world"));
-    const bool vec = pf.vec_filter.has_value();
-    if (vec != vector_world(world))
-        throw config_error(detail::message(who, ": the ParticleFilter was built for a world with ",
-                                           vec ? "vector" : "index", " observations, and ",
-                                           std::string(py::repr(world)), vec ? " observes indices" :
-                                           " declares observation_dim (vectors)"));
-}
-
-}  // namespace
 
 py::object train_simulator(const py::object& world, const py::object& updater, const SimPolicy& policy,
                            const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
@@ -611,6 +615,8 @@ py::object train_generative(const py::object& world, const py::object& updater, 
     return train_simulator(world, updater, SimPolicy{&policy}, feedback, estimator, step, options);
 }
 
+namespace {
+
 Evaluation evaluate_simulator(const py::object& world, const py::object& updater, const SimPolicy* policy,
                               std::size_t episodes, std::uint64_t seed, StateCounting counting, KnnCounting knn) {
     const char* who = policy != nullptr ? "evaluate" : "evaluate_uniform";
@@ -646,16 +652,19 @@ Evaluation evaluate_simulator(const py::object& world, const py::object& updater
         return run(PyWorld(world), *pf->py_filter);
     } catch (const numeric_error& e) {
         if (std::string_view(e.what()).find("knn_entropy") == std::string_view::npos) throw;
-        throw numeric_error(detail::message(e.what(), " (", who, ": pass knn_min_distance > 0, a resolution in the "
-                                            "points' units, or knn_k = 0 for no kNN quantity)"));
+        throw numeric_error(detail::message(e.what(), " (", who, ": leave knn_min_distance None for the scale rule, "
+                                            "pass a resolution > 0 in the points' units, or knn_k = 0 for no kNN "
+                                            "quantity)"));
     }
 }
 
-Evaluation evaluate_generative(const py::object& world, const py::object& updater, const PyPolicy* policy,
-                               std::size_t episodes, std::uint64_t seed, std::size_t /*threads: one*/, StateCounting counting) {
-    if (policy == nullptr) return evaluate_simulator(world, updater, nullptr, episodes, seed, counting, KnnCounting{});
-    const SimPolicy p{policy};
-    return evaluate_simulator(world, updater, &p, episodes, seed, counting, KnnCounting{});
+}  // namespace
+
+py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn) {
+    if (policy.is_none()) return evaluation_dict(evaluate_simulator(world, updater, nullptr, episodes, seed, counting, knn));
+    const SimPolicy p = sim_policy(policy);
+    return evaluation_dict(evaluate_simulator(world, updater, &p, episodes, seed, counting, knn));
 }
 
 void bind_generative(py::module_& m) {
@@ -895,36 +904,6 @@ void bind_generative(py::module_& m) {
         py::arg("progress") = py::none(), py::arg("progress_every") = 1,
         "train() on a simulator with any policy it is offered with, ObservationFeaturePolicy included (maxent.train\n"
         "calls it for that policy).");
-
-    m.def(
-        "_evaluate_simulator",
-        [](const py::object& world, const py::object& updater, const py::object& policy, std::size_t episodes,
-           std::uint64_t seed, const std::string& counting, std::size_t knn_k, double knn_min_distance) {
-            KnnCounting knn;
-            knn.k = knn_k;
-            knn.min_distance = knn_min_distance;
-            if (policy.is_none())
-                return evaluation_dict(evaluate_simulator(world, updater, nullptr, episodes, seed, to_counting(counting), knn));
-            const SimPolicy p = sim_policy(policy);
-            return evaluation_dict(evaluate_simulator(world, updater, &p, episodes, seed, to_counting(counting), knn));
-        },
-        py::arg("world"), py::arg("updater"), py::arg("policy") = py::none(), py::kw_only(), py::arg("episodes") = 1000,
-        py::arg("seed") = 0, py::arg("counting") = "paper", py::arg("knn_k") = 4, py::arg("knn_min_distance") = 0.0,
-        "evaluate() / evaluate_uniform() (policy None) on a Python simulator, with the kNN quantities (maxent.evaluate\n"
-        "calls it for simulators).");
-
-    m.def(
-        "knn_entropy",
-        [](const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>& points, std::size_t k,
-           double min_distance) {
-            KnnEntropy e(k, min_distance);
-            const auto n = static_cast<std::size_t>(points.rows()), d = static_cast<std::size_t>(points.cols());
-            return e(std::span<const double>(points.data(), n * d), d);
-        },
-        py::arg("points"), py::arg("k") = 4, py::arg("min_distance") = 0.0,
-        "The Kozachenko–Leonenko k-nearest-neighbour entropy (nats) of n points in R^d (an n x d float array):\n"
-        "the estimator of moe-knn, mse-knn and evaluate's kNN quantities. NumericError for ties (k-th neighbour\n"
-        "at distance 0) unless min_distance > 0, ConfigError for k = 0 or k >= n.");
 }
 
 }  // namespace maxent::python

@@ -243,7 +243,7 @@ double PythonFeedback::call(const Trajectory& t) const {
     return x;
 }
 
-FeedbackBox knn_feedback(bool states, std::size_t k, double min_distance) {
+FeedbackBox knn_feedback(bool states, std::size_t k, std::optional<double> min_distance) {
     programs::CallableFeedback f;
     if (states) {
         f.fn = [e = KnnStateEntropy(k, min_distance), g = 0](const Trajectory& t) mutable { return e(t, g); };
@@ -289,8 +289,8 @@ FeedbackBox to_feedback(const py::handle& x) {
         if (s == "moe") return {MOE{}};
         if (s == "mbe") return {MBE{}};
         if (s == "reg-mbe" || s == "regmbe" || s == "reg_mbe") return {RegMBE(0.02)};
-        if (s == "mse-knn" || s == "mse_knn") return knn_feedback(true, 4, 0.0);
-        if (s == "moe-knn" || s == "moe_knn") return knn_feedback(false, 4, 0.0);
+        if (s == "mse-knn" || s == "mse_knn") return knn_feedback(true, 4, std::nullopt);
+        if (s == "moe-knn" || s == "moe_knn") return knn_feedback(false, 4, std::nullopt);
         throw config_error(detail::message("unknown feedback '", x.cast<std::string>(),
                                            "' (known: mse, moe, mbe, reg-mbe, mse-knn, moe-knn, or a callable)"));
     }
@@ -467,12 +467,14 @@ void bind_components(py::module_& m) {
     m.def("MBE", [] { return FeedbackBox{MBE{}}; }, "Entropy of believed states s̃_t ~ b_t.");
     m.def("RegMBE", [](double rho) { return FeedbackBox{RegMBE(rho)}; }, py::arg("rho") = 0.02,
           "MBE minus rho times the sum of belief entropies.");
-    m.def("MSEKnn", [](std::size_t k, double min_distance) { return knn_feedback(true, k, min_distance); },
-          py::arg("k") = 4, py::arg("min_distance") = 0.0,
-          "'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point).");
-    m.def("MOEKnn", [](std::size_t k, double min_distance) { return knn_feedback(false, k, min_distance); },
-          py::arg("k") = 4, py::arg("min_distance") = 0.0,
-          "'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim).");
+    m.def("MSEKnn", [](std::size_t k, std::optional<double> min_distance) { return knn_feedback(true, k, min_distance); },
+          py::arg("k") = 4, py::arg("min_distance") = py::none(),
+          "'mse-knn': the k-nearest-neighbour entropy (nats) of the true states' points (a world's state_point);\n"
+          "ties as knn_entropy counts them (min_distance None: 1e-12 of the points' extent, 0: refused).");
+    m.def("MOEKnn", [](std::size_t k, std::optional<double> min_distance) { return knn_feedback(false, k, min_distance); },
+          py::arg("k") = 4, py::arg("min_distance") = py::none(),
+          "'moe-knn': the k-nearest-neighbour entropy (nats) of the raw observation vectors (observation_dim);\n"
+          "ties as knn_entropy counts them (min_distance None: 1e-12 of the points' extent, 0: refused).");
     m.def("PartitionEntropy", [](std::vector<std::size_t> blocks) { return FeedbackBox{PartitionEntropy(std::move(blocks))}; },
           py::arg("block_of_state"), "Entropy of the true states mapped to blocks (e.g. rooms).");
     m.def(

@@ -93,7 +93,7 @@ def test_knn_entropy_is_kozachenko_leonenko():
     # a Gaussian in 2-D: H = log(2 π e) = 2.8379 nats; 300 points, k = 4: within 0.15
     assert maxent.knn_entropy(rng.normal(size=(300, 2)), k=4) == pytest.approx(math.log(2 * math.pi * math.e), abs=0.15)
     with pytest.raises(maxent.NumericError, match="point"):
-        maxent.knn_entropy(np.zeros((10, 1)), k=2)
+        maxent.knn_entropy(np.zeros((10, 1)), k=2, min_distance=0.0)  # 0: ties refused
     with pytest.raises(maxent.ConfigError):
         maxent.knn_entropy(np.zeros((3, 1)), k=3)
 
@@ -170,8 +170,8 @@ def test_evaluate_names_its_estimators():
 
     p = Pinned()
     pf = maxent.ParticleFilter(p, particles=20)
-    with pytest.raises(maxent.NumericError, match=r"distance 0.*KnnCounting::min_distance.*evaluate_uniform: pass knn_min_distance > 0"):
-        maxent.evaluate_uniform(p, pf, episodes=3)
+    with pytest.raises(maxent.NumericError, match=r"distance 0.*KnnCounting::min_distance.*evaluate_uniform: leave knn_min_distance None"):
+        maxent.evaluate_uniform(p, pf, episodes=3, knn_min_distance=0.0)  # 0: ties refused
     ok = maxent.evaluate_uniform(p, pf, episodes=3, knn_min_distance=1e-3)
     # every counted state but the first is 0.0: 9 of 10 points at the floor 1e-3
     assert ok["true_entropy_knn"]["mean"] < -3.0

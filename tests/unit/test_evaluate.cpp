@@ -2,18 +2,22 @@
 // uniform baseline, windowed means of a history) and core/statistics.hpp. Checked against a
 // deterministic world whose entropies are known exactly, the θ = 0 softmax policy (which the
 // uniform baseline must equal bit for bit), the exact objective (interval coverage over many
-// seeds) and hand-computed t intervals.
+// seeds), hand-computed t intervals, and, for a robot that bumps into walls (repeated
+// true-state points), kNN entropies recomputed by brute force with the scale rule's floor.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <numbers>
+#include <span>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/particle_filter.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/statistics.hpp"
 #include "maxent/model/finite_pomdp.hpp"
@@ -56,6 +60,73 @@ void check_same(const Evaluation& a, const Evaluation& b) {
     check_same(a.observation_entropy, b.observation_entropy);
     check_same(a.believed_entropy, b.believed_entropy);
     check_same(a.belief_entropy_sum, b.belief_entropy_sum);
+    check_same(a.true_entropy_knn, b.true_entropy_knn);
+    CHECK(a.knn_rule == b.knn_rule);
+    CHECK(a.knn_resolution_low == b.knn_resolution_low);
+    CHECK(a.knn_resolution_high == b.knn_resolution_high);
+    CHECK(a.knn_floored == b.knn_floored);
+}
+
+/// A robot in a corridor of 3 cells (positions 0, 1, 2) that starts against the left wall;
+/// action 0 moves left, 1 right, and a move into a wall leaves it where it is. It reads its
+/// position with Gaussian noise (no observation bins: MOE by kNN) and its true position is
+/// its state point. 16 steps over 3 positions: some position holds 6 of them or more, so
+/// every episode has points with k = 4 others at distance 0.
+struct BumpingRobot {
+    using state_type = double;
+    using observation_type = double;
+    std::size_t num_actions() const { return 2; }
+    std::size_t horizon() const { return 16; }
+    template <class G>
+    double sample_initial_state(G&) const {
+        return 0.0;
+    }
+    template <class G>
+    double sample_initial_observation(double x, G& g) const {
+        return sample_observation(0, x, g);
+    }
+    template <class G>
+    double sample_next_state(double x, std::size_t a, G&) const {
+        return std::clamp(x + (a == 1 ? 1.0 : -1.0), 0.0, 2.0);
+    }
+    template <class G>
+    double sample_observation(std::size_t, double x, G& g) const {
+        return x + 0.3 * standard_normal(g);
+    }
+    double observation_likelihood(std::size_t, double o, double x) const {
+        const double r = (o - x) / 0.3;
+        return std::exp(-0.5 * r * r);
+    }
+    std::size_t num_state_bins() const { return 3; }
+    std::size_t state_bin(double x) const { return static_cast<std::size_t>(x); }
+    std::size_t state_point_dimension() const { return 1; }
+    void state_point(double x, std::span<double> out) const { out[0] = x; }
+};
+
+struct Cells {
+    std::size_t operator()(double x) const { return static_cast<std::size_t>(x); }
+};
+
+/// Ĥ of 1-D points by brute force with the scale rule written out: ε_i the k-th smallest
+/// |x_i − x_j|, floored at δ = 1e-12 (max − min), or 1e-12 when all points are equal.
+double scale_rule_by_hand(const std::vector<double>& x, std::size_t k, std::size_t& floored) {
+    const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+    const double delta = *hi > *lo ? 1e-12 * (*hi - *lo) : 1e-12;
+    const std::size_t n = x.size();
+    double sum_log = 0.0;
+    std::vector<double> d;
+    for (std::size_t i = 0; i < n; ++i) {
+        d.clear();
+        for (std::size_t j = 0; j < n; ++j)
+            if (j != i) d.push_back(std::abs(x[i] - x[j]));
+        std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k - 1), d.end());
+        floored += d[k - 1] < delta ? 1 : 0;
+        sum_log += std::log(std::max(d[k - 1], delta));
+    }
+    // ψ(n) − ψ(k) = Σ_{j=k}^{n-1} 1/j; V_1 = 2.
+    double psi = 0.0;
+    for (std::size_t j = k; j < n; ++j) psi += 1.0 / static_cast<double>(j);
+    return psi + std::log(2.0) + sum_log / static_cast<double>(n);
 }
 
 }  // namespace
@@ -118,6 +189,77 @@ TEST_CASE("evaluate: the 95% intervals cover the exact objective about 95% of th
         CHECK(c >= 180);
         CHECK(c <= 198);
     }
+}
+
+TEST_CASE("evaluate takes its settings as one struct, the positional form the same call", "[evaluate]") {
+    const Model m = test_models::ring_model(5);
+    const BayesFilter<Model> filter(m);
+    BeliefAveragedPolicy policy(3, 2);
+    policy.parameters() << 0.5, -0.2, 0.1, 0.9, -0.4, 0.3;
+    const Evaluation positional = evaluate(m, filter, policy, 40, 9, 2, StateCounting::authors);
+    check_same(positional, evaluate(m, filter, policy,
+                                    {.episodes = 40, .seed = 9, .threads = 2, .counting = StateCounting::authors}));
+    check_same(positional, evaluate(m, filter, policy,
+                                    EvaluateOptions{.episodes = 40, .seed = 9, .counting = StateCounting::authors}));
+    check_same(evaluate_uniform(m, filter, 30, 2), evaluate_uniform(m, filter, {.episodes = 30, .seed = 2}));
+    const EvaluateOptions defaults{};
+    CHECK(defaults.episodes == 1000);
+    CHECK(defaults.threads == 1);
+    CHECK(defaults.knn.k == 4);
+    CHECK(!defaults.knn.min_distance.has_value());
+    // An index world computes no kNN quantity: nothing to report.
+    CHECK(positional.knn_rule == "none");
+    CHECK(positional.knn_floored == 0);
+}
+
+TEST_CASE("evaluate counts a robot that bumps into walls, by the scale rule unless told otherwise", "[evaluate]") {
+    const BumpingRobot world;
+    DefaultRng g = stream(8);
+    const ParticleFilter filter(world, 3, Cells{}, ParticleFilterOptions{.particles = 16}, g);
+    // The default: ties counted at 1e-12 of each episode's extent, nothing thrown.
+    const Evaluation e = evaluate_uniform(world, filter, {.episodes = 12, .seed = 3});
+    CHECK(e.true_entropy_knn_estimator == "knn");
+    CHECK(e.observation_entropy_estimator == "knn");
+    CHECK(e.knn_rule == "scale");
+    CHECK(std::isfinite(e.true_entropy_knn.mean));
+    CHECK(std::isfinite(e.observation_entropy.mean));
+    // The same episodes replayed, the true-state kNN entropy by brute force.
+    RolloutOptions options{StateCounting::paper, {.belief_entropy = true, .believed_states = true}};
+    options.needs.state_points = true;
+    options.needs.observation_points = true;
+    std::vector<double> by_hand;
+    std::size_t floored = 0;
+    rollout_fixed_policy(world, filter, UniformPolicy(2), options, 3, evaluation_stream_run, 0, 12,
+                         [&](std::size_t, const Trajectory& t, DefaultRng&) {
+                             const auto p = t.counted_state_points();
+                             by_hand.push_back(scale_rule_by_hand(std::vector<double>(p.begin(), p.end()), 4, floored));
+                         });
+    CHECK(e.true_entropy_knn.mean == Approx(mean_interval(by_hand).mean).epsilon(1e-12));
+    CHECK(floored >= 6 * 12);               // pigeonhole: 6 or more points per episode
+    CHECK(e.knn_floored >= floored);        // plus any among the noisy readings (none expected)
+    CHECK(e.knn_floored <= floored + 12 * 16);
+    CHECK(e.knn_resolution_low >= 1e-12 * (1 - 1e-15));
+    CHECK(e.knn_resolution_high <= 1e-11);  // extents: 2 at most (positions), a few more (noisy readings)
+    // Any thread count: the same numbers and the same report.
+    check_same(e, evaluate_uniform(world, filter, {.episodes = 12, .seed = 3, .threads = 3}));
+    // A stated resolution, reported as such; min_distance = 0 refuses the ties, naming the settings.
+    const Evaluation half = evaluate_uniform(world, filter, {.episodes = 12, .seed = 3, .knn = {.min_distance = 0.5}});
+    CHECK(half.knn_rule == "min_distance");
+    CHECK(half.knn_resolution_low == 0.5);
+    CHECK(half.knn_resolution_high == 0.5);
+    CHECK(half.true_entropy_knn.mean > e.true_entropy_knn.mean);
+    CHECK_THROWS_AS(evaluate_uniform(world, filter, {.episodes = 12, .seed = 3, .knn = {.min_distance = 0.0}}),
+                    numeric_error);
+    CHECK_THROWS_WITH(evaluate_uniform(world, filter, {.episodes = 12, .seed = 3, .knn = {.min_distance = 0.0}}),
+                      Catch::Contains("distance 0") && Catch::Contains("KnnCounting::min_distance unset"));
+    CHECK_THROWS_WITH(evaluate_uniform(world, filter, {.episodes = 12, .seed = 3, .knn = {.min_distance = 1e-200}}),
+                      Catch::Contains("min_distance = 1e-200"));
+    // k = 0: no kNN quantity, nothing to report.
+    const Evaluation none = evaluate_uniform(world, filter, {.episodes = 12, .seed = 3, .knn = {.k = 0}});
+    CHECK(none.knn_rule == "none");
+    CHECK(none.knn_floored == 0);
+    CHECK(none.knn_resolution_high == 0.0);
+    check_same(none.true_entropy, e.true_entropy);
 }
 
 TEST_CASE("evaluate and windowed means refuse bad input", "[evaluate]") {

@@ -1,21 +1,27 @@
 // Tests of core/knn_entropy.hpp: the Kozachenko–Leonenko estimator against hand-computed
 // values and closed-form entropies (uniform on a box, correlated Gaussians, d = 1..6), its
-// k-d tree against a brute-force neighbour search (same bits), and its refusals.
+// k-d tree against a brute-force neighbour search (same bits), its heaps against the
+// insertion-sorted lists they replaced (same bits, tests/support/legacy_knn_entropy.hpp), the
+// tie rules, the poll callback, and its refusals.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/knn_entropy.hpp"
 #include "maxent/core/random.hpp"
+
+#include "legacy_knn_entropy.hpp"
 
 namespace test_knn_entropy {
 
@@ -212,25 +218,124 @@ TEST_CASE("knn entropy: same input, same bits, and reordered input, the same val
     for (std::size_t i = 0; i < n; ++i) REQUIRE(estimator.kth_squared_distances()[n - 1 - i] == forward[i]);
 }
 
-TEST_CASE("knn entropy: ties refused by default, counted at min_distance on request", "[core][knn]") {
+TEST_CASE("knn entropy: ties refused at min_distance 0, counted at min_distance on request", "[core][knn]") {
     // 1-D {0, 0, 1}: points 0 and 1 coincide.
     const std::vector<double> line{0.0, 0.0, 1.0};
-    REQUIRE_THROWS_AS(maxent::knn_entropy(line, 1, 1), maxent::numeric_error);
-    REQUIRE_THROWS_WITH(maxent::knn_entropy(line, 1, 1), Catch::Contains("point 0") && Catch::Contains("point 1") &&
-                                                             Catch::Contains("min_distance"));
+    REQUIRE_THROWS_AS(maxent::knn_entropy(line, 1, 1, 0.0), maxent::numeric_error);
+    REQUIRE_THROWS_WITH(maxent::knn_entropy(line, 1, 1, 0.0), Catch::Contains("point 0") && Catch::Contains("point 1") &&
+                                                                  Catch::Contains("min_distance"));
     // With resolution 0.5: ε = 0.5, 0.5, 1. ψ(3) − ψ(1) = 3/2, V_1 = 2.
     maxent::KnnEntropy floored(1, 0.5);
     REQUIRE(floored(line, 1) == Approx(1.5 + std::log(2.0) + 2.0 * std::log(0.5) / 3.0).epsilon(1e-15));
     REQUIRE(floored.kth_squared_distances()[0] == 0.0);  // reported before the floor
+    REQUIRE(floored.rule() == "min_distance");
+    REQUIRE(floored.resolution() == 0.5);
+    REQUIRE(floored.floored() == 2);
     // k = 2: point 2's second neighbour is at 1 > 0, every point has one: accepted.
-    REQUIRE(std::isfinite(maxent::knn_entropy(line, 1, 2)));
+    REQUIRE(std::isfinite(maxent::knn_entropy(line, 1, 2, 0.0)));
     // Many copies of one point (one leaf and more): refused, and fast with a floor.
     std::vector<double> same(2 * 1000, 0.25);
-    REQUIRE_THROWS_AS(maxent::knn_entropy(same, 2, 3), maxent::numeric_error);
+    REQUIRE_THROWS_AS(maxent::knn_entropy(same, 2, 3, 0.0), maxent::numeric_error);
     maxent::KnnEntropy floor_same(3, 1e-3);
     REQUIRE(floor_same(same, 2) == Approx(maxent::detail::digamma_integer(1000) - maxent::detail::digamma_integer(3) +
                                           std::log(std::numbers::pi) + 2.0 * std::log(1e-3))
                                        .epsilon(1e-12));  // 1000 equal logs summed
+}
+
+TEST_CASE("knn entropy: by default ties count at 1e-12 of the points' diagonal (the scale rule)", "[core][knn]") {
+    // {0, 0, 1}: the diagonal is 1, δ = 1e-12: ε = δ, δ, 1.
+    const std::vector<double> line{0.0, 0.0, 1.0};
+    maxent::KnnEntropy scale(1);
+    REQUIRE(scale.rule() == "scale");
+    REQUIRE(!scale.min_distance().has_value());
+    REQUIRE(scale(line, 1) == Approx(1.5 + std::log(2.0) + 2.0 * std::log(1e-12) / 3.0).epsilon(1e-14));
+    REQUIRE(scale.resolution() == 1e-12);
+    REQUIRE(scale.floored() == 2);
+    REQUIRE(maxent::knn_entropy(line, 1, 1) == scale(line, 1));
+    // 2-D, a 3 x 4 box (diagonal 5) with a point repeated: δ = 5e-12, the rest by hand.
+    // Points (0,0) (0,0) (3,0) (0,4) (3,4), k = 1: ε = δ, δ, 3, 3, 3.
+    const std::vector<double> box{0, 0, 0, 0, 3, 0, 0, 4, 3, 4};
+    const double h = scale(box, 2);
+    REQUIRE(scale.resolution() == Approx(5e-12).epsilon(1e-15));
+    REQUIRE(scale.floored() == 2);
+    const double by_hand = maxent::detail::digamma_integer(5) - maxent::detail::digamma_integer(1) +
+                           std::log(std::numbers::pi) +
+                           (2.0 * std::log(5e-12) + 3.0 * std::log(3.0)) * 2.0 / 5.0;
+    REQUIRE(h == Approx(by_hand).epsilon(1e-13));
+    // Scaling the points by a power of two scales δ with them: Ĥ(2^10 x) = Ĥ(x) + d log 2^10.
+    std::vector<double> scaled(box);
+    for (double& x : scaled) x *= 1024.0;
+    REQUIRE(scale(scaled, 2) == Approx(h + 2.0 * std::log(1024.0)).epsilon(1e-13));
+    // All points equal (a robot that never moves): 1e-12 coordinate units, every point floored.
+    const std::vector<double> still(3 * 40, 7.5);
+    const double h_still = scale(still, 3);
+    REQUIRE(scale.resolution() == 1e-12);
+    REQUIRE(scale.floored() == 40);
+    REQUIRE(h_still == Approx(maxent::detail::digamma_integer(40) - maxent::detail::digamma_integer(1) +
+                              maxent::detail::log_unit_ball_volume(3) + 3.0 * std::log(1e-12))
+                           .epsilon(1e-13));
+    // Points closer than 1e-162 (squares that underflow to 0) and tiny extents: δ stays at
+    // least 2^-511, so the estimate is finite instead of refused.
+    const std::vector<double> tiny{0.0, 1e-170, 2e-170, 1e-300};
+    REQUIRE(std::isfinite(scale(tiny, 1)));
+    REQUIRE(scale.resolution() == maxent::knn_min_resolution);
+    REQUIRE(scale.floored() == 4);
+    // Two repeated points 2e300 apart: δ would be 2e288, whose square overflows: at most 2^511.
+    const std::vector<double> far{-1e300, -1e300, 1e300, 1e300};
+    REQUIRE(std::isfinite(scale(far, 1)));
+    REQUIRE(scale.resolution() == 0x1p511);
+}
+
+// Data without ties, data with ties, every k from 1 to n − 1 at small n, and the dimensions
+// of the dispatch: the heap version gives the k-th distances and the estimate of the
+// insertion-sorted version bit for bit.
+TEST_CASE("knn entropy: the bounded heaps give the bits of the insertion-sorted lists", "[core][knn]") {
+    for (std::size_t dim : {1, 2, 3, 5, 8, 11})
+        for (std::size_t n : {2, 9, 40, 150})
+            for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{7}, n / 2, n - 1}) {
+                if (k == 0 || k >= n) continue;
+                CAPTURE(dim, n, k);
+                maxent::DefaultRng g = maxent::stream(21, dim, n);
+                std::vector<double> points(n * dim);
+                for (double& x : points) x = maxent::standard_normal(g) * std::exp(2.0 * maxent::uniform01(g));
+                test_support::LegacyKnnEntropy legacy(k);
+                const double expected = legacy(points, dim);
+                maxent::KnnEntropy refuse(k, 0.0), scale(k);
+                REQUIRE(refuse(points, dim) == expected);
+                REQUIRE(scale(points, dim) == expected);  // no ties: the scale rule changes nothing
+                REQUIRE(scale.floored() == 0);
+                const auto a = legacy.kth_squared_distances(), b = scale.kth_squared_distances();
+                REQUIRE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+                const std::vector<double> tied = tied_points(n, dim, 4);
+                test_support::LegacyKnnEntropy legacy_tied(k, 0.05);
+                maxent::KnnEntropy floored(k, 0.05);
+                REQUIRE(floored(tied, dim) == legacy_tied(tied, dim));
+                const auto c = legacy_tied.kth_squared_distances(), d = floored.kth_squared_distances();
+                REQUIRE(std::equal(c.begin(), c.end(), d.begin(), d.end()));
+            }
+}
+
+TEST_CASE("knn entropy: the poll runs every 2^16 distances and may abandon the call", "[core][knn]") {
+    // k = n − 1 in 1-D: every point looks at every other one, n (n − 1) / 2 pairs within a
+    // leaf and n (n − 1) − ... across: at least 600 * 599 / 2 ≈ 1.8e5 distances, so 2 polls or more.
+    const std::size_t n = 600;
+    maxent::DefaultRng g = maxent::stream(3);
+    std::vector<double> points(n);
+    for (double& x : points) x = maxent::uniform01(g);
+    maxent::KnnEntropy estimator(n - 1);
+    const double h = estimator(points, 1);
+    std::size_t polls = 0;
+    const std::function<void()> count = [&] { ++polls; };
+    REQUIRE(estimator(points, 1, count) == h);
+    REQUIRE(polls >= 2);
+    REQUIRE(polls <= n * n / 65536 + 1);
+    // A poll that throws ends the call with its exception; the object stays usable.
+    const std::function<void()> stop = [] { throw std::runtime_error("stop requested"); };
+    REQUIRE_THROWS_WITH(estimator(points, 1, stop), "stop requested");
+    REQUIRE(estimator(points, 1) == h);
+    polls = 0;
+    (void)estimator(points, 1);  // without a poll, none is called
+    REQUIRE(polls == 0);
 }
 
 TEST_CASE("knn entropy: every bad input is named", "[core][knn]") {
@@ -239,6 +344,18 @@ TEST_CASE("knn entropy: every bad input is named", "[core][knn]") {
     REQUIRE_THROWS_WITH(maxent::KnnEntropy(0), Catch::Contains("k = 0"));
     REQUIRE_THROWS_WITH(maxent::KnnEntropy(1, -1.0), Catch::Contains("min_distance = -1"));
     REQUIRE_THROWS_WITH(maxent::KnnEntropy(1, std::numeric_limits<double>::quiet_NaN()), Catch::Contains("min_distance = nan"));
+    // Resolutions whose square is not a normal double: refused, naming the setting (they
+    // would have blamed the ties or the coordinates).
+    for (const double bad : {1e-170, 1e-160, std::nextafter(maxent::knn_min_resolution, 0.0), 1e155, 0x1p512, 1e300}) {
+        CAPTURE(bad);
+        REQUIRE_THROWS_AS(maxent::KnnEntropy(1, bad), maxent::config_error);
+        REQUIRE_THROWS_WITH(maxent::KnnEntropy(1, bad), Catch::Contains("min_distance = ") && Catch::Contains("2^-511"));
+    }
+    const std::vector<double> twins{0.0, 0.0, 1.0};
+    for (const double edge : {maxent::knn_min_resolution, std::nextafter(maxent::knn_max_resolution, 0.0)}) {
+        maxent::KnnEntropy ok(1, edge);
+        REQUIRE(std::isfinite(ok(twins, 1)));
+    }
     REQUIRE_THROWS_AS(maxent::knn_entropy(four, 1, 4), maxent::config_error);
     REQUIRE_THROWS_WITH(maxent::knn_entropy(four, 1, 4), Catch::Contains("k = 4") && Catch::Contains("n = 4"));
     REQUIRE_THROWS_WITH(maxent::knn_entropy(four, 2, 2), Catch::Contains("k = 2") && Catch::Contains("n = 2"));

@@ -14,23 +14,40 @@
 //
 // Neighbours are exact: a k-d tree (median splits, tight bounding boxes) whose pruning
 // bound never exceeds a distance computed the brute-force way, so every ε_i has the bits of
-// a brute-force search, and Σ log ε_i is summed in input order (same input, same bits).
+// a brute-force search, and Σ log ε_i is summed in input order (same input, same bits). Each
+// point keeps its k best candidates in a bounded max-heap: O(log k) per candidate, so the
+// cost is about n (candidates visited) log k for any k (k = n − 1 visits every pair).
 //
-// Ties: a point with k other points at distance 0 (duplicates) would give log 0 = −inf.
-// By default that input is refused with a numeric_error naming both points; a caller whose
-// vectors repeat (a robot pinned to a wall, a discrete sensor) passes `min_distance` > 0,
-// and each ε_i is then max(ε_i, min_distance) — a resolution the caller states.
+// Ties: a point with k other points at distance 0 (a robot pinned to a wall, a discrete
+// sensor) would give log 0 = −inf. Each ε_i is floored at a resolution δ, chosen by
+// `min_distance`:
+//   * unset (the default), the scale rule: δ = 10^-12 × the diagonal of the points' bounding
+//     box (knn_scale_resolution), or 10^-12 coordinate units when all points coincide, kept
+//     within [2^-511, 2^511] (about 1.5e-154 .. 6.7e153: squares stay normal doubles). Only
+//     distances below 10^-12 of the data's extent move: a point set whose k-th neighbour
+//     distances all exceed δ gets the bits of the plain estimator; exact repeats count at δ.
+//   * > 0: that resolution, in the points' units (within [2^-511, 2^512), where its square
+//     is a normal double; outside, config_error naming min_distance).
+//   * 0: no floor; a zero ε_i is refused (numeric_error naming both points).
+// resolution() and floored() report the δ of the last call and how many ε_i lay below it.
+//
+// A caller that must stay interruptible (Python's Ctrl-C) passes a poll callback: it runs
+// about every 2^16 distance computations and may throw to abandon the call.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "maxent/core/error.hpp"
@@ -70,7 +87,20 @@ namespace detail {
     return 0.5 * static_cast<double>(d) * std::log(std::numbers::pi) - log_gamma;
 }
 
+/// The shortest text that reads back as x (a setting as the user typed it: 1e-200, not 17 digits).
+[[nodiscard]] inline std::string knn_number(double x) {
+    char text[32];
+    const auto printed = std::to_chars(text, text + sizeof text, x);
+    return std::string(text, printed.ptr);
+}
+
 }  // namespace detail
+
+/// The scale rule's resolution, as a fraction of the bounding-box diagonal (see the header).
+inline constexpr double knn_scale_resolution = 1e-12;
+/// The range of an explicit resolution: [2^-511, 2^512), where its square is a normal double.
+inline constexpr double knn_min_resolution = 0x1p-511;
+inline constexpr double knn_max_resolution = 0x1p512;
 
 /// Kozachenko–Leonenko differential entropy (nats) of n points in R^dim, k-th neighbour.
 /// Holds a workspace (the tree, the distances): after a call has seen n points of dimension
@@ -78,12 +108,24 @@ namespace detail {
 /// use one object per thread.
 class KnnEntropy {
 public:
-    /// k >= 1; min_distance >= 0 and finite (0: refuse ties, see the header's preamble).
-    explicit KnnEntropy(std::size_t k, double min_distance = 0.0) : k_(k), min_distance_(min_distance) {
+    /// k >= 1. min_distance: unset = the scale rule, 0 = refuse ties, > 0 = that resolution
+    /// (see the header's preamble); config_error for a negative or non-finite value or one
+    /// outside [2^-511, 2^512).
+    explicit KnnEntropy(std::size_t k, std::optional<double> min_distance = std::nullopt)
+        : k_(k), min_distance_(min_distance) {
         if (k == 0) throw config_error("KnnEntropy: k = 0 (the neighbour rank k must be >= 1)");
-        if (!std::isfinite(min_distance) || min_distance < 0.0)
-            throw config_error(detail::message("KnnEntropy: min_distance = ", min_distance,
-                                               " (must be finite and >= 0)"));
+        if (!min_distance) return;
+        const double m = *min_distance;
+        if (!std::isfinite(m) || m < 0.0)
+            throw config_error(
+                detail::message("KnnEntropy: min_distance = ", detail::knn_number(m), " (must be finite and >= 0)"));
+        if (m > 0.0 && (m < knn_min_resolution || m >= knn_max_resolution))
+            throw config_error(detail::message(
+                "KnnEntropy: min_distance = ", detail::knn_number(m), " is outside [2^-511, 2^512) = [",
+                detail::knn_number(knn_min_resolution), ", ", detail::knn_number(knn_max_resolution),
+                "), where its square is a normal double (it would ",
+                m < knn_min_resolution ? "underflow" : "overflow",
+                "); rescale the points, pass 0 to refuse ties or leave it unset for the scale rule"));
     }
 
     /// Ĥ of the points: n rows of `dim` coordinates, row-major and contiguous (size n·dim).
@@ -97,11 +139,31 @@ public:
         return estimate(n, dim);
     }
 
+    /// The same, calling poll() about every 2^16 distance computations; an exception from
+    /// poll abandons the call (the object stays usable).
+    double operator()(std::span<const double> points, std::size_t dim, const std::function<void()>& poll) {
+        struct Reset {
+            const std::function<void()>*& p;
+            ~Reset() { p = nullptr; }
+        } reset{poll_};
+        poll_ = poll ? &poll : nullptr;
+        return (*this)(points, dim);
+    }
+
     [[nodiscard]] std::size_t k() const noexcept { return k_; }
-    [[nodiscard]] double min_distance() const noexcept { return min_distance_; }
+    /// The setting: unset (scale rule), 0 (refuse ties) or the resolution.
+    [[nodiscard]] std::optional<double> min_distance() const noexcept { return min_distance_; }
+    /// The rule's name: "scale", "min_distance" or "refuse".
+    [[nodiscard]] std::string_view rule() const noexcept {
+        return !min_distance_ ? "scale" : (*min_distance_ > 0.0 ? "min_distance" : "refuse");
+    }
+    /// δ of the last call: the distance floor (0 under "refuse"; 0 before any call).
+    [[nodiscard]] double resolution() const noexcept { return resolution_; }
+    /// How many ε_i of the last call lay below δ (and were counted at δ).
+    [[nodiscard]] std::size_t floored() const noexcept { return floored_; }
 
     /// ε_i² of the last call, in input order: the squared Euclidean distance from point i to
-    /// its k-th nearest other point (before the min_distance floor). Empty before any call.
+    /// its k-th nearest other point (before the floor). Empty before any call.
     [[nodiscard]] std::span<const double> kth_squared_distances() const noexcept {
         return {squared_.data(), last_n_};
     }
@@ -278,21 +340,42 @@ private:
         best_.resize(leaf_size * k_);
         kth_.resize(leaf_size);
         last_n_ = n;
+        work_ = 0;
         for (std::size_t leaf = 0; leaf < nodes_.size(); ++leaf)
             if (nodes_[leaf].right == no_child) search_leaf<D>(leaf, dim);
     }
 
-    // Puts s among query a's k smallest squared distances (best_ row a, sorted), if below them.
+    // Query a's k-th smallest squared distance so far: the top of its heap (inf until k seen),
+    // kept beside the heaps where the pruning reads it.
+    [[nodiscard]] double kth(std::size_t a) const noexcept { return kth_[a]; }
+
+    // Puts s among query a's k smallest squared distances, if below the largest of them.
+    // best_ row a is a max-heap of k values (inf where fewer than k were seen): s replaces
+    // the top and sinks to its place, O(log k). The heap holds the same multiset as a sorted
+    // list would, so its top (the k-th) and hence every pruning decision are the same.
     void insert(std::size_t a, double s) noexcept {
         if (!(s < kth_[a])) return;
-        double* best = &best_[a * k_];
-        std::size_t pos = k_ - 1;
-        while (pos > 0 && best[pos - 1] > s) {
-            best[pos] = best[pos - 1];
-            --pos;
+        double* heap = &best_[a * k_];
+        std::size_t i = 0;
+        for (;;) {
+            const std::size_t left = 2 * i + 1;
+            if (left >= k_) break;
+            const std::size_t right = left + 1;
+            const std::size_t child = right < k_ && heap[right] > heap[left] ? right : left;
+            if (!(heap[child] > s)) break;
+            heap[i] = heap[child];
+            i = child;
         }
-        best[pos] = s;
-        kth_[a] = best[k_ - 1];
+        heap[i] = s;
+        kth_[a] = heap[0];
+    }
+
+    // Counts `distances` computed and calls the poll callback once 2^16 have accumulated.
+    void progress(std::size_t distances) {
+        work_ += distances;
+        if (work_ < poll_interval || poll_ == nullptr) return;
+        work_ = 0;
+        (*poll_)();
     }
 
     // The k-th distances of the points of one leaf: first from the pairs inside the leaf
@@ -328,6 +411,7 @@ private:
             double bound;
         };
         std::array<Pending, 2 * 64> stack;
+        std::size_t visited = m * (m - 1) / 2;  // distances computed, for the poll
         for (std::size_t a = 0; a < m; ++a) {
             const double* q = &rows_[(first + a) * dd];
             for (std::size_t level = depth; level-- > 0;) {
@@ -337,18 +421,19 @@ private:
                 // The sibling lies beyond the split plane: (q − split)² on the axis bounds it
                 // as its box does (monotone rounding), for one product.
                 const double gap = q[parent.axis] - parent.split;
-                if (!(gap * gap < kth_[a])) continue;
+                if (!(gap * gap < kth(a))) continue;
                 const double bound = box_distance<D>(q, sibling, dim);
-                if (!(bound < kth_[a])) continue;
+                if (!(bound < kth(a))) continue;
                 std::size_t top = 0;
                 stack[top++] = {sibling, bound};
                 while (top > 0) {
                     const Pending p = stack[--top];
-                    if (p.bound >= kth_[a]) continue;
+                    if (p.bound >= kth(a)) continue;
                     const Node& nd = nodes_[p.node];
                     if (nd.right == no_child) {
                         for (std::size_t j = nd.begin; j < nd.end; ++j)
                             insert(a, squared_distance<D>(q, &rows_[j * dd], dim));
+                        visited += nd.end - nd.begin;
                         continue;
                     }
                     // The child on q's side first, under the parent's bound (a lower bound
@@ -356,22 +441,45 @@ private:
                     const double g = q[nd.axis] - nd.split;
                     const std::uint32_t near = g < 0.0 ? p.node + 1 : nd.right;
                     const std::uint32_t far = g < 0.0 ? nd.right : p.node + 1;
-                    if (g * g < kth_[a]) {
+                    if (g * g < kth(a)) {
                         const double bf = box_distance<D>(q, far, dim);
-                        if (bf < kth_[a]) stack[top++] = {far, bf};
+                        if (bf < kth(a)) stack[top++] = {far, bf};
                     }
                     stack[top++] = {near, p.bound};
                 }
             }
-            squared_[order_[first + a]] = kth_[a];
+            squared_[order_[first + a]] = kth(a);
+            progress(visited);
+            visited = 0;
         }
     }
 
-    double estimate(std::size_t n, std::size_t dim) const {
-        const double floor_squared = min_distance_ * min_distance_;
+    // δ of the scale rule: knn_scale_resolution × the root box's diagonal (computed from half
+    // extents, scaled by the largest, so that neither the extents nor their squares overflow),
+    // 1 unit when the box is a point, within [2^-511, 2^511].
+    double scale_resolution(std::size_t dim) const noexcept {
+        double largest = 0.0;
+        for (std::size_t c = 0; c < dim; ++c) largest = std::max(largest, 0.5 * hi_[c] - 0.5 * lo_[c]);
+        if (largest == 0.0) return knn_scale_resolution;
+        double sum = 0.0;
+        for (std::size_t c = 0; c < dim; ++c) {
+            const double r = (0.5 * hi_[c] - 0.5 * lo_[c]) / largest;
+            sum += r * r;
+        }
+        return std::clamp(2.0 * knn_scale_resolution * largest * std::sqrt(sum), knn_min_resolution, 0x1p511);
+    }
+
+    double estimate(std::size_t n, std::size_t dim) {
+        resolution_ = !min_distance_ ? scale_resolution(dim) : *min_distance_;
+        floored_ = 0;
+        const double floor_squared = resolution_ * resolution_;
         double sum_log = 0.0;  // Σ log ε_i², in input order
         for (std::size_t i = 0; i < n; ++i) {
-            const double s = std::max(squared_[i], floor_squared);
+            double s = squared_[i];
+            if (s < floor_squared) {
+                s = floor_squared;
+                ++floored_;
+            }
             if (s == 0.0) throw numeric_error(tie_message(i, dim));
             if (!std::isfinite(s))
                 throw numeric_error(detail::message("knn_entropy: the distance from point ", i,
@@ -398,13 +506,20 @@ private:
             }
         return detail::message("knn_entropy: point ", i, " has its k = ", k_, " nearest neighbours at distance 0 (e.g. point ",
                                other,
-                               "; duplicates, or points closer than about 1e-154); pass min_distance > 0 "
-                               "to KnnEntropy to count such ties at that resolution");
+                               "; duplicates, or points closer than about 1e-162) and min_distance = 0 refuses ties; "
+                               "pass min_distance > 0 to count them at that resolution, or leave it unset for the "
+                               "scale rule (10^-12 of the points' extent)");
     }
 
+    static constexpr std::size_t poll_interval = std::size_t{1} << 16;
+
     std::size_t k_;
-    double min_distance_;
+    std::optional<double> min_distance_;
     std::size_t last_n_ = 0;
+    double resolution_ = 0.0;
+    std::size_t floored_ = 0;
+    std::size_t work_ = 0;                          // distances since the last poll
+    const std::function<void()>* poll_ = nullptr;  // during a call with a poll only
     struct Key {
         double value;
         std::uint32_t index;
@@ -417,20 +532,22 @@ private:
     std::vector<double> lo_, hi_;     // bounding box of each node, dim per node
     std::vector<double> rows_;        // the points in tree order
     std::vector<double> squared_;     // ε_i² in input order
-    std::vector<double> best_;        // the k smallest squared distances of each point of a leaf
-    std::vector<double> kth_;         // the k-th of them
+    std::vector<double> best_;        // per point of a leaf: a max-heap of its k smallest squared distances
+    std::vector<double> kth_;         // per point of a leaf: the top of its heap
 };
 
-/// One-shot convenience: KnnEntropy(k)(points, dim).
-[[nodiscard]] inline double knn_entropy(std::span<const double> points, std::size_t dim, std::size_t k) {
-    KnnEntropy estimator(k);
+/// One-shot convenience: KnnEntropy(k, min_distance)(points, dim).
+[[nodiscard]] inline double knn_entropy(std::span<const double> points, std::size_t dim, std::size_t k,
+                                        std::optional<double> min_distance = std::nullopt) {
+    KnnEntropy estimator(k, min_distance);
     return estimator(points, dim);
 }
 
 /// The same for vectors of one dimension; mixed dimensions are refused (config_error naming
 /// the first point whose size differs from point 0's), as are empty vectors.
-[[nodiscard]] inline double knn_entropy(const std::vector<std::vector<double>>& points, std::size_t k) {
-    KnnEntropy estimator(k);
+[[nodiscard]] inline double knn_entropy(const std::vector<std::vector<double>>& points, std::size_t k,
+                                        std::optional<double> min_distance = std::nullopt) {
+    KnnEntropy estimator(k, min_distance);
     const std::size_t dim = points.empty() ? 0 : points.front().size();
     for (std::size_t i = 1; i < points.size(); ++i)
         if (points[i].size() != dim)

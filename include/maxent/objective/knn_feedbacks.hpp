@@ -10,13 +10,16 @@
 // The binned feedbacks (objective/feedbacks.hpp: StateEntropy over state_bin, ObservationEntropy
 // over observation_bin) stay available for the same worlds.
 //
-// k is a parameter (k < T); `min_distance` > 0 floors neighbour distances so that repeated
-// points (a robot pinned to a wall) are counted instead of refused (knn_entropy's ties).
+// k is a parameter (k < T). Repeated points (a robot pinned to a wall) are counted at a
+// resolution, as KnnEntropy's `min_distance` says: unset (the default), 10^-12 of the
+// trajectory's point-cloud diagonal (the scale rule: trajectories without such ties keep the
+// plain estimator's bits); > 0, that resolution; 0, ties refused (core/knn_entropy.hpp).
 // Errors: config_error for k = 0 or k >= T and for a trajectory without the points
 // recorded; numeric_error for a non-finite coordinate or refused ties (naming the point).
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "maxent/core/knn_entropy.hpp"
@@ -27,7 +30,7 @@ namespace maxent {
 /// MSE by k nearest neighbours: Ĥ of the counted true states' points.
 class KnnStateEntropy {
 public:
-    explicit KnnStateEntropy(std::size_t k, double min_distance = 0.0) : estimator_(k, min_distance) {}
+    explicit KnnStateEntropy(std::size_t k, std::optional<double> min_distance = std::nullopt) : estimator_(k, min_distance) {}
     template <class G>
     double operator()(const Trajectory& t, G&) const {
         return estimator_(t.counted_state_points(), t.state_point_dimension);
@@ -43,7 +46,7 @@ private:
 /// MOE by k nearest neighbours: Ĥ of the counted observations' points.
 class KnnObservationEntropy {
 public:
-    explicit KnnObservationEntropy(std::size_t k, double min_distance = 0.0) : estimator_(k, min_distance) {}
+    explicit KnnObservationEntropy(std::size_t k, std::optional<double> min_distance = std::nullopt) : estimator_(k, min_distance) {}
     template <class G>
     double operator()(const Trajectory& t, G&) const {
         return estimator_(t.counted_observation_points(), t.observation_point_dimension);
@@ -58,7 +61,8 @@ private:
 
 /// Ĥ of a trajectory's counted true states as points (the plotted metric of a continuous
 /// world, without bins).
-[[nodiscard]] inline double true_state_knn_entropy(const Trajectory& t, std::size_t k, double min_distance = 0.0) {
+[[nodiscard]] inline double true_state_knn_entropy(const Trajectory& t, std::size_t k,
+                                                   std::optional<double> min_distance = std::nullopt) {
     KnnEntropy estimator(k, min_distance);
     return estimator(t.counted_state_points(), t.state_point_dimension);
 }

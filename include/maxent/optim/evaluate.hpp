@@ -7,15 +7,23 @@
 //     finished, with its generator (MBE draws from it after the rollout).
 //   visit_counts(model, updater, policy, counting, seed, run, episodes)
 //     -> per state bin, its counted steps over the episodes, and their mean H(d(τ_S)).
-//   evaluate(model, updater, policy, episodes, seed[, threads, counting, knn])
+//   evaluate(model, updater, policy, EvaluateOptions{.episodes, .seed, .threads, .counting, .knn})
 //     -> mean and 95% Student-t interval of H(d(τ_S)), H(d(τ_O)) (MOE), H(d(τ_S̃)) with
 //        s̃_t ~ b_t (MBE) and Σ_t H(b_t) (Reg-MBE's regulariser); evaluate_uniform the same
-//        for the uniform policy, equal bit for bit to any softmax policy at θ = 0.
+//        for the uniform policy, equal bit for bit to any softmax policy at θ = 0. The
+//        positional form evaluate(model, updater, policy, episodes, seed[, threads, counting,
+//        knn]) is the same call.
 //     Typed observations (model/concepts.hpp): MOE is binned when the world bins them
 //     (observation_bin), else the kNN entropy (core/knn_entropy.hpp, nats) of the raw
 //     observation points, else not computed; a world with state points (state_point) also
 //     gets the kNN entropy of its true states beside the binned one. Evaluation names the
 //     estimator of each ("binned", "knn", "none"); index worlds keep their binned bits.
+//     Repeated points (a robot that stays put at a wall) are counted, not refused: by default
+//     the kNN distances are floored at 10^-12 of each episode's point-cloud diagonal (the
+//     estimator's scale rule), which leaves point sets without such ties bit for bit as the
+//     plain estimator has them; KnnCounting::min_distance sets a resolution instead (0:
+//     refuse ties). Evaluation reports the rule, the range of resolutions applied and how
+//     many points lay below them.
 //   windowed_means(history, window[, field]) -> a training history cut into windows, each
 //     with its mean and 95% interval (the spread within one run, not across seeds).
 //
@@ -29,6 +37,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -57,12 +67,23 @@ namespace maxent {
 inline constexpr std::uint64_t evaluation_stream_run = 0x6576616c75617465ULL;  // "evaluate"
 
 /// How evaluate counts what has no bins: the kNN estimator's k (0: no kNN quantity) and
-/// distance floor (KnnEntropy), and whether true states are also counted as points when the
-/// world has them (a run-time opt-out for worlds whose point map may be absent).
+/// distance floor (KnnEntropy's min_distance: unset = the scale rule, 0 = refuse ties, > 0 =
+/// that resolution), and whether true states are also counted as points when the world has
+/// them (a run-time opt-out for worlds whose point map may be absent).
 struct KnnCounting {
     std::size_t k = 4;
-    double min_distance = 0.0;
+    std::optional<double> min_distance = std::nullopt;
     bool state_points = true;
+};
+
+/// evaluate's settings in one struct, for designated initialisers:
+/// evaluate(model, updater, policy, {.episodes = 500, .seed = 3, .knn = {.k = 2}}).
+struct EvaluateOptions {
+    std::size_t episodes = 1000;                     ///< at least 2 (an interval needs two)
+    std::uint64_t seed = 0;                          ///< episode n draws from stream(seed, evaluation_stream_run, n)
+    std::size_t threads = 1;                         ///< 0: all hardware threads; results do not depend on it
+    StateCounting counting = StateCounting::paper;  ///< the steps counted (as training counts them)
+    KnnCounting knn{};                              ///< the kNN quantities of worlds with points
 };
 
 /// What evaluate returns: per quantity, the mean over the episodes and its 95% interval
@@ -77,6 +98,13 @@ struct Evaluation {
     std::string_view observation_entropy_estimator = "binned";  ///< "binned", "knn" or "none"
     std::string_view true_entropy_knn_estimator = "none";       ///< "knn" or "none"
     std::size_t knn_k = 0;             ///< k of the kNN quantities (0: none computed)
+    /// How the kNN quantities floored their distances (KnnEntropy::rule): "scale" (10^-12 of
+    /// each point set's bounding-box diagonal), "min_distance" (KnnCounting's), "refuse"
+    /// (min_distance = 0) or "none" (no kNN quantity).
+    std::string_view knn_rule = "none";
+    double knn_resolution_low = 0.0;   ///< the smallest resolution δ applied (over episodes and quantities)
+    double knn_resolution_high = 0.0;  ///< the largest
+    std::size_t knn_floored = 0;       ///< points whose k-th neighbour lay closer than δ, counted at δ (all episodes)
 };
 
 /// Rolls out `policy` (copied) with `updater` (copied) on `model` for episodes e in
@@ -133,15 +161,15 @@ template <class M, class U, class P>
     return v;
 }
 
-/// The policy's mean true-state entropy and other feedbacks over `episodes` episodes, with
-/// 95% intervals (see the header). The updater and policy are copied per thread.
+/// The policy's mean true-state entropy and other feedbacks over options.episodes episodes,
+/// with 95% intervals (see the header). The updater and policy are copied per thread.
 template <class M, class U, class P>
-[[nodiscard]] Evaluation evaluate(const M& model, const U& updater, const P& policy, std::size_t episodes,
-                                  std::uint64_t seed, std::size_t threads = 1,
-                                  StateCounting counting = StateCounting::paper, const KnnCounting& knn = {}) {
+[[nodiscard]] Evaluation evaluate(const M& model, const U& updater, const P& policy, const EvaluateOptions& options) {
     static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
     static_assert(require_policy<P>());
+    const std::size_t episodes = options.episodes;
+    const KnnCounting& knn = options.knn;
     if (episodes < 2)
         throw config_error(detail::message("evaluate: ", episodes, " episodes; an interval needs at least 2"));
     // What this world can count: binned MOE needs observation indices or bins; the kNN
@@ -150,16 +178,25 @@ template <class M, class U, class P>
     bool moe_knn = false, mse_knn = false;
     if constexpr (has_observation_points<M>) moe_knn = !moe_binned && knn.k > 0;
     if constexpr (has_state_points<M>) mse_knn = knn.state_points && knn.k > 0;
-    if (moe_knn || mse_knn) {
-        const KnnEntropy check(knn.k, knn.min_distance);  // config_error for bad settings, before any episode
-    }
+    std::string_view knn_rule = "none";
+    if (moe_knn || mse_knn)  // config_error for bad settings, before any episode
+        knn_rule = KnnEntropy(knn.k, knn.min_distance).rule();
     constexpr std::size_t quantities = 5;
+    const std::size_t threads = options.threads;
     const std::size_t workers = std::min(episodes, threads == 0 ? hardware_threads() : threads);
-    RolloutOptions options{counting, {.belief_entropy = true, .believed_states = true}};
-    options.needs.state_points = mse_knn;
-    options.needs.observation_points = moe_knn;
-    // Job w runs episodes [w E / W, (w + 1) E / W) and returns their values, quantity-major per episode.
-    const std::vector<std::vector<double>> blocks = run_parallel(workers, workers, [&](std::size_t w) {
+    RolloutOptions rollout{options.counting, {.belief_entropy = true, .believed_states = true}};
+    rollout.needs.state_points = mse_knn;
+    rollout.needs.observation_points = moe_knn;
+    // What one job returns: its episodes' values, quantity-major per episode, and what the
+    // kNN estimator floored (min, max and sum: the same for any split of the episodes).
+    struct Block {
+        std::vector<double> values;
+        double resolution_low = std::numeric_limits<double>::infinity();
+        double resolution_high = 0.0;
+        std::size_t floored = 0;
+    };
+    // Job w runs episodes [w E / W, (w + 1) E / W).
+    const std::vector<Block> blocks = run_parallel(workers, workers, [&](std::size_t w) {
         EmpiricalCounter counter(state_bins(model));
         const ObservationEntropy moe;
         const BelievedStateEntropy mbe;
@@ -171,39 +208,52 @@ template <class M, class U, class P>
         }();
         const std::size_t begin = w * episodes / workers;
         const std::size_t end = (w + 1) * episodes / workers;
-        std::vector<double> values;
+        Block block;
+        std::vector<double>& values = block.values;
         values.reserve((end - begin) * quantities);
-        rollout_fixed_policy(model, updater, policy, options, seed, evaluation_stream_run, begin, end,
+        [[maybe_unused]] auto count_knn = [&](std::span<const double> points_of_t, std::size_t dim) {
+            if constexpr (points) {
+                double h = 0.0;
+                try {
+                    h = knn_estimator(points_of_t, dim);
+                } catch (const numeric_error& e) {  // ties under "refuse", or overflow: say which settings count them
+                    throw numeric_error(detail::message(
+                        e.what(), " [evaluate: KnnCounting::min_distance unset counts ties by the scale rule, > 0 "
+                                  "at that resolution; KnnCounting::k = 0 computes no kNN quantity]"));
+                }
+                block.resolution_low = std::min(block.resolution_low, knn_estimator.resolution());
+                block.resolution_high = std::max(block.resolution_high, knn_estimator.resolution());
+                block.floored += knn_estimator.floored();
+                return h;
+            } else {
+                return 0.0;
+            }
+        };
+        rollout_fixed_policy(model, updater, policy, rollout, options.seed, evaluation_stream_run, begin, end,
                              [&](std::size_t, const Trajectory& t, DefaultRng& g) {
                                  values.push_back(true_state_entropy(t, counter));
                                  double h_obs = 0.0, h_knn = 0.0;
                                  if (moe_binned) h_obs = moe(t, g);
-                                 if constexpr (points) {
-                                     try {
-                                         if (moe_knn)
-                                             h_obs = knn_estimator(t.counted_observation_points(),
-                                                                   t.observation_point_dimension);
-                                         if (mse_knn)
-                                             h_knn = knn_estimator(t.counted_state_points(),
-                                                                   t.state_point_dimension);
-                                     } catch (const numeric_error& e) {  // ties: say which setting counts them
-                                         throw numeric_error(detail::message(
-                                             e.what(), " [evaluate: KnnCounting::min_distance > 0 sets that "
-                                                       "resolution; KnnCounting::k = 0 computes no kNN quantity]"));
-                                     }
-                                 }
+                                 if (moe_knn)
+                                     h_obs = count_knn(t.counted_observation_points(), t.observation_point_dimension);
+                                 if (mse_knn) h_knn = count_knn(t.counted_state_points(), t.state_point_dimension);
                                  values.push_back(h_obs);
                                  values.push_back(mbe(t, g));
                                  values.push_back(belief_entropy_sum(t));
                                  values.push_back(h_knn);
                              });
-        return values;
+        return block;
     });
     std::vector<double> per_quantity[quantities];
     for (auto& v : per_quantity) v.reserve(episodes);
-    for (const std::vector<double>& block : blocks)
-        for (std::size_t i = 0; i < block.size(); ++i) per_quantity[i % quantities].push_back(block[i]);
     Evaluation out;
+    double resolution_low = std::numeric_limits<double>::infinity();
+    for (const Block& block : blocks) {
+        for (std::size_t i = 0; i < block.values.size(); ++i) per_quantity[i % quantities].push_back(block.values[i]);
+        resolution_low = std::min(resolution_low, block.resolution_low);
+        out.knn_resolution_high = std::max(out.knn_resolution_high, block.resolution_high);
+        out.knn_floored += block.floored;
+    }
     out.episodes = episodes;
     out.true_entropy = mean_interval(per_quantity[0]);
     if (moe_binned || moe_knn) out.observation_entropy = mean_interval(per_quantity[1]);
@@ -214,17 +264,39 @@ template <class M, class U, class P>
         out.true_entropy_knn = mean_interval(per_quantity[4]);
         out.true_entropy_knn_estimator = "knn";
     }
-    if (moe_knn || mse_knn) out.knn_k = knn.k;
+    if (moe_knn || mse_knn) {
+        out.knn_k = knn.k;
+        out.knn_rule = knn_rule;
+        out.knn_resolution_low = resolution_low;
+    }
     return out;
+}
+
+/// The same call with its settings as arguments (threads, counting and knn defaulted).
+template <class M, class U, class P>
+[[nodiscard]] Evaluation evaluate(const M& model, const U& updater, const P& policy, std::size_t episodes,
+                                  std::uint64_t seed, std::size_t threads = 1,
+                                  StateCounting counting = StateCounting::paper, const KnnCounting& knn = {}) {
+    return evaluate(model, updater, policy,
+                    EvaluateOptions{.episodes = episodes, .seed = seed, .threads = threads, .counting = counting,
+                                    .knn = knn});
 }
 
 /// evaluate() of the uniformly random policy on the same episodes' streams: the baseline.
 template <class M, class U>
+[[nodiscard]] Evaluation evaluate_uniform(const M& model, const U& updater, const EvaluateOptions& options) {
+    static_assert(require_environment<M>());
+    return evaluate(model, updater, UniformPolicy(model.num_actions()), options);
+}
+
+/// The same with its settings as arguments.
+template <class M, class U>
 [[nodiscard]] Evaluation evaluate_uniform(const M& model, const U& updater, std::size_t episodes, std::uint64_t seed,
                                           std::size_t threads = 1, StateCounting counting = StateCounting::paper,
                                           const KnnCounting& knn = {}) {
-    static_assert(require_environment<M>());
-    return evaluate(model, updater, UniformPolicy(model.num_actions()), episodes, seed, threads, counting, knn);
+    return evaluate_uniform(model, updater,
+                            EvaluateOptions{.episodes = episodes, .seed = seed, .threads = threads,
+                                            .counting = counting, .knn = knn});
 }
 
 /// One window of a training history: iterations [first, first + count).
