@@ -562,10 +562,11 @@ void bind_train(py::module_& m) {
             const auto train = sequences_from(data, "fit_belief_model");
             const auto held = heldout ? sequences_from(*heldout, "fit_belief_model (heldout)") : std::vector<ActionObservationSequence>{};
             IohmmFit fit;
-            {
-                py::gil_scoped_release release;
-                fit = fit_iohmm(train, o, held);
-            }
+            // Off the GIL on a worker; this thread checks signals every 100 ms and on Ctrl-C sets
+            // `stop`, which EM reads every iteration (then KeyboardInterrupt is raised).
+            std::atomic<bool> stop{false};
+            o.stop = &stop;
+            run_jobs(1, 1, [&](std::size_t) { fit = fit_iohmm(train, o, held); }, stop);
             py::dict info;
             info["log_likelihood"] = to_array(fit.log_likelihood);
             info["heldout_log_likelihood"] = to_array(fit.heldout_log_likelihood);
@@ -592,10 +593,9 @@ void bind_train(py::module_& m) {
            std::size_t threads, std::size_t block_size) {
             const auto data = sequences_from(sequences, "score_sequences");
             SequenceScore sc;
-            {
-                py::gil_scoped_release release;
-                sc = score_sequences(*model->model, data, threads, block_size);
-            }
+            std::atomic<bool> stop{false};  // set on Ctrl-C (run_jobs), read every block of sequences
+            run_jobs(1, 1, [&](std::size_t) { sc = score_sequences(*model->model, data, threads, block_size, &stop); },
+                     stop);
             return per_observation ? sc.per_observation : sc.log_likelihood;
         },
         py::arg("model"), py::arg("sequences"), py::kw_only(), py::arg("per_observation") = true,
