@@ -173,6 +173,8 @@ std::vector<std::size_t> indices_from(const py::handle& x, const std::string& wh
 std::vector<ActionObservationSequence> sequences_from(const py::iterable& data, const char* who) {
     std::vector<ActionObservationSequence> out;
     for (const py::handle item : data) {
+        // Converting millions of entries takes seconds: let Ctrl-C through every 16 sequences.
+        if (out.size() % 16 == 15 && PyErr_CheckSignals() != 0) throw py::error_already_set();
         const bool pair_like = (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) && py::len(item) == 2;
         if (!pair_like)
             throw py::type_error(detail::message(who, ": sequence ", out.size(), " is ", std::string(py::repr(item)),

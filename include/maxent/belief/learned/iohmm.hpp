@@ -233,12 +233,19 @@ inline double sum_log(const Eigen::VectorXd& c, std::size_t steps) {
 }
 
 /// Log-likelihood of sequences [begin, end) (forward passes); -inf if one is impossible.
+/// `stop` (optional) is read before every sequence: once true, the block returns 0 at once
+/// and sets `*stopped` (the sum is then partial; the same bits when it never reads true).
 inline double block_log_likelihood(const IohmmModel& m, std::span<const ActionObservationSequence> data,
-                                   std::size_t begin, std::size_t end) {
+                                   std::size_t begin, std::size_t end, const std::atomic<bool>* stop = nullptr,
+                                   std::atomic<bool>* stopped = nullptr) {
     Eigen::MatrixXd alpha;
     Eigen::VectorXd c;
     double ll = 0.0;
     for (std::size_t n = begin; n < end; ++n) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+            stopped->store(true, std::memory_order_relaxed);
+            return 0.0;
+        }
         if (forward(m, data[n], alpha, c) != 0) return -std::numeric_limits<double>::infinity();
         ll += sum_log(c, data[n].observations.size());
     }
@@ -283,8 +290,9 @@ inline std::size_t block_count(std::size_t n, std::size_t block) { return (n + b
 
 namespace detail {
 
-/// Σ log P(sequence) in blocks of `block_size` added in index order; a block that finds
-/// `*stop` set (read before each block) is skipped and `stopped` set (the sum is then partial).
+/// Σ log P(sequence) in blocks of `block_size` added in index order; once `*stop` reads true
+/// (read before every sequence) the blocks end early and `stopped` is set (the sum is then
+/// partial).
 inline double log_likelihood_in_blocks(const IohmmModel& m, std::span<const ActionObservationSequence> sequences,
                                        std::size_t threads, std::size_t block_size, const std::atomic<bool>* stop,
                                        bool& stopped, const char* where) {
@@ -295,11 +303,8 @@ inline double log_likelihood_in_blocks(const IohmmModel& m, std::span<const Acti
     const std::size_t blocks = block_count(sequences.size(), block_size);
     std::atomic<bool> skipped{false};
     const auto lls = run_parallel(blocks, threads, [&](std::size_t b) {
-        if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
-            skipped.store(true, std::memory_order_relaxed);
-            return 0.0;
-        }
-        return block_log_likelihood(m, sequences, b * block_size, std::min(sequences.size(), (b + 1) * block_size));
+        return block_log_likelihood(m, sequences, b * block_size, std::min(sequences.size(), (b + 1) * block_size),
+                                    stop, &skipped);
     });
     stopped = skipped.load();
     double total = 0.0;

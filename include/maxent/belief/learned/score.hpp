@@ -39,9 +39,9 @@ struct SequenceScore {
 };
 
 /// The log-likelihood of `sequences` under the IOHMM `m`, in total and per observation (see
-/// the header). `stop` (optional, must outlive the call): read before every block of
-/// sequences; once it reads true the call returns SequenceScore{.stopped = true} (nothing
-/// else changes: the same bits when it never does).
+/// the header). `stop` (optional, must outlive the call): read before every sequence; once it
+/// reads true the call returns SequenceScore{.stopped = true} (nothing else changes: the same
+/// bits when it never does).
 [[nodiscard]] inline SequenceScore score_sequences(const IohmmModel& m,
                                                    std::span<const ActionObservationSequence> sequences,
                                                    std::size_t threads = 1, std::size_t block_size = 32,
