@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/read_file.hpp"
 
 #include "experiments.hpp"
 
@@ -71,52 +72,11 @@ inline constexpr std::uintmax_t max_input_file_bytes = std::uintmax_t{1} << 31;
 /// input_error naming the path.
 [[nodiscard]] inline std::string read_regular_file(const std::filesystem::path& path,
                                                    std::uintmax_t max_bytes = max_input_file_bytes) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
-    struct FdCloser {
-        int fd;
-        ~FdCloser() { ::close(fd); }
-    } closer{fd};
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
-    if (!S_ISREG(st.st_mode)) {
-        const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                           : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                           : S_ISCHR(st.st_mode)  ? "a character device"
-                           : S_ISBLK(st.st_mode)  ? "a block device"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "not a regular file";
-        throw input_error(cat("cannot read '", path.string(), "': it is ", kind, ", not a regular file"));
+    try {
+        return maxent::read_regular_file(path, max_bytes);  // the library's checked reader
+    } catch (const maxent::file_read_error& e) {
+        throw input_error(e.what());
     }
-    const auto too_large = [&] {
-        return input_error(cat("cannot read '", path.string(), "': it is larger than ", std::to_string(max_bytes),
-                               " bytes"));
-    };
-    if (static_cast<std::uintmax_t>(st.st_size) > max_bytes) throw too_large();
-    std::string text(static_cast<std::size_t>(st.st_size), '\0');
-    std::size_t used = 0;
-    for (;;) {
-        if (used == text.size()) {
-            if (text.size() >= max_bytes) {  // at the limit: any further byte is one too many
-                char extra = 0;
-                const ssize_t n = ::read(fd, &extra, 1);
-                if (n > 0) throw too_large();
-                if (n == 0) break;
-                if (errno == EINTR) continue;
-                throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
-            }
-            text.resize(static_cast<std::size_t>(std::min<std::uintmax_t>(max_bytes, text.size() + 65536)));
-        }
-        const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw input_error(cat("cannot read '", path.string(), "': ", std::strerror(errno)));
-        }
-        used += static_cast<std::size_t>(n);
-    }
-    text.resize(used);
-    return text;
 }
 
 // ---------------------------------------------------------------------------------------

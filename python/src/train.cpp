@@ -174,6 +174,8 @@ std::vector<std::size_t> indices_from(const py::handle& x, const std::string& wh
 std::vector<ActionObservationSequence> sequences_from(const py::iterable& data, const char* who) {
     std::vector<ActionObservationSequence> out;
     for (const py::handle item : data) {
+        // Converting millions of entries takes seconds: let Ctrl-C through every 16 sequences.
+        if (out.size() % 16 == 15 && PyErr_CheckSignals() != 0) throw py::error_already_set();
         const bool pair_like = (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) && py::len(item) == 2;
         if (!pair_like)
             throw py::type_error(detail::message(who, ": sequence ", out.size(), " is ", std::string(py::repr(item)),
@@ -601,10 +603,11 @@ void bind_train(py::module_& m) {
                            programs::iohmm_fit_bytes(static_cast<double>(latent_states), static_cast<double>(num_actions),
                                                      emission_columns, static_cast<double>(longest)));
             IohmmFit fit;
-            {
-                py::gil_scoped_release release;
-                fit = fit_iohmm(train, o, held);
-            }
+            // Off the GIL on a worker; this thread checks signals every 100 ms and on Ctrl-C sets
+            // `stop`, which EM reads every iteration (then KeyboardInterrupt is raised).
+            std::atomic<bool> stop{false};
+            o.stop = &stop;
+            run_jobs(1, 1, [&](std::size_t) { fit = fit_iohmm(train, o, held); }, stop);
             py::dict info;
             info["log_likelihood"] = to_array(fit.log_likelihood);
             info["heldout_log_likelihood"] = to_array(fit.heldout_log_likelihood);
@@ -631,10 +634,9 @@ void bind_train(py::module_& m) {
            std::size_t threads, std::size_t block_size) {
             const auto data = sequences_from(sequences, "score_sequences");
             SequenceScore sc;
-            {
-                py::gil_scoped_release release;
-                sc = score_sequences(*model->model, data, threads, block_size);
-            }
+            std::atomic<bool> stop{false};  // set on Ctrl-C (run_jobs), read every block of sequences
+            run_jobs(1, 1, [&](std::size_t) { sc = score_sequences(*model->model, data, threads, block_size, &stop); },
+                     stop);
             return per_observation ? sc.per_observation : sc.log_likelihood;
         },
         py::arg("model"), py::arg("sequences"), py::kw_only(), py::arg("per_observation") = true,

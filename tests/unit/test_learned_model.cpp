@@ -17,6 +17,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -38,6 +40,12 @@
 #include "maxent/optim/step_rules.hpp"
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../fuzz/sequences_fuzz.hpp"
 
 namespace test_learned_model {
 
@@ -545,7 +553,7 @@ TEST_CASE("sequences from trajectories and from CSV", "[learned][csv]") {
     CHECK_THROWS_WITH(parse(head + ",1,,1\n"), Contains("d.csv:2:1:") && Contains("field 'sequence' is empty"));
     CHECK_THROWS_WITH(parse(""), Contains("no header line"));
     CHECK_THROWS_WITH(maxent::read_sequences_csv_file("/nonexistent/dir/x.csv"),
-                      Contains("/nonexistent/dir/x.csv") && Contains("cannot open"));
+                      Contains("/nonexistent/dir/x.csv") && Contains("cannot read"));
     CHECK(parse(head).empty());
 }
 
@@ -1035,6 +1043,159 @@ TEST_CASE("bad structured-EM and cloned-HMM input is named", "[learned][errors]"
     x.fixed.emissions = {truth.emissions[0]};
     CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, x), Contains("fixed emission blocks cannot be given"));
     CHECK_THROWS_WITH(maxent::refit_cloned_hmm(truth, data, o), Contains("emission row 0 is not one-hot"));
+}
+
+// --- reliability: files, sizes, floors, interruption --------------------------------------
+
+TEST_CASE("read_sequences_csv_file refuses a FIFO at once and /dev/zero without reading it", "[learned][csv]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / ("maxent-csv-fifo-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path fifo = dir / "pipe.csv";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // A plain stream would block in open() until a writer comes: this thread plays the writer
+    // (it opens and closes the FIFO as soon as a reader waits), so a reader that blocks sees an
+    // empty input instead of hanging the test; a reader that refuses the FIFO never waits.
+    std::atomic<bool> done{false};
+    std::thread writer([&] {
+        while (!done.load()) {
+            const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+            if (fd >= 0) {
+                ::close(fd);
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    std::string message;
+    try {
+        (void)maxent::read_sequences_csv_file(fifo.string());
+    } catch (const maxent::parse_error& e) {
+        message = e.what();
+    }
+    done.store(true);
+    writer.join();
+    fs::remove_all(dir);
+    CHECK_THAT(message, Contains("pipe.csv:0:0:") && Contains("a FIFO (named pipe), not a regular file"));
+    // /dev/zero: a stream would read zeros until memory runs out; it is refused by its type.
+    CHECK_THROWS_WITH(maxent::read_sequences_csv_file("/dev/zero"),
+                      Contains("/dev/zero:0:0:") && Contains("a character device, not a regular file"));
+    CHECK_THROWS_WITH(maxent::read_sequences_csv_file("/"), Contains("a directory"));
+}
+
+TEST_CASE("read_sequences_csv_file reads a regular file up to its size bound", "[learned][csv]") {
+    namespace fs = std::filesystem;
+    const fs::path path = fs::temp_directory_path() / ("maxent-csv-" + std::to_string(::getpid()) + ".csv");
+    const std::string text = "sequence,step,action,observation\na,1,1,0\na,2,,2\n";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+    }
+    const auto read = maxent::read_sequences_csv_file(path.string());
+    REQUIRE(read.size() == 1);
+    CHECK(read[0] == ActionObservationSequence{{1}, {0, 2}, "a"});
+    CHECK(maxent::read_sequences_csv_file(path.string(), text.size()).size() == 1);
+    CHECK_THROWS_WITH(maxent::read_sequences_csv_file(path.string(), text.size() - 1),
+                      Contains("larger than " + std::to_string(text.size() - 1) + " bytes"));
+    fs::remove(path);
+}
+
+TEST_CASE("sequence CSV fuzzer regressions read and write back, or throw parse_error", "[learned][csv]") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::path{MAXENT_TEST_DATA_DIR} / "sequences" / "regressions";
+    REQUIRE(fs::is_directory(dir));
+    std::size_t count = 0, parsed = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
+        INFO(entry.path().filename().string());
+        std::ifstream in(entry.path(), std::ios::binary);
+        const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        parsed += maxent::fuzz::sequences_csv_round_trip(bytes) ? 1 : 0;  // traps on a failed round trip
+        ++count;
+    }
+    CHECK(count >= 4);
+    CHECK(parsed >= 2);
+}
+
+TEST_CASE("clone counts whose sum overflows and settings too large for memory are refused, named",
+          "[learned][cloned][errors]") {
+    const std::vector<ActionObservationSequence> data = {{{0, 1}, {0, 1, 0}, "a"}, {{1}, {1, 1}, "b"}};
+    IohmmOptions o;
+    o.num_actions = 2;
+    o.num_observations = 2;
+    o.restarts = 1;
+    o.max_iterations = 2;
+    const std::size_t huge = std::numeric_limits<std::size_t>::max();
+    const std::vector<std::size_t> overflow = {huge, 2};
+    CHECK_THROWS_AS(maxent::fit_cloned_hmm(data, o, overflow), maxent::config_error);
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, o, overflow),
+                      Contains("fit_cloned_hmm: the clone counts add up to more than") &&
+                          Contains("observation 0 has " + std::to_string(huge) + " clones"));
+    const std::vector<std::size_t> half = {huge / 2, huge / 2 + 5};
+    CHECK_THROWS_WITH(maxent::clone_emissions(half),
+                      Contains("clone_emissions: the clone counts add up to more than") &&
+                          Contains("observation 1 has " + std::to_string(huge / 2 + 5) + " clones"));
+    // Counts that fit an index but not the memory: a budget_error naming L, before allocating.
+    const std::vector<std::size_t> big = {std::size_t{1} << 30, 1};
+    CHECK_THROWS_AS(maxent::fit_cloned_hmm(data, o, big), maxent::budget_error);
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, o, big),
+                      Contains("fit_cloned_hmm: EM with L = " + std::to_string((std::size_t{1} << 30) + 1) +
+                               " latent states") && Contains("max_buffer_bytes"));
+    CHECK_THROWS_AS(maxent::clone_emissions(big), maxent::budget_error);
+    IohmmOptions wide = o;
+    wide.latent_states = std::size_t{1} << 40;
+    CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, wide),
+                      Contains("L = " + std::to_string(std::size_t{1} << 40) + " latent states"));
+    CHECK_THROWS_AS(maxent::fit_iohmm(data, wide), maxent::budget_error);
+    CHECK_THROWS_WITH(maxent::fit_iohmm(data, wide),
+                      Contains("fit_iohmm: EM with L = " + std::to_string(std::size_t{1} << 40) + " latent states"));
+    wide.latent_states = huge;
+    CHECK_THROWS_WITH(maxent::fit_iohmm(data, wide), Contains("more bytes than a std::size_t can count"));
+}
+
+TEST_CASE("a prior floor whose square underflows is refused, naming the floor", "[learned][prior][errors]") {
+    const std::vector<ActionObservationSequence> data = {{{0, 1, 0}, {0, 1, 0, 1}, "a"}, {{1}, {1, 1}, "b"}};
+    IohmmOptions o;
+    o.latent_states = 2;
+    o.num_actions = 2;
+    o.num_observations = 2;
+    o.restarts = 1;
+    o.max_iterations = 5;
+    o.prior.transitions = 0.5;
+    for (const double floor : {1e-310, std::numeric_limits<double>::denorm_min(), 1e-200}) {
+        o.prior.floor = floor;
+        CHECK_THROWS_AS(maxent::fit_iohmm(data, o), maxent::config_error);
+        CHECK_THROWS_WITH(maxent::fit_iohmm(data, o),
+                          Contains("the prior floor (IohmmPrior::floor) must be at least 2^-511") &&
+                              Contains(maxent::detail::message("got ", floor)));
+        CHECK_THROWS_WITH(maxent::fit_cloned_hmm(data, o, std::vector<std::size_t>{1, 1}),
+                          Contains("fit_cloned_hmm: the prior floor (IohmmPrior::floor)"));
+    }
+    o.prior.floor = maxent::min_iohmm_prior_floor;  // the least accepted
+    CHECK(maxent::fit_iohmm(data, o).log_likelihood.size() >= 2);
+}
+
+TEST_CASE("score_sequences reads a stop flag before every sequence; unset, the bits do not change", "[learned][stop]") {
+    const IohmmModel m = learned_test::tiny_model(EmissionModel::shared);
+    std::vector<ActionObservationSequence> data(70);
+    maxent::DefaultRng g(3);
+    for (auto& s : data)
+        for (std::size_t k = 0; k < 6; ++k) {
+            if (k < 5) s.actions.push_back(maxent::uniform_index(g, 2));
+            s.observations.push_back(maxent::uniform_index(g, 3));
+        }
+    std::atomic<bool> stop{false};
+    const maxent::SequenceScore plain = maxent::score_sequences(m, data, 1, 8);
+    const maxent::SequenceScore polled = maxent::score_sequences(m, data, 2, 8, &stop);
+    CHECK_FALSE(polled.stopped);
+    CHECK(polled.log_likelihood == plain.log_likelihood);
+    CHECK(polled.log_likelihood == maxent::iohmm_log_likelihood(m, data, 1, 8));
+    CHECK(polled.observations == 70 * 6);
+    stop.store(true);
+    const maxent::SequenceScore cut = maxent::score_sequences(m, data, 1, 8, &stop);
+    CHECK(cut.stopped);
+    CHECK(cut.log_likelihood == 0.0);
+    CHECK(cut.sequences == 0);
 }
 
 }  // namespace test_learned_model

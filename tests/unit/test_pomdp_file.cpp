@@ -25,6 +25,9 @@
 
 #include <Eigen/Core>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "maxent/belief/bayes_filter.hpp"
 #include "maxent/belief/learned/em.hpp"
 #include "maxent/belief/learned/to_pomdp.hpp"
@@ -33,6 +36,8 @@
 #include "maxent/model/grid_world.hpp"
 #include "maxent/model/pomdp_file.hpp"
 #include "maxent/model/pomdp_writer.hpp"
+
+#include "../fuzz/writer_fuzz.hpp"
 
 #ifndef MAXENT_CLASSIC_POMDP_DIR
 #error "tests/CMakeLists.txt must define MAXENT_CLASSIC_POMDP_DIR"
@@ -571,7 +576,7 @@ TEST_CASE("error: huge counts and budgets fail cleanly without allocating", "[po
 
 TEST_CASE("error: unreadable files and bad options", "[pomdp-file]") {
     const fs::path missing = data_dir / "no-such-file.pomdp";
-    CHECK_THROWS_WITH(maxent::read_pomdp_file(missing), Contains("no-such-file.pomdp") && Contains("cannot open"));
+    CHECK_THROWS_WITH(maxent::read_pomdp_file(missing), Contains("no-such-file.pomdp") && Contains("cannot read"));
     CHECK_THROWS_AS(maxent::read_pomdp_file(data_dir), maxent::parse_error);
     ReadOptions bad;
     bad.row_tolerance = -1.0;
@@ -757,6 +762,84 @@ TEST_CASE("write_pomdp_file: errors are named", "[pomdp_file][writer]") {
     im.initial_emission = half;
     CHECK_THROWS_WITH(maxent::write_pomdp_file(maxent::to_finite_pomdp(im, 3), out),
                       Contains("first observation Obs(o_1 | s_1) differs"));
+}
+
+TEST_CASE("write_pomdp_file: long rows divided by their sums read back exactly", "[pomdp_file][writer]") {
+    // 300 states: rows of 300 Exp(1) draws divided by their sum. The exact sum of such a row
+    // is off 1 by up to a few hundred ulps, more than any rescaling of the written numbers can
+    // make the reader's division undo; the reader keeps rows that sum to 1 up to rounding.
+    const Eigen::Index S = 300;
+    maxent::DefaultRng g(11);
+    auto draw = [&](auto&& row) {
+        double total = 0.0;
+        for (Eigen::Index j = 0; j < row.size(); ++j) {
+            row[j] = -std::log(1.0 - maxent::uniform01(g));
+            total += row[j];
+        }
+        row /= total;
+    };
+    std::vector<Eigen::MatrixXd> P(1, Eigen::MatrixXd(S, S)), E(1, Eigen::MatrixXd(S, 2));
+    for (Eigen::Index s = 0; s < S; ++s) {
+        draw(P[0].row(s));
+        draw(E[0].row(s));
+    }
+    Eigen::VectorXd mu(S);
+    draw(mu);
+    std::vector<std::size_t> states(static_cast<std::size_t>(S));
+    for (std::size_t s = 0; s < states.size(); ++s) states[s] = s;
+    const maxent::FinitePomdp<std::size_t, std::size_t, std::size_t> m(states, {0}, {0, 1}, P, E, mu, 2);
+    const PomdpFile f = maxent::parse_pomdp(pomdp_writer_test::written(m), "long");
+    CHECK(f.model.initial_distribution() == m.initial_distribution());
+    std::size_t differing = 0;
+    const Eigen::MatrixXd read(f.model.transition_matrix(0)), given(m.transition_matrix(0));
+    for (Eigen::Index s = 0; s < S; ++s) differing += read.row(s) == given.row(s) ? 0 : 1;
+    CHECK(differing == 0);
+    CHECK(pomdp_writer_test::same_numbers(f, m));
+}
+
+TEST_CASE("write_pomdp_file: line breaks in the title and labels cannot add sections", "[pomdp_file][writer]") {
+    std::vector<Eigen::MatrixXd> P(1, Eigen::MatrixXd::Identity(2, 2)), E(1, Eigen::MatrixXd::Identity(2, 2));
+    Eigen::VectorXd mu(2);
+    mu << 0.25, 0.75;
+    const maxent::FinitePomdp<std::string, std::string, std::string> m({"a\ndiscount: 0.1", "b"}, {"go\rR: * : * : * : * 3"},
+                                                                         {"x", "y\n"}, P, E, mu, 2);
+    const std::string text =
+        pomdp_writer_test::written(m, {.discount = {}, .title = "model\ndiscount: 0.5\nR: * : * : * : * 7\r\nvalues: cost"});
+    CHECK(text.rfind("# model discount: 0.5 R: * : * : * : * 7  values: cost\n", 0) == 0);
+    const PomdpFile f = maxent::parse_pomdp(text, "title");
+    CHECK_FALSE(f.discount.has_value());  // the model has none: no line of the title became one
+    CHECK(f.rewards.empty());
+    CHECK_FALSE(f.values_are_costs);
+    CHECK(pomdp_writer_test::same_numbers(f, m));
+}
+
+TEST_CASE("writer fuzzer regressions read back with identical numbers", "[pomdp_file][writer]") {
+    const fs::path dir = fs::path{MAXENT_TEST_DATA_DIR} / "pomdp_writer" / "regressions";
+    REQUIRE(fs::is_directory(dir));
+    std::size_t count = 0, written = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (!entry.is_regular_file() || entry.path().filename() == "README.md") continue;
+        INFO(entry.path().filename().string());
+        written += maxent::fuzz::pomdp_writer_round_trip(slurp(entry.path())) ? 1 : 0;  // traps on a difference
+        ++count;
+    }
+    CHECK(count >= 4);
+    CHECK(written >= 3);
+}
+
+TEST_CASE("read_pomdp_file refuses a FIFO, a device and a file above its size bound", "[pomdp-file]") {
+    CHECK_THROWS_WITH(maxent::read_pomdp_file("/dev/zero"),
+                      Contains("/dev/zero:0:0:") && Contains("a character device, not a regular file"));
+    const fs::path dir = fs::temp_directory_path() / ("maxent-pomdp-read-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    REQUIRE(::mkfifo((dir / "pipe.pomdp").c_str(), 0600) == 0);
+    CHECK_THROWS_WITH(maxent::read_pomdp_file(dir / "pipe.pomdp"), Contains("a FIFO (named pipe)"));
+    const fs::path tiger = classic_dir / "tiger.95.POMDP";
+    const auto size = static_cast<std::uintmax_t>(fs::file_size(tiger));
+    CHECK(maxent::read_pomdp_file(tiger, {}, size).model.num_states() == 2);
+    CHECK_THROWS_WITH(maxent::read_pomdp_file(tiger, {}, size - 1),
+                      Contains("tiger.95.POMDP:0:0:") && Contains("larger than " + std::to_string(size - 1)));
+    fs::remove_all(dir);
 }
 
 }  // namespace test_pomdp_file

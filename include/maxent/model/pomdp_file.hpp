@@ -15,7 +15,9 @@
 //   Any of a, s, s', o may be '*'. Later entries override earlier ones cell by cell; '#'
 //   starts a comment to the end of the line.
 // Choices: horizon T = S unless ReadOptions::horizon says otherwise; every row must sum to 1
-// within ReadOptions::row_tolerance and is then renormalised exactly; a transition row with no
+// within ReadOptions::row_tolerance and is then renormalised exactly (a row that sums to 1 up to
+// the rounding of its sum, 2nε for n entries, is kept as written: what makes written files read
+// back exactly, model/pomdp_writer.hpp); a transition row with no
 // positive entry is an error, or an absorbing state with EmptyRows::self_loop (listed in
 // PomdpFile::absorbing_rows); one shared observation matrix when every action's comes out
 // identical (then o_1 uses it too), else one per action; rewards kept as the file states them
@@ -31,7 +33,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -48,6 +49,7 @@
 #include <Eigen/SparseCore>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/read_file.hpp"
 #include "maxent/model/detail/pomdp_lexer.hpp"
 #include "maxent/model/finite_pomdp.hpp"
 
@@ -222,6 +224,15 @@ struct PomdpFile {
 };
 
 namespace detail {
+
+/// Whether a row of n nonzero probabilities whose left-to-right sum is `sum` is normalised
+/// as far as double arithmetic can tell: |sum - 1| <= 2 n ε, more than the rounding of the
+/// n - 1 additions plus that of a row divided by its own sum (about (2n - 1) ε / 2). The reader
+/// keeps such a row as written (dividing would only move entries by rounding), so a row
+/// written with round-trip digits reads back exactly; a row further off is divided by its sum.
+[[nodiscard]] inline bool sums_to_one_up_to_rounding(double sum, std::size_t n) noexcept {
+    return std::abs(sum - 1.0) <= 2.0 * static_cast<double>(n) * std::numeric_limits<double>::epsilon();
+}
 
 /// One parse of one text; see the header comment for the grammar and the decisions.
 class PomdpFileParser {
@@ -490,7 +501,10 @@ private:
         if (!(std::abs(sum - 1.0) <= options_.row_tolerance) || !(sum > 0.0))
             fail(offset, message(what, " sums to ", sum, ", not 1 within the row tolerance ", options_.row_tolerance,
                                  " (ReadOptions::row_tolerance)"));
-        for (double& p : mu_) p /= sum;
+        std::size_t nonzero = 0;
+        for (const double p : mu_) nonzero += p != 0.0 ? 1 : 0;
+        if (!sums_to_one_up_to_rounding(sum, nonzero))
+            for (double& p : mu_) p /= sum;
     }
 
     void start_header(const Token& kw) {
@@ -785,6 +799,7 @@ private:
                                          label_of(states_, s), ", a = ", label_of(actions_, a), ") sum to ", sum,
                                          ", not 1 within the row tolerance ", tolerance, " (ReadOptions::row_tolerance)"));
                 }
+                if (sums_to_one_up_to_rounding(sum, row.size())) sum = 1.0;  // kept as written (exact round trip)
                 m.startVec(static_cast<Eigen::Index>(s));
                 for (const auto& [c, p] : row)
                     m.insertBack(static_cast<Eigen::Index>(s), static_cast<Eigen::Index>(c)) = p / sum;
@@ -872,17 +887,18 @@ private:
     return detail::PomdpFileParser(text, name_for_messages, options).parse();
 }
 
-/// Reads and parses a POMDP file; a file that cannot be read is a parse_error naming it.
-[[nodiscard]] inline PomdpFile read_pomdp_file(const std::filesystem::path& path, const ReadOptions& options = {}) {
+/// Reads and parses a POMDP file, read whole by read_regular_file (core/read_file.hpp): a
+/// FIFO, a device or a directory is refused at once, never waited on, and so is a file above
+/// `max_bytes`; a file that cannot be read is a parse_error "<path>:0:0: cannot read ...".
+[[nodiscard]] inline PomdpFile read_pomdp_file(const std::filesystem::path& path, const ReadOptions& options = {},
+                                               std::uintmax_t max_bytes = max_read_file_bytes) {
     const std::string name = path.string();
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-        throw parse_error(detail::message(name, ":0:0: cannot open: not a readable regular file",
-                                          ec ? " (" + ec.message() + ")" : std::string()));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw parse_error(detail::message(name, ":0:0: cannot open the file for reading"));
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad()) throw parse_error(detail::message(name, ":0:0: reading the file failed"));
+    std::string text;
+    try {
+        text = read_regular_file(path, max_bytes);
+    } catch (const file_read_error& e) {
+        throw parse_error(detail::message(name, ":0:0: ", e.what()));
+    }
     return parse_pomdp(text, name, options);
 }
 

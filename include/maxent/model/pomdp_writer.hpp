@@ -5,13 +5,15 @@
 // "0".."N-1", the model's own labels go into a comment), the start vector μ, and T and O as
 // full matrices (`T: a` then S rows of S numbers; `O: *` then S rows of O numbers when every
 // action's observation matrix is the same, else `O: a` per action), each number in the
-// shortest form that reads back as the same double (std::to_chars). Reading the text back
-// gives the model's matrices back: the reader divides each row by its sum, so a row whose sum
-// is not 1 closely enough is written scaled by a factor D within 256 ulps of 1 and nudged by
-// ulps so that its sum is D and this division gives the model's numbers back exactly (==,
-// checked). Where no such D exists (the row's exact sum is off 1 by more than the reader's
-// rounding can make up: seen on learned start vectors dominated by one state) the row is
-// written as it is and reads back within a few ulps per entry.
+// shortest form that reads back as the same double (std::to_chars; the reader parses with
+// std::from_chars, exactly). Reading the text back gives the model's numbers back exactly
+// (==) for every row (and μ) that sums to 1 up to the rounding of its sum, |Σ - 1| <= 2nε for
+// n nonzero entries added left to right: the reader keeps such rows as written. That is every
+// row maxent makes by dividing by a sum (learned models, worlds, files read back). A row
+// further off (FinitePomdp accepts up to its tolerance, 1e-9 by default) reads back divided
+// by its sum, as the reader renormalises any row.
+// The title and the labels go into '#' comments with every line break replaced by a space,
+// so no text of theirs can become a section of the file.
 // The format has no matrix for the first observation o_1: a model whose o_1 matrix is not
 // action 0's observation matrix (per-action learned emissions) is refused (config_error).
 // Errors: config_error for a model the format cannot hold (that o_1 matrix) or a bad
@@ -40,7 +42,8 @@ namespace maxent {
 struct WriteOptions {
     /// The file's `discount:` line; absent: no line (the reader then reports none).
     std::optional<double> discount;
-    /// First line of the file (a '#' comment), e.g. what the model is; empty: none.
+    /// First line of the file (a '#' comment), e.g. what the model is; empty: none. Line
+    /// breaks in it are written as spaces.
     std::string title;
 };
 
@@ -59,63 +62,6 @@ std::vector<double> dense_row(const Sparse& m, Eigen::Index r, std::size_t cols)
     std::vector<double> row(cols, 0.0);
     for (typename Sparse::InnerIterator it(m, r); it; ++it) row[static_cast<std::size_t>(it.col())] = it.value();
     return row;
-}
-
-/// What the reader makes of a written row: each nonzero entry divided by the left-to-right
-/// sum of the nonzero entries.
-inline std::vector<double> renormalised(const std::vector<double>& row) {
-    double sum = 0.0;
-    for (const double p : row)
-        if (p != 0.0) sum += p;
-    std::vector<double> out(row.size(), 0.0);
-    for (std::size_t i = 0; i < row.size(); ++i)
-        if (row[i] != 0.0) out[i] = row[i] / sum;
-    return out;
-}
-
-/// Numbers to write for the probability row `p` so that the reader's renormalisation gives
-/// back exactly `p`: `p` itself when its sum is 1 closely enough; else, for a divisor D a few
-/// ulps from 1 (nearest first), q = p·D rounded, each entry nudged by an ulp where q_i / D is
-/// not p_i, and the largest entry nudged (while q_max / D stays p_max) until the reader's sum
-/// of q is exactly D. The first q that reads back as p; none (the exact sum of p is off 1 by
-/// more than the reader's rounding can make up): p itself, which reads back within a few ulps;
-/// each entry changes by the relative amount its sum is off 1.
-inline std::vector<double> written_row(const std::vector<double>& p) {
-    if (renormalised(p) == p) return p;
-    std::size_t largest = 0;
-    for (std::size_t i = 0; i < p.size(); ++i)
-        if (p[i] > p[largest]) largest = i;
-    std::vector<double> q(p.size());
-    auto sum = [&] {
-        double total = 0.0;
-        for (const double x : q)
-            if (x != 0.0) total += x;
-        return total;
-    };
-    double up = 1.0, down = 1.0;
-    for (int k = 0; k < 256; ++k) {
-        up = std::nextafter(up, 2.0);
-        down = std::nextafter(down, 0.0);
-        for (const double D : {up, down}) {
-            bool ok = true;
-            for (std::size_t i = 0; i < p.size() && ok; ++i) {
-                q[i] = p[i] * D;
-                if (q[i] / D < p[i]) q[i] = std::nextafter(q[i], 2.0);
-                if (q[i] / D > p[i]) q[i] = std::nextafter(q[i], 0.0);
-                ok = q[i] / D == p[i];
-            }
-            if (!ok) continue;
-            for (int step = 0; step < 16; ++step) {
-                const double total = sum();
-                if (total == D) break;
-                const double moved = std::nextafter(q[largest], total < D ? 2.0 : 0.0);
-                if (moved / D != p[largest]) break;
-                q[largest] = moved;
-            }
-            if (renormalised(q) == p) return q;
-        }
-    }
-    return p;
 }
 
 template <class Sparse>
@@ -144,15 +90,17 @@ void write_pomdp_file(const FinitePomdp<State, Action, Observation>& m, std::ost
     bool shared = true;
     for (std::size_t a = 1; a < A && shared; ++a) shared = detail::same_matrix(m.observation_matrix(0), m.observation_matrix(a));
     std::ostringstream text;
-    if (!options.title.empty()) text << "# " << options.title << '\n';
+    auto one_line = [](std::string t) {  // a comment stays one line: no text can start a section
+        std::replace(t.begin(), t.end(), '\n', ' ');
+        std::replace(t.begin(), t.end(), '\r', ' ');
+        return t;
+    };
+    if (!options.title.empty()) text << "# " << one_line(options.title) << '\n';
     text << "# states, actions and observations are numbered 0..N-1 in the model's order:\n";
     auto list = [&](const char* name, const auto& labels, std::size_t n) {
         text << "#   " << name << ':';
         for (std::size_t i = 0; i < n; ++i) {
-            std::string label = labels.describe(i);
-            std::replace(label.begin(), label.end(), '\n', ' ');  // the comment stays one line
-            std::replace(label.begin(), label.end(), '\r', ' ');
-            text << ' ' << label;
+            text << ' ' << one_line(labels.describe(i));
         }
         text << '\n';
     };
@@ -163,12 +111,12 @@ void write_pomdp_file(const FinitePomdp<State, Action, Observation>& m, std::ost
     text << "values: reward\nstates: " << S << "\nactions: " << A << "\nobservations: " << O << "\n\nstart:";
     std::vector<double> mu(S);
     for (std::size_t s = 0; s < S; ++s) mu[s] = m.initial_distribution()[static_cast<Eigen::Index>(s)];
-    for (const double p : detail::written_row(mu)) text << ' ' << detail::shortest_double(p);
+    for (const double p : mu) text << ' ' << detail::shortest_double(p);
     text << '\n';
     auto matrix = [&](const char* kind, const auto& mat, const std::string& action, std::size_t cols) {
         text << '\n' << kind << ": " << action << '\n';
         for (std::size_t s = 0; s < S; ++s) {
-            const std::vector<double> row = detail::written_row(detail::dense_row(mat, static_cast<Eigen::Index>(s), cols));
+            const std::vector<double> row = detail::dense_row(mat, static_cast<Eigen::Index>(s), cols);
             for (std::size_t c = 0; c < cols; ++c) text << (c == 0 ? "" : " ") << detail::shortest_double(row[c]);
             text << '\n';
         }

@@ -15,7 +15,9 @@
 // The result is an IohmmFit: to_finite_pomdp turns it into the agent's FinitePomdp and
 // BayesFilter as any IOHMM (with α > 0 or a floor every observation stays possible).
 // Errors (naming the value): config_error for a clone count of 0, clone counts that are not one
-// per observation or do not add up to L, L < O with the equal split, per-action emissions,
+// per observation, do not add up to L or add up to more than an index can hold, L < O with the
+// equal split, budget_error when the settings' L needs more memory than max_buffer_bytes (before
+// allocating), per-action emissions,
 // fixed or start emission blocks, a refit start that is not a cloned HMM; otherwise as em.hpp.
 #pragma once
 
@@ -32,6 +34,7 @@
 #include "maxent/belief/learned/em.hpp"
 #include "maxent/belief/learned/iohmm.hpp"
 #include "maxent/belief/learned/sequences.hpp"
+#include "maxent/core/budget.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
 
@@ -59,10 +62,15 @@ struct CloneLayout {
 inline CloneLayout clone_layout(std::span<const std::size_t> clones, const char* where) {
     CloneLayout c;
     Eigen::Index next = 0;
+    constexpr auto most = static_cast<std::size_t>(std::numeric_limits<Eigen::Index>::max());
     for (std::size_t o = 0; o < clones.size(); ++o) {
         if (clones[o] == 0)
             throw config_error(detail::message(where, ": observation ", o,
                                                " has 0 clones (every observation needs at least one)"));
+        if (clones[o] > most - static_cast<std::size_t>(next))
+            throw config_error(detail::message(where, ": the clone counts add up to more than ", most,
+                                               " latent states: observation ", o, " has ", clones[o],
+                                               " clones after ", next, " clones of the observations before it"));
         c.first.push_back(next);
         c.count.push_back(eidx(clones[o]));
         next += eidx(clones[o]);
@@ -201,6 +209,8 @@ inline IohmmOptions cloned_em_options(const IohmmOptions& o, const IohmmModel& m
 [[nodiscard]] inline Eigen::MatrixXd clone_emissions(std::span<const std::size_t> clones) {
     const detail::CloneLayout c = detail::clone_layout(clones, "clone_emissions");
     const Eigen::Index L = c.first.empty() ? 0 : c.first.back() + c.count.back();
+    check_buffer_budget(BufferCost{}.add({static_cast<std::size_t>(L), clones.size()}, sizeof(double)),
+                        "clone_emissions: the ", L, " x ", clones.size(), " emission matrix of the clone counts");
     Eigen::MatrixXd E = Eigen::MatrixXd::Zero(L, detail::eidx(clones.size()));
     for (std::size_t o = 0; o < clones.size(); ++o) E.block(c.first[o], detail::eidx(o), c.count[o], 1).setOnes();
     return E;
@@ -229,12 +239,13 @@ inline IohmmOptions cloned_em_options(const IohmmOptions& o, const IohmmModel& m
                                                " observations (give one per observation)"));
         counts.assign(clones.begin(), clones.end());
     }
-    const detail::ClonedEm em{detail::clone_layout(counts, where)};
+    const detail::ClonedEm em{detail::clone_layout(counts, where)};  // checks that the counts' sum fits
     std::size_t L = 0;
     for (const std::size_t n : counts) L += n;
     if (options.latent_states != 0 && options.latent_states != L)
         throw config_error(detail::message(where, ": the clone counts add up to ", L, " latent states, but L = ",
                                            options.latent_states));
+    detail::check_em_memory(L, A, O, 1, train.size(), options.block_size, where);
     detail::check_prior(options.prior, L, O, where);
     detail::check_blocks(options.fixed, L, A, O, EmissionModel::shared, "fixed", where);
     detail::check_blocks(options.start, L, A, O, EmissionModel::shared, "start", where);
@@ -275,6 +286,8 @@ inline IohmmOptions cloned_em_options(const IohmmOptions& o, const IohmmModel& m
     given.start = {};
     detail::check_cloned_options(given, where);
     const std::vector<std::size_t> counts = detail::clones_of(start, where);
+    detail::check_em_memory(start.num_latent_states(), options.num_actions, options.num_observations, 1, train.size(),
+                            options.block_size, where);
     detail::check_prior(options.prior, start.num_latent_states(), options.num_observations, where);
     detail::check_blocks(options.fixed, start.num_latent_states(), options.num_actions, options.num_observations,
                          EmissionModel::shared, "fixed", where);

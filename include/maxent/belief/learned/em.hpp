@@ -16,8 +16,10 @@
 //     before every M step and restart, ends a fit early (IohmmFit::stopped).
 //   * Threads: blocks of block_size sequences, added in index order: identical for any count.
 // Errors name the value: config_error for sizes or counts of 0, a smoothing, tolerance, anchor
-// weight, prior concentration or floor out of range, a given block of the wrong shape, no
-// training data, a malformed sequence; model_error for a start or given block that is not a
+// weight, prior concentration or floor out of range (a floor below min_iohmm_prior_floor
+// would underflow), a given block of the wrong shape, no training data, a malformed sequence;
+// budget_error when L (with A, O and the blocks) needs more than max_buffer_bytes, before
+// anything is allocated; model_error for a start or given block that is not a
 // distribution; numeric_error when a training sequence gets probability 0.
 #pragma once
 
@@ -37,6 +39,7 @@
 #include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned/iohmm.hpp"
 #include "maxent/belief/learned/sequences.hpp"
+#include "maxent/core/budget.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/core/random.hpp"
@@ -98,8 +101,13 @@ struct IohmmPrior {
     std::optional<double> initial;      ///< c of μ̂
     std::optional<double> transitions;  ///< c of every row of every P̂_a
     std::optional<double> emissions;    ///< c of every row of every Ô (and Ô_1)
-    double floor = 1e-8;                ///< least entry of a row of a block with c < 1; in (0, 1/row length)
+    double floor = 1e-8;                ///< least entry of a row of a block with c < 1; in
+                                        ///< [min_iohmm_prior_floor, 1/row length)
 };
+
+/// The least IohmmPrior::floor accepted (with a concentration below 1): 2^-511, so the product
+/// of two floored probabilities (a transition and an emission) is still a normal double.
+inline constexpr double min_iohmm_prior_floor = 0x1p-511;
 
 /// What fit_iohmm (and, in part, refit_iohmm) is asked to do.
 struct IohmmOptions {
@@ -300,6 +308,8 @@ struct MStep {
         fix_emissions.assign(slots, 0);
         for (std::size_t k = 0; k < o.fixed.emissions.size() && k < slots; ++k) fix_emissions[k] = o.fixed.emissions[k] ? 1 : 0;
     }
+    /// Whether a learned block has c < 1 (its rows are kept at least `floor`).
+    [[nodiscard]] bool sparse() const { return initial < 0.0 || transitions < 0.0 || emissions < 0.0; }
     [[nodiscard]] bool all_emissions_fixed() const {
         for (const char f : fix_emissions)
             if (f == 0) return false;
@@ -503,6 +513,27 @@ inline void check_prior(const IohmmPrior& p, std::size_t L, std::size_t O, const
     if (!std::isfinite(p.floor) || !(p.floor > 0.0) || !(p.floor * longest < 1.0))
         throw config_error(detail::message(where, ": the prior floor must be in (0, 1/", std::max(L, O),
                                            ") with a concentration below 1, got ", p.floor));
+    if (p.floor < min_iohmm_prior_floor)
+        throw config_error(detail::message(where, ": the prior floor (IohmmPrior::floor) must be at least 2^-511 = ",
+                                           min_iohmm_prior_floor, ", got ", p.floor,
+                                           ": below it the product of a floored transition and a floored emission "
+                                           "probability underflows, and the forward pass would find a possible "
+                                           "sequence impossible"));
+}
+
+/// Throws budget_error when EM with L latent states, A actions, O observations (`slots`
+/// emission matrices) on `sequences` training sequences in blocks of `block` would reserve more
+/// than max_buffer_bytes (core/budget.hpp): the model, the expected counts of every block (the
+/// E step keeps one set per block, to add them in index order), their total, the best restart's
+/// model and the start, before anything is allocated.
+inline void check_em_memory(std::size_t L, std::size_t A, std::size_t O, std::size_t slots, std::size_t sequences,
+                            std::size_t block, const char* where) {
+    const std::size_t copies = block_count(sequences, block) + 4;
+    BufferCost cost;
+    cost.add({copies, A, L, L}, sizeof(double)).add({copies, slots + 1, L, O}, sizeof(double)).add({copies, L},
+                                                                                                   sizeof(double));
+    check_buffer_budget(cost, where, ": EM with L = ", L, " latent states, ", A, " actions and ", O,
+                        " observations (", copies - 4, " blocks of sequences)");
 }
 
 }  // namespace detail
@@ -578,9 +609,10 @@ IohmmFit run_em(IohmmModel m, std::span<const ActionObservationSequence> train, 
                         what, "the model at step ", x.step, " (restart ", r, ", iteration ", it,
                         "): with smoothing α = 0 a parameter reached 0 or the forward normaliser underflowed; "
                         "use α > 0"));
-                throw numeric_error(detail::message(what, "the model at step ", x.step, " (restart ", r,
-                                                    ", iteration ", it, "): the forward normaliser underflowed "
-                                                    "(smoothing α = ", alpha, ")"));
+                throw numeric_error(detail::message(
+                    what, "the model at step ", x.step, " (restart ", r, ", iteration ", it,
+                    "): the forward normaliser underflowed (smoothing α = ", alpha,
+                    mstep.sparse() ? detail::message(", prior floor = ", mstep.floor) : std::string(), ")"));
             }
         detail::IohmmCounts total = std::move(parts[0]);
         for (std::size_t b = 1; b < parts.size(); ++b) total.add(parts[b]);
@@ -672,6 +704,9 @@ inline void check_start_sizes(const IohmmModel& start, const IohmmOptions& optio
                                            " (1 makes each latent state's emission rows one-hot: observations no "
                                            "state is anchored on would be impossible)"));
     detail::check_fit_inputs(train, options, heldout, where);
+    detail::check_em_memory(L, options.num_actions, options.num_observations,
+                            options.emission == EmissionModel::shared ? 1 : options.num_actions, train.size(),
+                            options.block_size, where);
     detail::check_prior(options.prior, L, options.num_observations, where);
     detail::check_blocks(options.fixed, L, options.num_actions, options.num_observations, options.emission, "fixed",
                          where);
@@ -705,6 +740,8 @@ inline void check_start_sizes(const IohmmModel& start, const IohmmOptions& optio
     detail::check_model(start, where);
     detail::check_fit_inputs(train, options, heldout, where);
     detail::check_start_sizes(start, options, where);
+    detail::check_em_memory(start.num_latent_states(), options.num_actions, options.num_observations,
+                            start.emissions.size(), train.size(), options.block_size, where);
     detail::check_prior(options.prior, start.num_latent_states(), options.num_observations, where);
     detail::check_blocks(options.fixed, start.num_latent_states(), options.num_actions, options.num_observations,
                          start.emission_model, "fixed", where);

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -232,12 +233,19 @@ inline double sum_log(const Eigen::VectorXd& c, std::size_t steps) {
 }
 
 /// Log-likelihood of sequences [begin, end) (forward passes); -inf if one is impossible.
+/// `stop` (optional) is read before every sequence: once true, the block returns 0 at once
+/// and sets `*stopped` (the sum is then partial; the same bits when it never reads true).
 inline double block_log_likelihood(const IohmmModel& m, std::span<const ActionObservationSequence> data,
-                                   std::size_t begin, std::size_t end) {
+                                   std::size_t begin, std::size_t end, const std::atomic<bool>* stop = nullptr,
+                                   std::atomic<bool>* stopped = nullptr) {
     Eigen::MatrixXd alpha;
     Eigen::VectorXd c;
     double ll = 0.0;
     for (std::size_t n = begin; n < end; ++n) {
+        if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+            stopped->store(true, std::memory_order_relaxed);
+            return 0.0;
+        }
         if (forward(m, data[n], alpha, c) != 0) return -std::numeric_limits<double>::infinity();
         ll += sum_log(c, data[n].observations.size());
     }
@@ -280,25 +288,41 @@ inline std::size_t block_count(std::size_t n, std::size_t block) { return (n + b
     return out;
 }
 
+namespace detail {
+
+/// Σ log P(sequence) in blocks of `block_size` added in index order; once `*stop` reads true
+/// (read before every sequence) the blocks end early and `stopped` is set (the sum is then
+/// partial).
+inline double log_likelihood_in_blocks(const IohmmModel& m, std::span<const ActionObservationSequence> sequences,
+                                       std::size_t threads, std::size_t block_size, const std::atomic<bool>* stop,
+                                       bool& stopped, const char* where) {
+    check_model(m, where);
+    if (block_size == 0) throw config_error(detail::message(where, ": the block size must be at least 1, got 0"));
+    for (std::size_t n = 0; n < sequences.size(); ++n)
+        check_sequence(sequences[n], n, m.num_actions(), m.num_observations(), where, "sequence");
+    const std::size_t blocks = block_count(sequences.size(), block_size);
+    std::atomic<bool> skipped{false};
+    const auto lls = run_parallel(blocks, threads, [&](std::size_t b) {
+        return block_log_likelihood(m, sequences, b * block_size, std::min(sequences.size(), (b + 1) * block_size),
+                                    stop, &skipped);
+    });
+    stopped = skipped.load();
+    double total = 0.0;
+    for (const double v : lls) total += v;
+    return total;
+}
+
+}  // namespace detail
+
 /// Σ log P(sequence) over the sequences, in blocks of `block_size` added in index order
 /// (identical for any thread count); -inf if one is impossible. Throws config_error for a
 /// malformed sequence or model shape, model_error for a model that is not a distribution.
 [[nodiscard]] inline double iohmm_log_likelihood(const IohmmModel& m,
                                                  std::span<const ActionObservationSequence> sequences,
                                                  std::size_t threads = 1, std::size_t block_size = 32) {
-    detail::check_model(m, "iohmm_log_likelihood");
-    if (block_size == 0) throw config_error("iohmm_log_likelihood: the block size must be at least 1, got 0");
-    for (std::size_t n = 0; n < sequences.size(); ++n)
-        detail::check_sequence(sequences[n], n, m.num_actions(), m.num_observations(), "iohmm_log_likelihood",
-                               "sequence");
-    const std::size_t blocks = detail::block_count(sequences.size(), block_size);
-    const auto lls = run_parallel(blocks, threads, [&](std::size_t b) {
-        return detail::block_log_likelihood(m, sequences, b * block_size,
-                                            std::min(sequences.size(), (b + 1) * block_size));
-    });
-    double total = 0.0;
-    for (const double v : lls) total += v;
-    return total;
+    bool stopped = false;
+    return detail::log_likelihood_in_blocks(m, sequences, threads, block_size, nullptr, stopped,
+                                            "iohmm_log_likelihood");
 }
 
 }  // namespace maxent

@@ -3,7 +3,7 @@
 // reports for its held-out episodes (FitRecord::heldout_log_likelihood) and learning.csv
 // lists for the learned and the true model.
 //
-//   score_sequences(model, sequences[, threads, block_size]) -> SequenceScore
+//   score_sequences(model, sequences[, threads, block_size, stop]) -> SequenceScore
 //     model: an IohmmModel (a learned one) or any FinitePomdp (the world's, a model file's,
 //     the agent's learned model as to_finite_pomdp made it; taken through to_iohmm).
 //     log_likelihood = Σ_n log P(o^n_1..o^n_{K+1} | a^n_1..a^n_K), the scaled forward pass of
@@ -17,6 +17,7 @@
 // distribution (iohmm.hpp).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <span>
 
@@ -34,16 +35,24 @@ struct SequenceScore {
     std::size_t sequences = 0;     ///< how many were scored
     std::size_t observations = 0;  ///< Σ over the sequences of K + 1
     double per_observation = 0.0;  ///< log_likelihood / observations
+    bool stopped = false;          ///< cut short by the stop flag: nothing was scored (every other field 0)
 };
 
 /// The log-likelihood of `sequences` under the IOHMM `m`, in total and per observation (see
-/// the header).
+/// the header). `stop` (optional, must outlive the call): read before every sequence; once it
+/// reads true the call returns SequenceScore{.stopped = true} (nothing else changes: the same
+/// bits when it never does).
 [[nodiscard]] inline SequenceScore score_sequences(const IohmmModel& m,
                                                    std::span<const ActionObservationSequence> sequences,
-                                                   std::size_t threads = 1, std::size_t block_size = 32) {
+                                                   std::size_t threads = 1, std::size_t block_size = 32,
+                                                   const std::atomic<bool>* stop = nullptr) {
     if (sequences.empty()) throw config_error("score_sequences: no sequences to score (the set is empty)");
     SequenceScore out;
-    out.log_likelihood = iohmm_log_likelihood(m, sequences, threads, block_size);
+    bool stopped = false;
+    const double ll =
+        detail::log_likelihood_in_blocks(m, sequences, threads, block_size, stop, stopped, "iohmm_log_likelihood");
+    if (stopped) return SequenceScore{.stopped = true};
+    out.log_likelihood = ll;
     out.sequences = sequences.size();
     for (const ActionObservationSequence& s : sequences) out.observations += s.observations.size();
     out.per_observation = out.log_likelihood / static_cast<double>(out.observations);
@@ -54,8 +63,9 @@ struct SequenceScore {
 template <class State, class Action, class Observation>
 [[nodiscard]] SequenceScore score_sequences(const FinitePomdp<State, Action, Observation>& m,
                                             std::span<const ActionObservationSequence> sequences,
-                                            std::size_t threads = 1, std::size_t block_size = 32) {
-    return score_sequences(to_iohmm(m), sequences, threads, block_size);
+                                            std::size_t threads = 1, std::size_t block_size = 32,
+                                            const std::atomic<bool>* stop = nullptr) {
+    return score_sequences(to_iohmm(m), sequences, threads, block_size, stop);
 }
 
 }  // namespace maxent

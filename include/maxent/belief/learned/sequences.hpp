@@ -18,10 +18,11 @@
 
 #include <charconv>
 #include <cstddef>
-#include <fstream>
+#include <cstdint>
 #include <istream>
 #include <ostream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "maxent/core/error.hpp"
+#include "maxent/core/read_file.hpp"
 #include "maxent/core/trajectory.hpp"
 
 namespace maxent {
@@ -161,10 +163,18 @@ inline std::string_view trim_blanks(std::string_view s) {
     return out;
 }
 
-/// read_sequences_csv on a file; parse_error if it cannot be opened or read.
-[[nodiscard]] inline std::vector<ActionObservationSequence> read_sequences_csv_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw parse_error(detail::message(path, ":0:0: cannot open the file for reading"));
+/// read_sequences_csv on a file, read whole by read_regular_file (core/read_file.hpp): a FIFO,
+/// a device or a directory is refused at once, never waited on, and a file above `max_bytes`
+/// is refused; parse_error "path:0:0: cannot read ..." then, or if it cannot be opened.
+[[nodiscard]] inline std::vector<ActionObservationSequence> read_sequences_csv_file(
+    const std::string& path, std::uintmax_t max_bytes = max_read_file_bytes) {
+    std::string text;
+    try {
+        text = read_regular_file(path, max_bytes);
+    } catch (const file_read_error& e) {
+        throw parse_error(detail::message(path, ":0:0: ", e.what()));
+    }
+    std::istringstream in(std::move(text));
     return read_sequences_csv(in, path);
 }
 
