@@ -1175,7 +1175,7 @@ TEST_CASE("a prior floor whose square underflows is refused, naming the floor", 
     CHECK(maxent::fit_iohmm(data, o).log_likelihood.size() >= 2);
 }
 
-TEST_CASE("score_sequences reads a stop flag before every sequence; unset, the bits do not change", "[learned][stop]") {
+TEST_CASE("score_sequences reads a stop flag before every sequence, and unset it leaves the bits unchanged", "[learned][stop]") {
     const IohmmModel m = learned_test::tiny_model(EmissionModel::shared);
     std::vector<ActionObservationSequence> data(70);
     maxent::DefaultRng g(3);
