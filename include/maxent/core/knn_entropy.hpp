@@ -1,38 +1,24 @@
 // maxent/core/knn_entropy.hpp — differential entropy of points in R^d by k nearest neighbours.
 //
-// The Kozachenko–Leonenko estimator (the one MEPOL uses for state entropy in continuous
-// spaces): for n points x_i in R^d and ε_i the Euclidean distance from x_i to its k-th
-// nearest other point,
+// The Kozachenko–Leonenko estimator (as in MEPOL): for n points x_i in R^d and ε_i the
+// Euclidean distance from x_i to its k-th nearest other point,
 //     Ĥ = ψ(n) − ψ(k) + log V_d + (d/n) Σ_i log ε_i        (nats),
-// with ψ the digamma function and V_d = π^{d/2} / Γ(d/2 + 1) the volume of the unit ball.
-// It counts true states (through a user map from state to vector) or observations without
-// bins. Ĥ is asymptotically unbiased (n → ∞, k fixed) for the usual regular densities; at
-// finite n it is biased most for densities with edges (uniform on a box: the balls of
-// points near a face stick out of the support, so Ĥ lies above H, more so as d and k grow),
-// little for smooth unbounded ones (Gaussians); a larger k lowers the variance.
-// docs/performance.md lists the bias the tests measured (d = 1..6, n = 10^3 and 10^4).
+// ψ the digamma function, V_d = π^{d/2} / Γ(d/2 + 1). It counts true states (through a user
+// map to vectors) or observations without bins. Asymptotically unbiased (n → ∞, k fixed);
+// at finite n biased up for densities with edges, little for smooth ones (docs/performance.md).
 //
-// Neighbours are exact: a k-d tree (median splits, tight bounding boxes) whose pruning
-// bound never exceeds a distance computed the brute-force way, so every ε_i has the bits of
-// a brute-force search, and Σ log ε_i is summed in input order (same input, same bits). Each
-// point keeps its k best candidates in a bounded max-heap: O(log k) per candidate, so the
-// cost is about n (candidates visited) log k for any k (k = n − 1 visits every pair).
+// Neighbours are exact: a k-d tree whose pruning never exceeds a brute-force distance, so
+// every ε_i has a brute-force search's bits, summed in input order. Each point keeps its k
+// best candidates in a bounded max-heap: O(log k) per candidate visited, for any k.
 //
-// Ties: a point with k other points at distance 0 (a robot pinned to a wall, a discrete
-// sensor) would give log 0 = −inf. Each ε_i is floored at a resolution δ, chosen by
-// `min_distance`:
-//   * unset (the default), the scale rule: δ = 10^-12 × the diagonal of the points' bounding
-//     box (knn_scale_resolution), or 10^-12 coordinate units when all points coincide, kept
-//     within [2^-511, 2^511] (about 1.5e-154 .. 6.7e153: squares stay normal doubles). Only
-//     distances below 10^-12 of the data's extent move: a point set whose k-th neighbour
-//     distances all exceed δ gets the bits of the plain estimator; exact repeats count at δ.
-//   * > 0: that resolution, in the points' units (within [2^-511, 2^512), where its square
-//     is a normal double; outside, config_error naming min_distance).
-//   * 0: no floor; a zero ε_i is refused (numeric_error naming both points).
-// resolution() and floored() report the δ of the last call and how many ε_i lay below it.
-//
-// A caller that must stay interruptible (Python's Ctrl-C) passes a poll callback: it runs
-// about every 2^16 distance computations and may throw to abandon the call.
+// Ties (a robot pinned to a wall) would give log 0. Each ε_i is floored at a resolution δ
+// set by `min_distance`: unset (default), the scale rule δ = 10^-12 × the points' bounding-box
+// diagonal (10^-12 units if all coincide), kept within [2^-511, 2^511] so squares stay normal
+// — data whose ε_i all exceed δ keep the plain estimator's bits; > 0: that δ (within
+// [2^-511, 2^512), else config_error naming min_distance); 0: no floor, a zero ε_i is a
+// numeric_error naming both points. resolution() and floored() report the last call's δ and
+// how many ε_i lay below it. An optional poll callback runs about every 2^16 distances and may
+// throw to abandon the call (Python's Ctrl-C).
 #pragma once
 
 #include <algorithm>

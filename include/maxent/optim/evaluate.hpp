@@ -2,36 +2,25 @@
 // count what the feedbacks count.
 //
 //   rollout_fixed_policy(model, updater, policy, options, seed, run, first, end, sink)
-//     episodes e in [first, end) of `policy` acting with `updater` (both copied, θ fixed),
-//     episode e drawing from stream(seed, run, e); sink(e, trajectory, g) sees each one
-//     finished, with its generator (MBE draws from it after the rollout).
+//     episodes [first, end) of `policy` with `updater` (copied, θ fixed), episode e drawing
+//     from stream(seed, run, e); sink(e, trajectory, g) sees each finished one.
 //   visit_counts(model, updater, policy, counting, seed, run, episodes)
-//     -> per state bin, its counted steps over the episodes, and their mean H(d(τ_S)).
+//     -> per state bin, its counted steps, and the episodes' mean H(d(τ_S)).
 //   evaluate(model, updater, policy, EvaluateOptions{.episodes, .seed, .threads, .counting, .knn})
-//     -> mean and 95% Student-t interval of H(d(τ_S)), H(d(τ_O)) (MOE), H(d(τ_S̃)) with
-//        s̃_t ~ b_t (MBE) and Σ_t H(b_t) (Reg-MBE's regulariser); evaluate_uniform the same
-//        for the uniform policy, equal bit for bit to any softmax policy at θ = 0. The
-//        positional form evaluate(model, updater, policy, episodes, seed[, threads, counting,
-//        knn]) is the same call.
-//     Typed observations (model/concepts.hpp): MOE is binned when the world bins them
-//     (observation_bin), else the kNN entropy (core/knn_entropy.hpp, nats) of the raw
-//     observation points, else not computed; a world with state points (state_point) also
-//     gets the kNN entropy of its true states beside the binned one. Evaluation names the
-//     estimator of each ("binned", "knn", "none"); index worlds keep their binned bits.
-//     Repeated points (a robot that stays put at a wall) are counted, not refused: by default
-//     the kNN distances are floored at 10^-12 of each episode's point-cloud diagonal (the
-//     estimator's scale rule), which leaves point sets without such ties bit for bit as the
-//     plain estimator has them; KnnCounting::min_distance sets a resolution instead (0:
-//     refuse ties). Evaluation reports the rule, the range of resolutions applied and how
-//     many points lay below them.
-//   windowed_means(history, window[, field]) -> a training history cut into windows, each
-//     with its mean and 95% interval (the spread within one run, not across seeds).
+//     -> mean and 95% Student-t interval of H(d(τ_S)), MOE's H(d(τ_O)), MBE's H(d(τ_S̃)) and
+//        Σ_t H(b_t); evaluate_uniform the same for the uniform policy (bit for bit a softmax
+//        policy at θ = 0). The positional form (episodes, seed[, threads, counting, knn]) is
+//        the same call. Typed observations: MOE binned when the world bins them, else the kNN
+//        entropy of the raw points, else not computed; worlds with state points also get a kNN
+//        true-state entropy. Repeated points are counted by the estimator's scale rule unless
+//        KnnCounting::min_distance says otherwise; Evaluation names each estimator, the kNN
+//        rule, the resolutions applied and how many points lay below them.
+//   windowed_means(history, window[, field]) -> a history in windows with mean and 95% interval.
 //
-// evaluate's episode n draws from stream(seed, evaluation_stream_run, n), disjoint from the
-// trainer's (seed, k, n), so a policy may be evaluated with its training seed. Its episodes
-// run on `threads` threads, each with its own copies, combined in order of n: results are
-// identical for any thread count. Errors (config_error): fewer than 2 episodes, a window
-// below 2, a history shorter than 2, and whatever the Sampler throws.
+// Episode n draws from stream(seed, evaluation_stream_run, n), disjoint from the trainer's
+// streams; episodes run on `threads` threads and combine in order of n (identical results for
+// any thread count). config_error: fewer than 2 episodes, a window or history below 2, and
+// whatever the Sampler throws.
 #pragma once
 
 #include <algorithm>
