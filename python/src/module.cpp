@@ -9,8 +9,7 @@
 #include <cstdio>
 #include <thread>
 
-#include <unistd.h>
-
+#include "cli.hpp"  // physical_memory_bytes
 #include "common.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/objective/knn_feedbacks.hpp"
@@ -97,9 +96,8 @@ bool has_masked_entry(PyObject* x) {
 }
 
 void require_memory(const std::string& setting, const std::string& what, double bytes) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    const double have = pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page)
-                                              : static_cast<double>(std::uint64_t{1} << 46);
+    double have = programs::detail::physical_memory_bytes();  // the programs' reading of the machine
+    if (have <= 0.0) have = static_cast<double>(std::uint64_t{1} << 46);
     if (!(bytes > have)) return;
     char msg[200];
     std::snprintf(msg, sizeof msg, " would take at least %.4g bytes (%.3g GiB) of memory, more than this machine's %.3g GiB",

@@ -1,7 +1,10 @@
 # python/tests/conftest.py — the module under test comes from the build tree (CTest sets
 # PYTHONPATH=<build>/python); small worlds shared by the tests.
 import os
+import signal
+import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -39,3 +42,26 @@ def ring():
     P, Z, mu = ring_arrays()
     return maxent.Model(P, Z, mu, 4, states=["a", "b", "c", "d"], actions=["fwd", "stay"],
                         observation_labels=["warm", "cold"])
+
+
+@pytest.fixture
+def interrupt_when_ready():
+    """interrupt_when_ready(args, wait, timeout=10) -> (returncode, stdout, stderr, seconds):
+    starts `python args...`, waits for its first line "ready", then `wait` seconds (the child
+    must still run), sends SIGINT and returns how the child ended and how long after the signal."""
+    def run(args, wait, timeout=10):
+        p = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=os.environ.copy())
+        try:
+            assert p.stdout.readline().strip() == "ready"
+            time.sleep(wait)
+            assert p.poll() is None
+            sent = time.perf_counter()
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=timeout)
+            return p.returncode, out, err, time.perf_counter() - sent
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    return run

@@ -1,9 +1,6 @@
 # Training releases the GIL (another Python thread runs meanwhile) and Ctrl-C raises
 # KeyboardInterrupt within a second.
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -60,21 +57,9 @@ except KeyboardInterrupt:
 
 
 @pytest.mark.parametrize("kind", ["finite", "feedback", "python-world"])
-def test_ctrl_c_raises_keyboard_interrupt_within_a_second(kind):
+def test_ctrl_c_raises_keyboard_interrupt_within_a_second(kind, interrupt_when_ready):
     examples = os.path.join(os.path.dirname(__file__), "..", "examples")
-    p = subprocess.Popen([sys.executable, "-c", SCRIPT, kind, examples], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=os.environ.copy())
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        time.sleep(0.5)  # well inside train()
-        assert p.poll() is None
-        sent = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=10)
-        took = time.perf_counter() - sent
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 7, (out, err)
+    rc, out, err, took = interrupt_when_ready(["-c", SCRIPT, kind, examples], 0.5)  # well inside train()
+    assert rc == 7, (out, err)
     assert "KeyboardInterrupt" in out
     assert took < 1.0, took

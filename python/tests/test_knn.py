@@ -5,9 +5,6 @@
 import ast
 import math
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -85,21 +82,9 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_interrupts_knn_entropy_within_a_second():
-    p = subprocess.Popen([sys.executable, "-c", SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=os.environ.copy())
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        time.sleep(0.5)  # well inside the estimate
-        assert p.poll() is None
-        sent = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=10)
-        took = time.perf_counter() - sent
-    finally:
-        if p.poll() is None:
-            p.kill()
-    assert p.returncode == 7, (out, err)
+def test_ctrl_c_interrupts_knn_entropy_within_a_second(interrupt_when_ready):
+    rc, out, err, took = interrupt_when_ready(["-c", SCRIPT], 0.5)  # well inside the estimate
+    assert rc == 7, (out, err)
     assert "KeyboardInterrupt" in out
     assert took < 1.0, took
 

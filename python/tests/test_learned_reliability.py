@@ -3,11 +3,9 @@
 # every iteration, scoring before every sequence), and read_sequences_csv refuses a FIFO,
 # a device or a directory at once instead of blocking or filling memory.
 import os
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import pytest
 
@@ -39,22 +37,10 @@ except KeyboardInterrupt:
 
 
 @pytest.mark.parametrize("kind", ["fit", "score"])
-def test_ctrl_c_during_a_fit_or_a_score_raises_keyboard_interrupt_promptly(kind):
-    p = subprocess.Popen([sys.executable, "-c", SCRIPT, kind], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=os.environ.copy())
-    try:
-        assert p.stdout.readline().strip() == "ready"
-        time.sleep(0.5 if kind == "fit" else 1.5)  # inside the call (scoring: past the conversion)
-        assert p.poll() is None
-        sent = time.perf_counter()
-        p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=20)
-        took = time.perf_counter() - sent
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()
-    assert p.returncode == 7, (out, err)
+def test_ctrl_c_during_a_fit_or_a_score_raises_keyboard_interrupt_promptly(kind, interrupt_when_ready):
+    # inside the call (scoring: past the conversion of the sequences)
+    rc, out, err, took = interrupt_when_ready(["-c", SCRIPT, kind], 0.5 if kind == "fit" else 1.5, timeout=20)
+    assert rc == 7, (out, err)
     assert "KeyboardInterrupt" in out and "finished" not in out
     assert took < 2.0, took
 
