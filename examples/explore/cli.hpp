@@ -12,7 +12,7 @@
 //     maxent-explore merge SHARD_DIR... [--out out] [--no-plot]     (common/shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). The value parsers
 // (seed lists, counts, numbers, the names of objectives, classes, estimators, step rules and
-// counting conventions) are maxent-paper's (examples/common/cli.hpp, experiments.hpp). A bad
+// counting conventions) are maxent-paper's (runtime/cli.hpp, experiments.hpp). A bad
 // flag or value throws programs::usage_error naming the flag and the value; main() prints it
 // and exits with status 2.
 #pragma once
@@ -28,8 +28,8 @@
 
 #include "maxent/model/pomdp_file.hpp"
 
-#include "../common/cli.hpp"
-#include "../common/experiments.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/experiments.hpp"
 
 namespace maxent::explore {
 

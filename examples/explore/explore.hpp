@@ -54,11 +54,11 @@
 #include "maxent/objective/state_observed.hpp"
 #include "maxent/policy/concepts.hpp"
 
-#include "../common/experiments.hpp"
-#include "../common/output.hpp"
-#include "../common/run_store.hpp"
-#include "../common/runner.hpp"
-#include "../common/uniform.hpp"
+#include "runtime/experiments.hpp"
+#include "runtime/output.hpp"
+#include "runtime/run_store.hpp"
+#include "runtime/runner.hpp"
+#include "runtime/uniform.hpp"
 #include "cli.hpp"
 
 namespace maxent::explore {

@@ -17,7 +17,7 @@ set(tiger "${POMDP_DIR}/tiger.95.POMDP")
 if(NOT EXISTS "${tiger}")
   message(FATAL_ERROR "maxent-explore smoke test: no ${tiger}")
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/../common/test_checks.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../test_checks.cmake")
 file(REMOVE_RECURSE "${OUT}")
 
 execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0-2 --iterations 20 --threads 2 --out "${OUT}" --quiet

@@ -8,7 +8,7 @@ cmake_minimum_required(VERSION 3.20)
 if(NOT EXE OR NOT OUT)
   message(FATAL_ERROR "smoke_test.cmake needs -DEXE=... -DOUT=...")
 endif()
-include("${CMAKE_CURRENT_LIST_DIR}/../common/test_checks.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/../test_checks.cmake")
 file(REMOVE_RECURSE "${OUT}")
 
 execute_process(COMMAND "${EXE}" fig2a --seeds 0-2 --iterations 20 --threads 2 --out "${OUT}" --quiet

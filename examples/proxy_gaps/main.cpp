@@ -37,8 +37,8 @@
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
-#include "../common/cli.hpp"
-#include "../common/output.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/output.hpp"
 
 namespace {
 

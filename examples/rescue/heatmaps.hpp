@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common/heatmaps.hpp"
+#include "runtime/heatmaps.hpp"
 
 namespace maxent::programs {
 

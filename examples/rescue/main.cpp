@@ -12,7 +12,7 @@
 // of nodes. True states are counted in a 10 x 10 grid (MSE, the plotted entropy). One curve
 // per objective (MSE, MOE, MBE, Reg-MBE with ρ = 0.02), mean and 95% CI over the seeds.
 //
-// Files in OUT/<experiment>/ (examples/common/output.hpp, written and replaced as one set):
+// Files in OUT/<experiment>/ (runtime/output.hpp, written and replaced as one set):
 //   runs.csv, summary.csv, curves.gp, curves.png   the learning curves, as maxent-paper's
 //   config.json                                    the settings
 //   heatmap.csv   objective,ix,iy,fraction: where the true states of the final policies go
@@ -54,13 +54,13 @@
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
-#include "../common/components.hpp"
-#include "../common/output.hpp"
-#include "../common/runner.hpp"
-#include "../common/threads.hpp"
+#include "runtime/components.hpp"
+#include "runtime/output.hpp"
+#include "runtime/runner.hpp"
+#include "runtime/threads.hpp"
 #include "heatmaps.hpp"
 #include "range.hpp"
-#include "../common/signals.hpp"
+#include "runtime/signals.hpp"
 
 namespace {
 

@@ -51,11 +51,11 @@
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
-#include "../common/output.hpp"
-#include "../common/runner.hpp"
-#include "../common/signals.hpp"
-#include "../common/tables.hpp"
-#include "../common/threads.hpp"
+#include "runtime/output.hpp"
+#include "runtime/runner.hpp"
+#include "runtime/signals.hpp"
+#include "runtime/tables.hpp"
+#include "runtime/threads.hpp"
 #include "heatmaps.hpp"
 
 namespace maxent::rescue_range {

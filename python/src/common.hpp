@@ -5,7 +5,7 @@
 // (the same sparse matrices, so the same bits); their labels live on the Python side
 // (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
 // policy class) are held in small variant boxes that satisfy the library's concepts (the
-// estimator and step boxes are the programs', examples/common/components.hpp), so each
+// estimator and step boxes are the programs', runtime/components.hpp), so each
 // trainer is instantiated once per policy class.
 //
 // The GIL: C++ training runs with the GIL released on worker threads; the calling thread
@@ -46,7 +46,7 @@
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
-#include "components.hpp"
+#include "runtime/components.hpp"
 
 namespace maxent::python {
 /// numpy.bool_ and numpy.ma.MaskedArray (set when the module is imported: init_argument_checks).
@@ -159,7 +159,7 @@ void check_size(const char* what, std::size_t n, std::size_t bytes_each, std::si
 /// Refuses (ConfigError, a ValueError) a setting whose allocations would take at least `bytes` of
 /// memory, more than this machine has (2^46 bytes where the system does not say), before anything
 /// is allocated: "`setting`: `what` would take at least N bytes (G GiB) of memory, more than this
-/// machine's M GiB", as the programs' require_memory (examples/common/cli.hpp) words it.
+/// machine's M GiB", as the programs' require_memory (runtime/cli.hpp) words it.
 void require_memory(const std::string& setting, const std::string& what, double bytes);
 
 /// A real matrix from Python (a numpy array or nested lists of ints or floats): exactly 2-d,
@@ -238,7 +238,7 @@ struct PythonFeedback {
     double call(const Trajectory& t) const;
 };
 
-/// The runtime's feedback box (examples/common/components.hpp): the four of the paper,
+/// The runtime's feedback box (runtime/components.hpp): the four of the paper,
 /// PartitionEntropy, or a callable (a PythonFeedback, through python_feedback).
 using FeedbackBox = programs::AnyFeedback;
 /// A feedback written in Python, in the box.
@@ -248,7 +248,7 @@ FeedbackBox python_feedback(PythonFeedback p);
 // Estimators and step rules
 // ---------------------------------------------------------------------------------------
 
-/// The programs' run-time boxes (examples/common/components.hpp): the five estimators
+/// The programs' run-time boxes (runtime/components.hpp): the five estimators
 /// (PerStepBaseline records per-step scores only when chosen) and ConstantStep, Adam,
 /// LazyAdam, so each trainer is instantiated once for all of them.
 using EstimatorBox = programs::AnyEstimator;

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "cli.hpp"  // physical_memory_bytes
+#include "runtime/cli.hpp"  // physical_memory_bytes
 #include "common.hpp"
 #include "maxent/core/parallel.hpp"
 #include "maxent/objective/knn_feedbacks.hpp"

@@ -8,8 +8,8 @@
 // Learned beliefs: LearnedBeliefTrainer<Model, P, ...> for the four policy classes the
 // programs' runner offers with a learned model: ObservationPolicy over the world's
 // observations, BeliefAveragedPolicy, BelievedStatePolicy and BeliefMixturePolicy over the L
-// latent states; the belief-state class B is refused (examples/common/policy_classes.hpp).
-// run_experiment is the programs' own (examples/common/runner.hpp), on the grid world itself.
+// latent states; the belief-state class B is refused (runtime/policy_classes.hpp).
+// run_experiment is the programs' own (runtime/runner.hpp), on the grid world itself.
 #include <cmath>
 #include <sstream>
 
@@ -19,9 +19,9 @@
 #include "maxent/belief/learned/score.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/optim/learned_belief.hpp"
-#include "cli.hpp"
-#include "policy_classes.hpp"
-#include "runner.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/policy_classes.hpp"
+#include "runtime/runner.hpp"
 
 namespace maxent::python {
 

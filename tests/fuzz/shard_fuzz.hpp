@@ -18,9 +18,9 @@
 #include <filesystem>
 #include <string>
 
-#include "../../examples/common/json.hpp"
-#include "../../examples/common/merge.hpp"
-#include "../../examples/common/run_store.hpp"
+#include "runtime/json.hpp"
+#include "runtime/merge.hpp"
+#include "runtime/run_store.hpp"
 
 namespace maxent::fuzz {
 

@@ -1,6 +1,6 @@
 // maxent/core/statistics.hpp — Student-t quantiles and the mean of a sample with its
 // two-sided confidence interval, for evaluations and training histories
-// (optim/evaluate.hpp) and for the programs' curves across seeds (examples/common/).
+// (optim/evaluate.hpp) and for the programs' curves across seeds (runtime/).
 //
 // The interval of n values with sample mean m and sample standard deviation s (divisor
 // n - 1) is m ± t_{(1 + L)/2, n - 1} · s / sqrt(n). mean_interval accumulates m and s in

@@ -5,10 +5,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "../../examples/common/config_json.hpp"
-#include "../../examples/common/experiments.hpp"
-#include "../../examples/common/output.hpp"
-#include "../../examples/common/runner.hpp"
+#include "runtime/config_json.hpp"
+#include "runtime/experiments.hpp"
+#include "runtime/output.hpp"
+#include "runtime/runner.hpp"
 
 namespace class_b_test {
 using Catch::Matchers::Contains;

@@ -1,5 +1,5 @@
 // tests/unit/programs/heatmaps.cpp (through test_programs.cpp) — maxent-paper's heatmaps of the final policies' visitation
-// (examples/common/runner.hpp count_visits, output.hpp heatmap panels, the work area):
+// (runtime/runner.hpp count_visits, output.hpp heatmap panels, the work area):
 // a corridor whose visits are known exactly, E·T counted steps per run for every policy
 // class and a learned belief model, counting that changes nothing else a run computes,
 // fractions by hand, the walls drawn, counts kept by the work area, the flag.
@@ -21,11 +21,11 @@
 #include "maxent/policy/observation_policy.hpp"
 #include "maxent/policy/uniform.hpp"
 
-#include "../../examples/common/cli.hpp"
-#include "../../examples/common/experiments.hpp"
-#include "../../examples/common/output.hpp"
-#include "../../examples/common/run_store.hpp"
-#include "../../examples/common/runner.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/experiments.hpp"
+#include "runtime/output.hpp"
+#include "runtime/run_store.hpp"
+#include "runtime/runner.hpp"
 
 namespace mp = maxent::programs;
 

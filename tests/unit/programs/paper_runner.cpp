@@ -29,15 +29,15 @@
 #include "maxent/core/statistics.hpp"
 #include "maxent/policy/policies.hpp"
 
-#include "../../examples/common/cli.hpp"
-#include "../../examples/common/components.hpp"
-#include "../../examples/common/experiments.hpp"
-#include "../../examples/common/output.hpp"
-#include "../../examples/common/policy_classes.hpp"
-#include "../../examples/common/run_store.hpp"
-#include "../../examples/common/runner.hpp"
-#include "../../examples/common/signals.hpp"
-#include "../../examples/common/threads.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/components.hpp"
+#include "runtime/experiments.hpp"
+#include "runtime/output.hpp"
+#include "runtime/policy_classes.hpp"
+#include "runtime/run_store.hpp"
+#include "runtime/runner.hpp"
+#include "runtime/signals.hpp"
+#include "runtime/threads.hpp"
 
 namespace mp = maxent::programs;
 
@@ -856,7 +856,7 @@ TEST_CASE("maxent-paper writes the uniform policy's baseline and draws it, the l
 }
 
 TEST_CASE("the run-time estimator and step boxes give the held component's bits", "[paper][components]") {
-    // AnyEstimator / AnyStep (examples/common/components.hpp) against the library's types used
+    // AnyEstimator / AnyStep (runtime/components.hpp) against the library's types used
     // directly, through run_curve_seed (the programs' path) and a plain Trainer on the same
     // grid, seed and settings: == on every record.
     const mp::Experiment& e = *mp::find_experiment("fig2a");

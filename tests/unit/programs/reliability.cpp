@@ -21,14 +21,14 @@
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/core/random.hpp"
 
-#include "../../examples/common/cli.hpp"
-#include "../../examples/common/experiments.hpp"
-#include "../../examples/common/files.hpp"
-#include "../../examples/common/json.hpp"
-#include "../../examples/common/merge.hpp"
-#include "../../examples/common/run_store.hpp"
-#include "../../examples/common/runner.hpp"
-#include "../../examples/common/shards.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/experiments.hpp"
+#include "runtime/files.hpp"
+#include "runtime/json.hpp"
+#include "runtime/merge.hpp"
+#include "runtime/run_store.hpp"
+#include "runtime/runner.hpp"
+#include "runtime/shards.hpp"
 #include "../../fuzz/shard_fuzz.hpp"
 
 namespace test_reliability {

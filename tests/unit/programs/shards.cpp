@@ -1,4 +1,4 @@
-// tests/unit/programs/shards.cpp (through test_programs.cpp) — examples/common/shards.hpp, merge.hpp, json.hpp and run_store.hpp:
+// tests/unit/programs/shards.cpp (through test_programs.cpp) — runtime/shards.hpp, merge.hpp, json.hpp and run_store.hpp:
 // the assignment of runs to shards (every run once, deterministic, balanced by cost), the
 // work area's per-run files (exact round trip, reused only by the same key and build), the
 // JSON reader of config.json, and a sharded run_experiment merged back in memory.
@@ -13,13 +13,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "../../examples/common/experiments.hpp"
-#include "../../examples/common/json.hpp"
-#include "../../examples/common/merge.hpp"
-#include "../../examples/common/output.hpp"
-#include "../../examples/common/run_store.hpp"
-#include "../../examples/common/runner.hpp"
-#include "../../examples/common/shards.hpp"
+#include "runtime/experiments.hpp"
+#include "runtime/json.hpp"
+#include "runtime/merge.hpp"
+#include "runtime/output.hpp"
+#include "runtime/run_store.hpp"
+#include "runtime/runner.hpp"
+#include "runtime/shards.hpp"
 
 namespace mp = maxent::programs;
 

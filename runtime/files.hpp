@@ -1,4 +1,4 @@
-// examples/common/files.hpp — the output files of the programs, written safely: every file
+// runtime/files.hpp — the output files of the programs, written safely: every file
 // through "<file>.tmp" and a rename (write_file_atomically), and every experiment's folder
 // replaced as one set (OutputFolder); and every file read back, as a bounded regular file
 // (read_regular_file).

@@ -1,4 +1,4 @@
-// examples/common/signals.hpp — the programs' stop request: SIGINT (Ctrl-C) and SIGTERM (what
+// runtime/signals.hpp — the programs' stop request: SIGINT (Ctrl-C) and SIGTERM (what
 // schedulers and `kill` send before SIGKILL) both ask a long run to stop and keep what it
 // finished.
 //

@@ -1,4 +1,4 @@
-// examples/common/components.hpp — the feedback, the gradient estimator and the step rule
+// runtime/components.hpp — the feedback, the gradient estimator and the step rule
 // chosen at run time, by name: one type each that satisfies the library's concept and holds
 // any of the library's own (objective/feedbacks.hpp, optim/estimators.hpp, optim/step_rules.hpp);
 // the feedback box also holds a user's callable (the Python module's feedbacks).

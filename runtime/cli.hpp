@@ -1,4 +1,4 @@
-// examples/common/cli.hpp — the command line of maxent-paper: experiment names and flags
+// runtime/cli.hpp — the command line of maxent-paper: experiment names and flags
 // that override the paper's settings (Section 6 / Appendix D; docs/reference.md "Algorithm 1 as
 // run for the figures").
 //

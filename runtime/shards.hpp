@@ -1,4 +1,4 @@
-// examples/common/shards.hpp — one study split across processes or machines (merge.hpp puts
+// runtime/shards.hpp — one study split across processes or machines (merge.hpp puts
 // it back together). A study is the (curve, seed) runs of one experiment (maxent-paper) or
 // one model file (maxent-explore) under one set of settings; every run is a pure function of
 // them and of the build, and runs.csv lists them in job order (curve-major, seed-minor).

@@ -1,4 +1,4 @@
-# examples/common/test_checks.cmake — checks that the programs' end-to-end tests (cmake -P
+# examples/test_checks.cmake — checks that the programs' end-to-end tests (cmake -P
 # scripts) share; they include() it.
 
 # require_files(DIR NAME...): every DIR/NAME exists.

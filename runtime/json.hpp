@@ -1,4 +1,4 @@
-// examples/common/json.hpp — a reader of the JSON the programs write (config.json): objects,
+// runtime/json.hpp — a reader of the JSON the programs write (config.json): objects,
 // arrays, strings, numbers (kept as their text, so they read back exactly with from_chars),
 // true, false, null. A document that does not parse, or nests arrays and objects deeper than
 // max_json_depth (the reader recurses), throws json_error naming the byte.

@@ -1,4 +1,4 @@
-// examples/common/fingerprint.cpp — build_fingerprint(): the only translation unit that sees
+// runtime/fingerprint.cpp — build_fingerprint(): the only translation unit that sees
 // the build's commit and flags (CMake defines them for this file alone). It includes no more
 // than Eigen/Core (for Eigen's version and SIMD sets), so a new commit recompiles it quickly.
 #include "fingerprint.hpp"

@@ -1,4 +1,4 @@
-# examples/common/reliability_test.cmake — the programs on hostile input, cmake -P:
+# examples/reliability_test.cmake — the programs on hostile input, cmake -P:
 #   1. settings refused up front (exit 2, naming the flag): a learned model with class B,
 #      smoothing 0 or beyond the library's bound, sizes beyond the machine's memory, integers
 #      that overflow 64 bits; maxent-learned-diagnosis and maxent-rescue the same way;
@@ -20,7 +20,7 @@ endif()
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 set(RUN_TIMEOUT 120)
-include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/ProgramTestHelpers.cmake")  # run
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/ProgramTestHelpers.cmake")  # run
 include("${CMAKE_CURRENT_LIST_DIR}/test_checks.cmake")  # require_matches
 
 # says(<status> <regex...> -- <command...>): the command exits with <status> and its output

@@ -1,4 +1,4 @@
-// examples/common/config_json.hpp — config.json of an experiment: every setting, the seed
+// runtime/config_json.hpp — config.json of an experiment: every setting, the seed
 // list, the curves, the maxent version and the build fingerprint (what must match for runs
 // to be merged or reused, fingerprint.hpp); and the one-line summary of the settings.
 #pragma once

@@ -1,4 +1,4 @@
-// examples/common/output.hpp — the files of one experiment, written and replaced as one set
+// runtime/output.hpp — the files of one experiment, written and replaced as one set
 // (files.hpp) in OUT/<experiment>/:
 //   runs.csv, learning.csv, summary.csv  the runs and the curves' bands (tables.hpp)
 //   learned/<label>-seed<k>.pomdp        each learned-belief run's final learned model (POMDP file)

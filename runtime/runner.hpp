@@ -1,4 +1,4 @@
-// examples/common/runner.hpp — runs one experiment: Algorithm 1 for every (curve, seed) pair,
+// runtime/runner.hpp — runs one experiment: Algorithm 1 for every (curve, seed) pair,
 // in parallel, with results that do not depend on the number of threads (runner.cpp).
 //
 // Paper, Algorithm 1 with the settings of Section 6 / Appendix D (docs/reference.md,

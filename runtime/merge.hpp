@@ -1,4 +1,4 @@
-// examples/common/merge.hpp — a study's shards put back together exactly.
+// runtime/merge.hpp — a study's shards put back together exactly.
 // `PROGRAM merge SHARD_DIR... --out DIR` reads any set of shard folders (shards.hpp), groups
 // them by experiment (or model), and for each group rebuilds the result the single process
 // would have had and writes it with the same code (output.hpp), so every file is the same

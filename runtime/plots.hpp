@@ -1,4 +1,4 @@
-// examples/common/plots.hpp — curves.gp and curves.png: the learning curves with shaded 95%
+// runtime/plots.hpp — curves.gp and curves.png: the learning curves with shaded 95%
 // bands, the line log S (Σ_t H(b_t) plots show T log S instead) and extra reference lines
 // (the uniform policy's mean), as a gnuplot script with the data inline, rendered when
 // gnuplot is installed (its messages in gnuplot.log). With --smooth W each curve and band is

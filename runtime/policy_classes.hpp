@@ -1,4 +1,4 @@
-// examples/common/policy_classes.hpp — the policy classes chosen at run time (PolicyClass):
+// runtime/policy_classes.hpp — the policy classes chosen at run time (PolicyClass):
 // the one dispatch from the class to the library's type, the rows each class's parameters
 // have, and the one refusal of a class a learned belief model cannot serve. The runner and the
 // Python module both build their policies through it.

@@ -1,4 +1,4 @@
-// examples/common/experiments.hpp — the registry of the paper's experiments (Figures 2–5) and
+// runtime/experiments.hpp — the registry of the paper's experiments (Figures 2–5) and
 // the settings that run them.
 //
 // Paper, Section 6 (Figures 2 and 3) and Appendix D (Figures 4 and 5), with docs/reference.md

@@ -1,4 +1,4 @@
-// examples/common/train_file.cpp — run_curve_seed for the model files' FileModel: its trainers
+// runtime/train_file.cpp — run_curve_seed for the model files' FileModel: its trainers
 // (train_seed.hpp), in maxent_runtime, not in maxent_runtime_core, so that a program that
 // trains on grid worlds only does not compile them.
 #include "train_seed.hpp"

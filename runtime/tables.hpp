@@ -1,4 +1,4 @@
-// examples/common/tables.hpp — the CSV files of an experiment's runs: runs.csv (every
+// runtime/tables.hpp — the CSV files of an experiment's runs: runs.csv (every
 // iteration of every complete run), learning.csv (the fits of learned belief models) and
 // summary.csv (per curve and iteration, the mean and 95% Student-t interval across the seeds
 // of the plotted quantity: Paper, Section 6 / Appendix D). Doubles are written as %.17g, so

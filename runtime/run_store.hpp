@@ -1,4 +1,4 @@
-// examples/common/run_store.hpp — finished runs kept for reuse: in memory between the
+// runtime/run_store.hpp — finished runs kept for reuse: in memory between the
 // experiments of one process (RunCache: fig2f plots the regulariser of fig2e's runs), and on
 // disk in the work area of a study (RunStore: the unit of restart after an interruption).
 // Both are keyed by run_key, everything that determines a run.

@@ -1,4 +1,4 @@
-// examples/common/output.cpp — the parts of an experiment's files that roll out policies
+// runtime/output.cpp — the parts of an experiment's files that roll out policies
 // (the uniform baseline, the heatmaps), compiled once; and the fingerprint's JSON.
 #include "output.hpp"
 

@@ -1,4 +1,4 @@
-// examples/common/runner.cpp — run_experiment and its jobs, and the grid worlds' trainers
+// runtime/runner.cpp — run_experiment and its jobs, and the grid worlds' trainers
 // (train_seed.hpp; the model files' are in train_file.cpp).
 #include "runner.hpp"
 

@@ -1,4 +1,4 @@
-// examples/common/train_seed.hpp — the trainers behind run_curve_seed (runner.hpp): one
+// runtime/train_seed.hpp — the trainers behind run_curve_seed (runner.hpp): one
 // (curve, seed) run of Algorithm 1 with policy class P on model M, plain (NoisyBelief over the
 // exact Bayes filter) or with a learned belief model (LearnedBeliefTrainer). Internal to the
 // runtime. Instantiated in two translation units, one per model type: runner.cpp (GridPomdp,

@@ -1,4 +1,4 @@
-// examples/common/threads.hpp — the programs' default number of worker threads (--threads 0):
+// runtime/threads.hpp — the programs' default number of worker threads (--threads 0):
 // the CPUs this process may run on, not the machine's. A process pinned with taskset, a
 // container's cpuset or a Slurm task (whose CPUs the task plugin may not pin) would otherwise
 // start one thread per core of the node and oversubscribe its share. Results do not depend

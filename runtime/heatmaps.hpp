@@ -1,4 +1,4 @@
-// examples/common/heatmaps.hpp — heatmap.csv, heatmap.gp and heatmap.png: where policies
+// runtime/heatmaps.hpp — heatmap.csv, heatmap.gp and heatmap.png: where policies
 // take the true state, one panel per policy (a fraction per cell, summing to 1), drawn with
 // one colour scale (or one per panel) and the world's walls in black; maxent-paper's grids
 // and maxent-rescue's continuous world share it.

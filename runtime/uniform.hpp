@@ -1,4 +1,4 @@
-// examples/common/uniform.hpp — the uniformly random policy and its true-state entropy: the
+// runtime/uniform.hpp — the uniformly random policy and its true-state entropy: the
 // baseline both programs print and draw (maxent-explore's table and plot, maxent-paper's
 // uniform.csv and plot).
 //

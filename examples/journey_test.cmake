@@ -1,4 +1,4 @@
-# examples/common/journey_test.cmake — a user's whole path through the outputs, cmake -P: every
+# examples/journey_test.cmake — a user's whole path through the outputs, cmake -P: every
 # kind of study (maxent-paper fig2a and nosim2b, the latter with learned-belief curves and
 # their learned/ models; maxent-explore on tiger without and with --learned; maxent-rescue
 # rescue-small and rescue-range-small; shards of nosim2b and of tiger --learned merged) is
@@ -21,7 +21,7 @@ endif()
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 set(RUN_TIMEOUT 120)
-include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/ProgramTestHelpers.cmake")  # run
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/ProgramTestHelpers.cmake")  # run
 include("${CMAKE_CURRENT_LIST_DIR}/test_checks.cmake")  # require_matches
 set(ROOT "${OUT}")
 

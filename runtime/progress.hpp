@@ -1,4 +1,4 @@
-// examples/common/progress.hpp — a throttled progress line on stderr for long experiments.
+// runtime/progress.hpp — a throttled progress line on stderr for long experiments.
 //
 // The paper's runs took 30–60 minutes per curve in the authors' Python (Appendix D, wall-clock
 // table); here one experiment takes seconds to minutes, still worth a progress line:

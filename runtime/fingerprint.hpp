@@ -1,4 +1,4 @@
-// examples/common/fingerprint.hpp — the build of a program: what can change a run's
+// runtime/fingerprint.hpp — the build of a program: what can change a run's
 // floating-point results. build_fingerprint() (fingerprint.cpp) lists the maxent version,
 // the git commit of the build (MAXENT_GIT_COMMIT, from CMake's `git rev-parse HEAD` at
 // configure time; empty if unknown), the compiler and its version, the build's flags
