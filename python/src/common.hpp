@@ -360,5 +360,6 @@ void bind_components(py::module_& m);
 void bind_train(py::module_& m);
 void bind_analysis(py::module_& m);
 void bind_generative(py::module_& m);
+void bind_sequences(py::module_& m);
 
 }  // namespace maxent::python

@@ -611,5 +611,6 @@ PYBIND11_MODULE(_core, m) {
     bind_train(m);
     bind_analysis(m);
     bind_generative(m);
+    bind_sequences(m);
     guard_pickling(m);
 }
