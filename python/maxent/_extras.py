@@ -350,11 +350,43 @@ def _band(runs):
     return np.arange(runs.shape[1]), mean, mean - half, mean + half
 
 
-def plot_learning_curve(source, metric="true_entropy", label=None, ax=None, smooth=1, **line):
+def _uniform_level(uniform, source, metric):
+    """The uniform policy's level for plot_learning_curve: a number, evaluate_uniform()'s dict (its
+    mean of `metric`), or True for a study folder (the mean over seeds of its uniform.csv)."""
+    if uniform is True:
+        if not isinstance(source, (str, os.PathLike)):
+            raise TypeError("plot_learning_curve: uniform=True reads a study folder's uniform.csv; for other "
+                            "sources give the level (a number) or evaluate_uniform()'s result")
+        path = os.path.join(source, "uniform.csv")
+        if not os.path.exists(path):
+            raise ValueError(f"plot_learning_curve: {source} has no uniform.csv (maxent-paper writes it)")
+        with open(path, newline="") as f:
+            values = [float(row["true_entropy"]) for row in csv.DictReader(f)]
+        if not values:
+            raise ValueError(f"plot_learning_curve: {path} has no rows")
+        return sum(values) / len(values)
+    if isinstance(uniform, dict):
+        if metric not in uniform or "mean" not in uniform[metric]:
+            raise ValueError(f"plot_learning_curve: the uniform policy's result has no mean of {metric!r}")
+        return float(uniform[metric]["mean"])
+    if isinstance(uniform, bool) or not isinstance(uniform, (int, float, np.integer, np.floating)):
+        raise TypeError(f"plot_learning_curve: uniform={uniform!r}: give a number, evaluate_uniform()'s result, "
+                        "or True for a study folder")
+    level = float(uniform)
+    if not math.isfinite(level):
+        raise ValueError(f"plot_learning_curve: uniform={level} is not a finite level")
+    return level
+
+
+def plot_learning_curve(source, metric="true_entropy", label=None, ax=None, smooth=1, uniform=None, **line):
     """Draws learning_curve(source, metric, label) on `ax` (a new figure's if None): the mean as a
-    line and the 95% band shaded; `smooth` > 1 averages consecutive windows of that many
-    iterations. Returns the axes."""
+    line named in the axes' legend (`label`, default the metric), the 95% band shaded; `smooth` > 1
+    averages consecutive windows of that many iterations. `uniform` adds the uniform policy's level
+    as a grey dotted reference line, as maxent-paper's curves.png does: a number,
+    evaluate_uniform()'s result (its mean of `metric`), or True for a study folder (its
+    uniform.csv). Returns the axes."""
     import matplotlib.pyplot as plt
+    level = None if uniform is None else _uniform_level(uniform, source, metric)
     x, mean, low, high = learning_curve(source, metric, label)
     if smooth > 1:
         k = len(x) // smooth
@@ -367,8 +399,11 @@ def plot_learning_curve(source, metric="true_entropy", label=None, ax=None, smoo
     name = line.pop("label", label if label is not None else metric)
     lines = ax.plot(x, mean, label=name, **line)
     ax.fill_between(x, low, high, alpha=0.25, color=lines[0].get_color(), linewidth=0)
+    if level is not None:
+        ax.axhline(level, color="#555555", linestyle=":", linewidth=1.5, label=f"uniform policy ({level:.3f})")
     ax.set_xlabel("iteration")
     ax.set_ylabel(metric.replace("_", " "))
+    ax.legend()
     return ax
 
 

@@ -297,6 +297,32 @@ def test_plots_draw(room, tmp_path):
     assert os.path.getsize(tmp_path / "heat.png") > 0
 
 
+def test_plot_learning_curve_legend_and_uniform_line(room, tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    runs = maxent.train(room, None, maxent.BeliefAveragedPolicy(room.num_states, room.num_actions), "mse",
+                        iterations=4, batch=2, seeds=[0, 1])
+    ax = maxent.plot_learning_curve(runs, label="reg-mbe/BA")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["reg-mbe/BA"]
+    # the uniform policy's level: a number, evaluate_uniform's result, a study folder's uniform.csv
+    base = maxent.evaluate_uniform(room, None, episodes=20)
+    for uniform, level in ((1.25, 1.25), (base, base["true_entropy"]["mean"])):
+        ax = maxent.plot_learning_curve(runs, label="BA", uniform=uniform)
+        ref = [l for l in ax.lines if l.get_label().startswith("uniform policy")]
+        assert len(ref) == 1 and list(ref[0].get_ydata()) == [level, level]
+        assert ref[0].get_linestyle() == ":"
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["BA", f"uniform policy ({level:.3f})"]
+    (tmp_path / "summary.csv").write_text("objective,iteration,mean,ci_low,ci_high,n\nmse,0,1.0,0.5,1.5,2\n"
+                                          "mse,1,2.0,1.5,2.5,2\n")
+    (tmp_path / "uniform.csv").write_text("seed,episodes,true_entropy\n0,1000,1.5\n1,1000,2.5\n")
+    ax = maxent.plot_learning_curve(str(tmp_path), uniform=True)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["true_entropy", "uniform policy (2.000)"]
+    with pytest.raises(TypeError, match="uniform=True reads a study folder"):
+        maxent.plot_learning_curve(runs, uniform=True)
+    with pytest.raises(ValueError, match="not a finite level"):
+        maxent.plot_learning_curve(runs, uniform=float("nan"))
+
+
 def test_visit_counts_leave_theta_unchanged(room):
     p = maxent.BeliefAveragedPolicy(room.num_states, room.num_actions)
     p.parameters = np.random.default_rng(1).normal(size=p.parameters.shape)

@@ -35,3 +35,12 @@ def test_readme_python_range_example(tmp_path):
     assert "knn knn" in p.stdout
     m = re.search(r"trained (\S+), uniform (\S+)", p.stdout)
     assert m and float(m.group(1)) > float(m.group(2)), p.stdout
+
+
+def test_readme_python_beliefs_example(tmp_path):
+    code = readme_block("python-beliefs")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("uniform b_1: H(b_1) 2.77") and lines[1].startswith("learned b_1"), \
+        p.stdout
