@@ -423,6 +423,12 @@ def experiment_environment(name: str) -> Model:
 def experiments() -> list:
     """The registry of the paper's experiments (maxent-paper --list)."""
     ...
+def filter_sequence(model: Model, actions: Sequence[int], observations: Sequence[int], prior: Union[None, str, numpy.ndarray, Sequence[float]] = ..., *, first_observation: str = ...) -> Dict[str, Any]:
+    """What a finite Model believes along one recorded sequence: actions a_1..a_K and observations o_1..o_T
+(T = K + 1). Returns {'beliefs': T x S array (row t-1 = b_t), 'log_likelihood': T values (log P(o_t | the
+belief before o_t, a_{t-1})), 'prior': 'uniform' | 'model' | 'learned' | 'given', 'prior_belief': the
+vector, 'first_observation': 'not_filtered' | 'filtered'}."""
+    ...
 def fit_belief_model(sequences: Iterable, latent_states: int, num_actions: int, num_observations: int, horizon: int, smoothing: float = ..., restarts: int = ..., max_iterations: int = ..., tolerance: float = ..., seed: int = ..., threads: int = ..., heldout: Optional[Iterable] = ..., emission: str = ...) -> tuple:
     """An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;
 returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's
