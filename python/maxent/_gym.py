@@ -340,7 +340,8 @@ class GymWorld:
     def filter(self):
         """The updater train() asks of a simulator: a ParticleFilter of one bin and one particle
         that the environment never sees. It serves runs that never update beliefs; an update is a
-        ConfigError saying that beliefs need a likelihood."""
+        ConfigError saying that beliefs need a likelihood. (A ParticleFilter(world, particles=n) of
+        your own resets the environment n times for its prior, and fails at its first update.)"""
         self._local.making_filter = True
         try:
             return _core.ParticleFilter(self, bins=1, binning=_zero_bin, particles=1)

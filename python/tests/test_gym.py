@@ -184,13 +184,25 @@ def test_evaluate_reports_what_the_world_allows():
         values["b"].append(float(-(q * np.log(q)).sum()))
         return 0.0
 
-    w.train(p, maxent.UserFeedback(record, state_points=True, observation_points=True), "reinforce",
-            maxent.ConstantStep(1e-300), iterations=5, batch=1, seed=2)
+    r = w.train(p, maxent.UserFeedback(record, state_points=True, observation_points=True), "reinforce",
+                maxent.ConstantStep(1e-300), iterations=5, batch=1, seed=2)
+    assert np.array_equal(r.parameters, p.parameters)  # θ did not move
     for key, v in (("true_entropy_knn", "s"), ("observation_entropy", "o"), ("true_entropy", "b")):
         assert e[key]["mean"] == pytest.approx(np.mean(values[v]), abs=1e-12), key
+    # the 95% interval as the library's mean_interval draws it (Student t with n - 1 = 4 degrees of
+    # freedom; scipy's quantile, or a 1e-3 approximation without scipy)
+    try:
+        import scipy  # noqa: F401
+        tolerance = 1e-9
+    except ImportError:
+        tolerance = 1e-2
+    (library,) = r.windowed_means(5, "true_entropy")
+    assert (e["true_entropy"]["low"], e["true_entropy"]["high"]) == pytest.approx((library["low"], library["high"]),
+                                                                                  rel=tolerance)
     sd = np.std(values["s"], ddof=1)
-    assert e["true_entropy_knn"]["high"] - e["true_entropy_knn"]["mean"] == pytest.approx(2.7764451 * sd / math.sqrt(5),
-                                                                                          rel=1e-6)  # t(0.975, 4)
+    half = (library["high"] - library["low"]) / 2 / (np.std(values["b"], ddof=1) / math.sqrt(5))  # t(0.975, 4)
+    assert e["true_entropy_knn"]["high"] - e["true_entropy_knn"]["mean"] == pytest.approx(half * sd / math.sqrt(5),
+                                                                                          rel=tolerance)
     # without state_of or bins: no true-state quantity; knn_k = 0: no kNN one
     blind = maxent.GymWorld(Track(), horizon=10)
     b = blind.evaluate(p, episodes=3)
