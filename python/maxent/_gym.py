@@ -84,7 +84,7 @@ class GymWorld:
     """A Gymnasium-style environment as a simulator world (vector observations).
 
     env: the environment (an object with reset and step), or a factory: a callable without
-      arguments returning one, called once per Python thread that uses the world (each thread then
+      arguments returning one (a class, say), called once per Python thread that uses the world (each thread then
       steps its own environment; one environment object serves one run at a time, and a run of a
       Python world runs its seeds one after another on the calling thread).
     horizon: T, the episode length the library counts (it steps the environment T - 1 times under
@@ -118,7 +118,7 @@ class GymWorld:
 
     def __init__(self, env, horizon, *, num_actions=None, action_of=None, state_of=None, num_state_bins=None,
                  state_bin=None, observation_of=None, probe_seed=0):
-        if hasattr(env, "reset") and hasattr(env, "step"):
+        if hasattr(env, "reset") and hasattr(env, "step") and not isinstance(env, type):
             self._factory = None
             self._shared = _Slot(env)
         elif callable(env):

@@ -2,14 +2,15 @@
 # (reset(seed=) -> (obs, info), step(a) -> (obs, reward, terminated, truncated, info); no
 # gymnasium import) as simulator worlds: training with ObservationFeaturePolicy and the kNN
 # feedbacks, reproducible from the seed; evaluation; the early-end rule checked on deterministic
-# environments whose counted states are written out by hand; the refusal of beliefs; the README's
-# example.
+# environments whose counted states are written out by hand; the refusal of beliefs and of calls
+# out of order; a factory's environment per thread; the README's example.
 import math
 import os
 import re
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -335,32 +336,53 @@ def test_calls_out_of_order_are_refused():
         w.sample_next_state(s1, 0, rng)
 
 
+class Sleepy(Track):
+    """Track whose step sleeps 0.2 ms, letting other Python threads run in the middle of an episode."""
+
+    def step(self, a):
+        time.sleep(0.0002)
+        return super().step(a)
+
+
+def in_threads(fn, n=3):
+    """fn() on n threads at once: each one's result, or the maxent.Error it raised."""
+    out = [None] * n
+
+    def run(i):
+        try:
+            out[i] = fn()
+        except maxent.Error as e:
+            out[i] = e
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
 def test_a_factory_gives_each_thread_its_own_environment():
     made = []
 
     def make():
-        made.append(Track())
+        made.append(Sleepy())
         return made[-1]
 
     w = maxent.GymWorld(make, horizon=10, state_of=lambda info: [info["x"]])
     assert len(made) == 1  # the probe's
     expected = w.train(features(w), "mse-knn", iterations=3, batch=4, seed=5)
-    out = [None] * 3
-
-    def run(i):
-        out[i] = w.train(features(w), "mse-knn", iterations=3, batch=4, seed=5)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(3)]
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # the threads' Python calls interleave finely
-    try:
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert len(made) == 4 and all(r == expected for r in out)
+    out = in_threads(lambda: w.train(features(w), "mse-knn", iterations=3, batch=4, seed=5))
+    assert len(made) == 4 and all(r == expected for r in out), out
+    # a class is a factory too (it has reset and step, but as functions of an instance)
+    assert maxent.GymWorld(Sleepy, horizon=10, state_of=lambda info: [info["x"]]).train(
+        features(w), "mse-knn", iterations=3, batch=4, seed=5) == expected
+    # one environment object on three threads: each run gives the same result, or it is refused
+    # when another moved the environment in its episode, never a run over a mix of episodes
+    shared = maxent.GymWorld(Sleepy(), horizon=10, state_of=lambda info: [info["x"]])
+    for r in in_threads(lambda: shared.train(features(w), "mse-knn", iterations=3, batch=4, seed=5)):
+        assert r == expected or (isinstance(r, maxent.ConfigError) and
+                                 "another run reset or stepped this environment" in str(r)), r
     with pytest.raises(maxent.ConfigError, match="neither an environment .* nor a factory"):
         maxent.GymWorld(42, horizon=3)
 
