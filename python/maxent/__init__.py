@@ -3,7 +3,8 @@
 The compiled core (maxent._core, pybind11 bindings of the C++ library) re-exported, with
 pure-Python helpers: pickling and copy.deepcopy of models, policies, step rules and training
 results, Policy.save / Policy.load (.npz), a progress bar for train(progress=True), and plots of
-a learning curve with its band and of a visitation heatmap (matplotlib).
+a learning curve with its band and of a visitation heatmap (matplotlib), and GymWorld (a
+Gymnasium-style environment as a simulator world).
 """
 from . import _core
 from ._core import *  # noqa: F401,F403  (every public name of the compiled module)
@@ -22,5 +23,6 @@ from ._extras import (  # noqa: F401
     train_learned,
     visit_counts,
 )
+from ._gym import GymWorld  # noqa: F401
 
 __doc__ = (__doc__ or "") + "\n" + (_core.__doc__ or "")
