@@ -68,6 +68,7 @@ enum class ParticleEntropy {
 struct ParticleFilterOptions {
     std::size_t particles = 1000;                     ///< n > 0
     double resample_threshold = 0.5;                  ///< resample when n_eff < threshold · n; in [0, 1]
+                                                      ///< (read by EssThreshold, the default criterion)
     ParticleEntropy entropy = ParticleEntropy::plug_in;
 };
 
@@ -100,9 +101,7 @@ std::string observation_text(const O& o) {
         return "(an observation)";
     }
 }
-}  // namespace detail
 
-namespace detail {
 /// The criterion a filter builds from its options: from the threshold when C takes a double.
 template <class C>
 C make_criterion(const ParticleFilterOptions& options) {
