@@ -8,6 +8,8 @@
 //     Target: <= 20 ns per particle-step at n = 10^4 and 10^5, and at least 3x the numpy peer
 //     (bench/particles_numpy.py, run beside it by scripts/bench.sh).
 //   * BM_ParticleStepAlwaysResample/n: the same with resampling at every step (threshold 1).
+//   * BM_Resample<R>/n: one resampling of n = 10^4 weights by each resampler
+//     (belief/resamplers.hpp), per particle.
 //   * BM_ParticleFaithfulness: no timing; the statistics bench/particles_numpy.py's filter is
 //     checked against (bench/test_particles_numpy.py): over 40 episodes of 99 updates with
 //     1,000 particles, the fraction of particle moves blocked by a wall, the mean n_eff / n,
@@ -24,12 +26,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
 #include "maxent/belief/particle_filter.hpp"
+#include "maxent/belief/resamplers.hpp"
 #include "maxent/belief/state_features.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
@@ -89,6 +93,29 @@ void BM_ParticleStepAlwaysResample(benchmark::State& state) { particle_steps(sta
 
 BENCHMARK(BM_ParticleStep)->RangeMultiplier(10)->Range(100, 100000)->Complexity(benchmark::oN);
 BENCHMARK(BM_ParticleStepAlwaysResample)->RangeMultiplier(10)->Range(100, 100000)->Complexity(benchmark::oN);
+
+/// One resampling of n particles by each resampler (belief/resamplers.hpp), from weights
+/// drawn once (uniform on [0, 1), one in ten zero); reported per particle.
+template <class R>
+void BM_Resample(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    maxent::DefaultRng setup = maxent::stream(3);
+    std::vector<double> w(n);
+    for (std::size_t i = 0; i < n; ++i) w[i] = i % 10 == 0 ? 0.0 : maxent::uniform01(setup);
+    double total = 0.0;
+    for (const double x : w) total += x;
+    std::vector<std::size_t> out(n);
+    maxent::DefaultRng g = maxent::stream(4);
+    for (auto _ : state) {
+        R{}.resample(std::span<const double>(w), total, std::span<std::size_t>(out), g);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.counters["per_particle"] = benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(n),
+                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Resample<maxent::SystematicResampler>)->Arg(10000);
+BENCHMARK(BM_Resample<maxent::MultinomialResampler>)->Arg(10000);
+BENCHMARK(BM_Resample<maxent::ResidualResampler>)->Arg(10000);
 
 /// Actions and sensor cells of a walk right, up to the doorway, through it and up.
 constexpr std::size_t kFaithfulnessScript[12][2] = {{3, 0}, {3, 0}, {3, 1}, {3, 1}, {0, 1}, {0, 1},

@@ -1,17 +1,20 @@
 // maxent/belief/particle_filter.hpp — a particle-filter belief model for any simulator that
-// weighs its observations (GenerativePomdp + ObservationLikelihood, model/concepts.hpp).
+// weighs its observations (GenerativePomdp + ObservationLikelihood, model/concepts.hpp):
+// ParticleFilter<M, Binning, Features, Resample, Criterion>.
 //
 // Paper, Section 5 (beliefs the agent can afford): the belief is n weighted particles x_i with
-// weights w_i summing to 1. One update after action a and observation o (bootstrap filter):
-//   predict    x_i <- sample_next_state(x_i, a, g)          (the model's own sampler)
+// weights w_i summing to 1. update(b, a, o, g) is a bootstrap filter composed of the steps of
+// belief/particle_steps.hpp, each a documented function or type of its own:
+//   predict    x_i <- sample_next_state(x_i, a, g)            (the model's own sampler)
 //   reweight   w_i <- w_i · observation_likelihood(a, o, x_i); with observation_log_likelihood
-//              ℓ, w_i ∝ exp(log w_i + ℓ_i - max_j(log w_j + ℓ_j))
-//   resample   when n_eff = 1 / Σ w_i² falls below threshold · n: systematic resampling (one
-//              uniform draw for all n), then equal weights.
+//              ℓ, w_i ∝ exp(log w_i + ℓ_i - max_j(log w_j + ℓ_j)); then normalised
+//   resample   when the Criterion says so (default EssThreshold: n_eff = 1 / Σ w_i² below
+//              threshold · n), by the Resampler (default SystematicResampler: one uniform draw
+//              for all n; MultinomialResampler, ResidualResampler; belief/resamplers.hpp),
+//              then equal weights.
+// Predict and weigh go through particle_steps_t<M>: one model call per particle, or the whole
+// set per call for a BatchedParticleModel (the rescue worlds), with the same draws and bits.
 // b_1: n draws of sample_initial_state made ONCE at construction, the same in every episode.
-// A BatchedParticleModel (the bundled rescue worlds) moves and weighs the whole set per call,
-// with the per-particle loop's draws and bits; when Σw² already shows no resampling is due,
-// normalisation, n_eff, the histogram and φ(b) (once features() was asked for) share a pass.
 //
 // The belief vector the library sees (BeliefUpdater) is the histogram of the weighted
 // particles over the agent's binning, b_j = Σ_{i: bin(x_i) = j} w_i; the particles are the
@@ -41,6 +44,8 @@
 
 #include <Eigen/Core>
 
+#include "maxent/belief/particle_steps.hpp"
+#include "maxent/belief/resamplers.hpp"
 #include "maxent/belief/state_features.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
@@ -63,46 +68,9 @@ enum class ParticleEntropy {
 struct ParticleFilterOptions {
     std::size_t particles = 1000;                     ///< n > 0
     double resample_threshold = 0.5;                  ///< resample when n_eff < threshold · n; in [0, 1]
+                                                      ///< (read by EssThreshold, the default criterion)
     ParticleEntropy entropy = ParticleEntropy::plug_in;
 };
-
-namespace detail {
-template <class M>
-using particle_observation_t = typename concept_checks::observation_of<M>::type;
-template <class M>
-concept batched_transitions = requires(const M& m, std::span<typename M::state_type> xs, std::size_t a, DefaultRng& g) {
-    m.sample_next_states(xs, a, g);
-};
-template <class M>
-concept batched_log_likelihoods = requires(const M& m, std::size_t a, const particle_observation_t<M>& o,
-                                           std::span<const typename M::state_type> xs, std::span<double> out) {
-    m.observation_log_likelihoods(a, o, xs, out);
-};
-template <class M>
-concept batched_likelihoods = requires(const M& m, std::size_t a, const particle_observation_t<M>& o,
-                                       std::span<const typename M::state_type> xs, std::span<double> out) {
-    m.observation_likelihoods(a, o, xs, out);
-};
-}  // namespace detail
-
-/// A simulator that moves and weighs a whole particle set per call: ParticleFilter's fast path,
-/// used instead of its per-particle loop when the model offers it. Required, for `const M& m`,
-/// `std::span<state_type> xs`, `std::span<const state_type> cxs`, `std::span<double> out` (as
-/// long as xs), an action a, an observation o of the model's type and a generator g:
-///   m.sample_next_states(xs, a, g)                  xs[i] <- sample_next_state(xs[i], a, g) for
-///                                                   i = 0, 1, ... in order, drawing from g what
-///                                                   those calls draw (the same particles, bit for bit)
-///   m.observation_log_likelihoods(a, o, cxs, out)   out[i] = observation_log_likelihood(a, o, cxs[i])
-///                                                   (models weighing in logs), or else
-///   m.observation_likelihoods(a, o, cxs, out)       out[i] = observation_likelihood(a, o, cxs[i])
-/// The filter checks the values as it checks single ones. Satisfied by RescueWorld and
-/// RescueRangeWorld (model/rescue_world.hpp); a model without these members takes the
-/// per-particle loop, with the same results.
-template <class M>
-concept BatchedParticleModel =
-    detail::batched_transitions<M> &&
-    (concept_checks::has_observation_log_likelihood<M> ? detail::batched_log_likelihoods<M>
-                                                       : detail::batched_likelihoods<M>);
 
 /// The identity binning of a finite state (as_generative views, integer states).
 struct IdentityBinning {
@@ -111,56 +79,6 @@ struct IdentityBinning {
 
 /// No feature map: the policy reads b itself.
 struct NoStateFeatures {};
-
-/// Systematic (low-variance) resampling: out[j] = the index i whose cumulative weight
-/// interval holds (u + j) / m, j < m = out.size(), for one u ~ U[0, 1). Every index is drawn
-/// floor(m w_i) or ceil(m w_i) times, and n w_i times in expectation (unbiased). `weights`
-/// must be non-negative with a positive, finite sum (they are normalised here). Throws
-/// config_error for an empty input or output, numeric_error naming a bad weight or sum.
-template <std::uniform_random_bit_generator G>
-void systematic_resample(std::span<const double> weights, std::span<std::size_t> out, G& g);
-
-namespace detail {
-/// systematic_resample for weights known to be valid and summing to `total` > 0.
-template <class G>
-void systematic_resample_unchecked(std::span<const double> weights, double total, std::span<std::size_t> out, G& g) {
-    const std::size_t m = out.size(), n = weights.size();
-    const double step = total / static_cast<double>(m);
-    double position = uniform01(g) * step;
-    double cumulative = weights[0];
-    std::size_t i = 0;
-    std::size_t last_positive = 0;
-    for (std::size_t k = n; k-- > 0;)
-        if (weights[k] > 0.0) {
-            last_positive = k;
-            break;
-        }
-    for (std::size_t j = 0; j < m; ++j) {
-        while (cumulative <= position && i + 1 < n) cumulative += weights[++i];
-        // Rounding at the end of the scan may leave i on a trailing zero weight.
-        out[j] = weights[i] > 0.0 ? i : last_positive;
-        position += step;
-    }
-}
-}  // namespace detail
-
-template <std::uniform_random_bit_generator G>
-void systematic_resample(std::span<const double> weights, std::span<std::size_t> out, G& g) {
-    if (weights.empty() || out.empty())
-        throw config_error(detail::message("systematic_resample: ", weights.size(), " weights and ", out.size(),
-                                           " draws; both must be positive"));
-    double total = 0.0;
-    for (std::size_t i = 0; i < weights.size(); ++i) {
-        if (!(weights[i] >= 0.0) || !std::isfinite(weights[i]))
-            throw numeric_error(detail::message("systematic_resample: weight ", i, " is ", weights[i],
-                                                "; weights must be finite and >= 0"));
-        total += weights[i];
-    }
-    if (!(total > 0.0) || !std::isfinite(total))
-        throw numeric_error(detail::message("systematic_resample: the weights sum to ", total,
-                                            "; the sum must be positive and finite"));
-    detail::systematic_resample_unchecked(weights, total, out, g);
-}
 
 namespace detail {
 /// An observation as a message shows it: streamed when it can be, its coordinates when it is a
@@ -183,11 +101,23 @@ std::string observation_text(const O& o) {
         return "(an observation)";
     }
 }
+
+/// The criterion a filter builds from its options: from the threshold when C takes a double.
+template <class C>
+C make_criterion(const ParticleFilterOptions& options) {
+    if constexpr (std::is_constructible_v<C, double>)
+        return C(options.resample_threshold);
+    else
+        return C{};
+}
 }  // namespace detail
 
-template <class M, class Binning, class Features = NoStateFeatures>
+template <class M, class Binning, class Features = NoStateFeatures, class Resample = SystematicResampler,
+          class Criterion = EssThreshold>
 class ParticleFilter {
     static_assert(require_observation_likelihood<M>());
+    static_assert(require_resampler<Resample>());
+    static_assert(require_resampling_criterion<Criterion>());
 
 public:
     using state_type = typename M::state_type;
@@ -198,6 +128,10 @@ public:
     static constexpr bool has_state_features = !std::is_same_v<Features, NoStateFeatures>;
     /// Whether updates take the model's batched fast path (BatchedParticleModel).
     static constexpr bool batched = BatchedParticleModel<M>;
+    /// The predict and weigh steps (belief/particle_steps.hpp): batched when the model allows.
+    using steps_type = particle_steps_t<M>;
+    using resampler_type = Resample;
+    using criterion_type = Criterion;
     /// Whether the feature map accumulates a span of particles per call (optional member
     /// `accumulate_all(std::span<const state_type>, std::span<const double> w, Eigen::VectorXd&)`,
     /// the same additions as accumulate per particle; BilinearGridFeatures has it).
@@ -226,7 +160,12 @@ public:
     template <std::uniform_random_bit_generator G>
     ParticleFilter(const M& model, std::size_t bins, Binning binning, Features features, ParticleFilterOptions options,
                    G& g)
-        : model_(&model), bins_(bins), binning_(std::move(binning)), features_(std::move(features)), options_(options) {
+        : steps_(model),
+          bins_(bins),
+          binning_(std::move(binning)),
+          features_(std::move(features)),
+          options_(options),
+          criterion_(detail::make_criterion<Criterion>(options)) {
         const std::size_t n = options.particles;
         if (n == 0) throw config_error("ParticleFilter: 0 particles; at least 1 is needed");
         if (bins == 0) throw config_error("ParticleFilter: 0 bins; the belief needs at least 1");
@@ -242,7 +181,7 @@ public:
         particles_ = prior_;
         scratch_ = prior_;
         weights_.assign(n, 1.0 / static_cast<double>(n));
-        if constexpr (weighs_in_logs || batched) values_.assign(n, 0.0);
+        values_.assign(n, 0.0);
         index_.assign(n, 0);
     }
     template <class... Args>
@@ -264,43 +203,38 @@ public:
         write_belief(b);
     }
 
-    /// Predict, reweight, resample if n_eff < threshold · n; b <- the particles' histogram
-    /// (and φ(b) with a feature map, in the same sweep). With a BatchedParticleModel the
-    /// moves and densities come per set, and normalisation, n_eff and the belief share a pass
-    /// when no resampling is due.
+    /// One bootstrap-filter step: predict, weigh, reweight, normalise, resample when the
+    /// criterion says so (n_eff < threshold · n by default); b <- the particles' histogram (and
+    /// φ(b) with a feature map). When the unnormalised weights already show that no resampling
+    /// is due (the criterion asked with total² / Σ w_i², a hair lower), normalisation, n_eff
+    /// and the belief share one pass; the bits are those of the separate passes.
     template <std::uniform_random_bit_generator G>
     void update(Eigen::VectorXd& b, std::size_t a, const observation_type& o, G& g) {
         const std::size_t n = particles_.size();
-        double total;
-        const double threshold = options_.resample_threshold * static_cast<double>(n);
-        double sum_squares;
-        if constexpr (batched) {
-            double raw_squares = 0.0;
-            total = reweigh_batched(a, o, g, raw_squares);
-            // When total² / Σ w_i² (n_eff before rounding) says no resampling, normalisation, n_eff,
-            // histogram and φ(b) share one pass; should the exact n_eff say otherwise after all,
-            // the resampling and the belief follow as on the other path (the same bits).
-            if (total > 0.0 && std::isfinite(total) && std::isfinite(1.0 / total) &&
-                total * total > threshold * 1.000001 * raw_squares) {
-                uniform_weights_ = false;
-                ess_ = 1.0 / normalise_and_write_belief(1.0 / total, b);
-                if (ess_ < threshold) {
-                    resample(g);
-                    write_belief(b);
-                }
-                return;
+        steps_.predict(std::span<state_type>(particles_), a, g);
+        steps_.weigh(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
+        const Reweighting r = reweight<weighs_in_logs>(std::span<double>(weights_), values_, uniform_weights_);
+        if (r.bad) bad_density(a, o);
+        const double total = r.total;
+        if (total > 0.0 && std::isfinite(total) && std::isfinite(1.0 / total) &&
+            !criterion_.due(total * (total / r.squares) / 1.000001, n)) {
+            uniform_weights_ = false;
+            ess_ = 1.0 / normalise_and_write_belief(1.0 / total, b);
+            if (criterion_.due(ess_, n)) {
+                resample(g);
+                write_belief(b);
             }
-        } else {
-            total = reweigh(a, o, g);
+            return;
         }
+        double sum_squares;
         if (!(total > 0.0)) {
             sum_squares = reseed(a, o, g);
         } else {
-            sum_squares = normalise(total);
+            sum_squares = normalise_weights(std::span<double>(weights_), total);
             uniform_weights_ = false;
         }
         ess_ = 1.0 / sum_squares;
-        if (ess_ < threshold) resample(g);
+        if (criterion_.due(ess_, n)) resample(g);
         write_belief(b);
     }
 
@@ -352,6 +286,8 @@ public:
     /// Updates that resampled.
     [[nodiscard]] std::size_t resamples() const noexcept { return resamples_; }
     [[nodiscard]] const ParticleFilterOptions& options() const noexcept { return options_; }
+    [[nodiscard]] const Resample& resampler() const noexcept { return resampler_; }
+    [[nodiscard]] const Criterion& criterion() const noexcept { return criterion_; }
     /// Bytes held for particles, weights, densities and indices (3 particle sets: the prior,
     /// the current one, the resampling buffer).
     [[nodiscard]] std::size_t memory_bytes() const noexcept {
@@ -361,32 +297,18 @@ public:
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "particles"; }
 
 private:
-    double checked_likelihood(std::size_t a, const observation_type& o, const state_type& x, std::size_t i) const
-        requires concept_checks::has_observation_likelihood<M>
-    {
-        const double l = model_->observation_likelihood(a, o, x);
-        if (!(l >= 0.0) || !std::isfinite(l)) bad_likelihood(a, o, i, l);
-        return l;
-    }
-    [[noreturn]] static void bad_likelihood(std::size_t a, const observation_type& o, std::size_t i, double l) {
-        throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
-                                          detail::observation_text(o), ", particle ", i, ") is ", l,
-                                          "; it must be finite and >= 0"));
-    }
-    [[noreturn]] static void bad_log_likelihood(std::size_t a, const observation_type& o, std::size_t i, double l) {
-        throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", a, ", o = ",
-                                          detail::observation_text(o), ", particle ", i, ") is ", l,
-                                          "; it must be < +inf (and not NaN)"));
-    }
-
-    /// ℓ = observation_log_likelihood(a, o, x): -inf (density 0) is allowed, NaN and +inf are not.
-    double checked_log_likelihood(std::size_t a, const observation_type& o, const state_type& x,
-                                  std::size_t i) const
-        requires weighs_in_logs
-    {
-        const double l = model_->observation_log_likelihood(a, o, x);
-        if (std::isnan(l) || l == std::numeric_limits<double>::infinity()) bad_log_likelihood(a, o, i, l);
-        return l;
+    /// model_error naming the first invalid density in values_ (reweight flagged one).
+    [[noreturn]] void bad_density(std::size_t a, const observation_type& o) const {
+        const std::size_t i = first_invalid_density<weighs_in_logs>(values_);
+        const double l = i < values_.size() ? values_[i] : std::numeric_limits<double>::quiet_NaN();
+        if constexpr (weighs_in_logs)
+            throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", a, ", o = ",
+                                              detail::observation_text(o), ", particle ", i, ") is ", l,
+                                              "; it must be < +inf (and not NaN)"));
+        else
+            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
+                                              detail::observation_text(o), ", particle ", i, ") is ", l,
+                                              "; it must be finite and >= 0"));
     }
 
     void check_bin(const state_type& x, std::size_t i, const char* which) const {
@@ -396,166 +318,19 @@ private:
                                               j, "; bins must be < ", bins_));
     }
 
-    /// w <- w / total (total > 0); returns Σ w_i² of the normalised weights (the same pass).
-    /// When the sum overflowed, or is so small (denormal) that 1 / total overflows, the
-    /// weights are first divided by the largest one (then 1 <= sum <= n); ordinary sums take
-    /// the plain path, whose arithmetic is unchanged.
-    double normalise(double total) {
-        double inverse = 1.0 / total;
-        if (!std::isfinite(total) || !std::isfinite(inverse)) {
-            double largest = 0.0;
-            for (const double w : weights_) largest = std::max(largest, w);
-            total = 0.0;
-            for (double& w : weights_) total += (w /= largest);
-            inverse = 1.0 / total;
-        }
-        double sum_squares = 0.0;
-        for (double& w : weights_) {
-            w *= inverse;
-            sum_squares += w * w;
-        }
-        return sum_squares;
-    }
-
-    /// The per-particle predict and reweight: returns Σ_i of the unnormalised weights (0 when
-    /// every weight vanished).
-    template <class G>
-    double reweigh(std::size_t a, const observation_type& o, G& g) {
-        const M& m = *model_;
-        const std::size_t n = particles_.size();
-        double total = 0.0;
-        if constexpr (weighs_in_logs) {
-            // log w_i + ℓ_i, then exp relative to the largest: the same normalised weights as
-            // the product when nothing underflows.
-            double top = -std::numeric_limits<double>::infinity();
-            for (std::size_t i = 0; i < n; ++i) {
-                particles_[i] = m.sample_next_state(particles_[i], a, g);
-                const double l = checked_log_likelihood(a, o, particles_[i], i);
-                const double lw = weights_[i] > 0.0 ? std::log(weights_[i]) + l : -std::numeric_limits<double>::infinity();
-                values_[i] = lw;
-                top = std::max(top, lw);
-            }
-            total = exponentiate(top);
-        } else {
-            for (std::size_t i = 0; i < n; ++i) {
-                particles_[i] = m.sample_next_state(particles_[i], a, g);
-                const double w = weights_[i] * checked_likelihood(a, o, particles_[i], i);
-                weights_[i] = w;
-                total += w;
-            }
-        }
-        return total;
-    }
-
-    /// reweigh through the model's batched members: the same draws and the same weights.
-    /// After a resampling every weight is 1/n, so log w_i is one logarithm for all.
-    template <class G>
-    double reweigh_batched(std::size_t a, const observation_type& o, G& g, double& raw_squares)
-        requires batched
-    {
-        const M& m = *model_;
-        const std::size_t n = particles_.size();
-        m.sample_next_states(std::span<state_type>(particles_), a, g);
-        double total = 0.0;
-        bool bad = false;
-        if constexpr (weighs_in_logs) {
-            m.observation_log_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
-            constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
-            double top = minus_infinity;
-            if (uniform_weights_) {
-                const double log_w = std::log(weights_[0]);
-                for (std::size_t i = 0; i < n; ++i) {
-                    const double l = values_[i];
-                    bad |= std::isnan(l) || l == std::numeric_limits<double>::infinity();
-                    const double lw = log_w + l;
-                    values_[i] = lw;
-                    top = std::max(top, lw);
-                }
-            } else {
-                for (std::size_t i = 0; i < n; ++i) {
-                    const double l = values_[i];
-                    bad |= std::isnan(l) || l == std::numeric_limits<double>::infinity();
-                    const double lw = weights_[i] > 0.0 ? std::log(weights_[i]) + l : minus_infinity;
-                    values_[i] = lw;
-                    top = std::max(top, lw);
-                }
-            }
-            if (bad) {
-                m.observation_log_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
-                for (std::size_t i = 0; i < n; ++i)
-                    if (std::isnan(values_[i]) || values_[i] == std::numeric_limits<double>::infinity())
-                        bad_log_likelihood(a, o, i, values_[i]);
-            }
-            total = exponentiate(top, raw_squares);
-        } else {
-            m.observation_likelihoods(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
-            for (std::size_t i = 0; i < n; ++i) {
-                const double l = values_[i];
-                bad |= !(l >= 0.0) || !std::isfinite(l);
-                const double w = weights_[i] * l;
-                weights_[i] = w;
-                total += w;
-                raw_squares += w * w;
-            }
-            if (bad)
-                for (std::size_t i = 0; i < n; ++i)
-                    if (!(values_[i] >= 0.0) || !std::isfinite(values_[i])) bad_likelihood(a, o, i, values_[i]);
-        }
-        return total;
-    }
-
-    /// w_i <- exp(values_i - top) (0 for every i when top = -inf); returns their sum, and
-    /// adds their squares to `squares`.
-    double exponentiate(double top, double& squares)
-        requires weighs_in_logs
-    {
-        double total = 0.0;
-        const std::size_t n = particles_.size();
-        if (top > -std::numeric_limits<double>::infinity()) {
-            for (std::size_t i = 0; i < n; ++i) {
-                const double w = std::exp(values_[i] - top);
-                weights_[i] = w;
-                total += w;
-                squares += w * w;
-            }
-        }
-        return total;
-    }
-    double exponentiate(double top)
-        requires weighs_in_logs
-    {
-        double squares = 0.0;
-        return exponentiate(top, squares);
-    }
-
-    /// Depletion: fresh particles from the prior weighed by o; equal weights if those vanish.
-    /// Returns Σ w_i² of the new weights.
+    /// Depletion (every weight vanished): fresh particles from the prior weighed by o; equal
+    /// weights if those vanish too. Returns Σ w_i² of the new weights.
     template <class G>
     double reseed(std::size_t a, const observation_type& o, G& g) {
         ++depletions_;
         const std::size_t n = particles_.size();
-        double total = 0.0;
-        if constexpr (weighs_in_logs) {
-            double top = -std::numeric_limits<double>::infinity();
-            for (std::size_t i = 0; i < n; ++i) {
-                particles_[i] = model_->sample_initial_state(g);
-                values_[i] = checked_log_likelihood(a, o, particles_[i], i);
-                top = std::max(top, values_[i]);
-            }
-            for (std::size_t i = 0; i < n; ++i) {
-                weights_[i] = top > -std::numeric_limits<double>::infinity() ? std::exp(values_[i] - top) : 0.0;
-                total += weights_[i];
-            }
-        } else {
-            for (std::size_t i = 0; i < n; ++i) {
-                particles_[i] = model_->sample_initial_state(g);
-                weights_[i] = checked_likelihood(a, o, particles_[i], i);
-                total += weights_[i];
-            }
-        }
-        if (total > 0.0) {
+        for (std::size_t i = 0; i < n; ++i) particles_[i] = steps_.model().sample_initial_state(g);
+        steps_.weigh(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
+        const Reweighting r = weigh_fresh<weighs_in_logs>(std::span<double>(weights_), values_);
+        if (r.bad) bad_density(a, o);
+        if (r.total > 0.0) {
             uniform_weights_ = false;
-            return normalise(total);
+            return normalise_weights(std::span<double>(weights_), r.total);
         }
         ++uninformed_;
         for (double& w : weights_) w = 1.0 / static_cast<double>(n);
@@ -568,12 +343,8 @@ private:
     template <class G>
     void resample(G& g) {
         ++resamples_;
-        const std::size_t n = particles_.size();
-        detail::systematic_resample_unchecked(std::span<const double>(weights_), 1.0, std::span<std::size_t>(index_),
-                                              g);
-        for (std::size_t j = 0; j < n; ++j) scratch_[j] = particles_[index_[j]];
-        particles_.swap(scratch_);
-        for (double& w : weights_) w = 1.0 / static_cast<double>(n);
+        resample_particles(resampler_, std::span<double>(weights_), particles_, scratch_, std::span<std::size_t>(index_),
+                           g);
         uniform_weights_ = true;
     }
 
@@ -643,16 +414,18 @@ private:
         }
     }
 
-    const M* model_;
+    steps_type steps_;                         // predict and weigh (the model's batched members when it has them)
     std::size_t bins_;
     Binning binning_;
     [[no_unique_address]] Features features_;
     ParticleFilterOptions options_;
+    [[no_unique_address]] Resample resampler_;
+    [[no_unique_address]] Criterion criterion_;
     std::vector<state_type> prior_;            // b_1's particles, drawn at construction
     mutable std::vector<state_type> particles_;  // the current set (reset by initial())
     std::vector<state_type> scratch_;          // resampling target, swapped with particles_
     mutable std::vector<double> weights_;      // normalised
-    std::vector<double> values_;               // log w_i + ℓ_i (weighs_in_logs), else the batched densities
+    std::vector<double> values_;               // the last densities (ℓ_i in logs, else l_i)
     mutable Eigen::VectorXd phi_;              // φ(b), sized by the first features() call
     mutable bool phi_current_ = false;         // phi_ is φ(b) of the current particles
     mutable bool uniform_weights_ = true;      // every weight is 1/n (log w_i needs one logarithm)
