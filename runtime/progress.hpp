@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "runner.hpp"
+#include "results.hpp"
 
 namespace maxent::programs {
 
