@@ -658,6 +658,20 @@ TEST_CASE("a run with nothing complete leaves the previous set, write_experiment
     const mp::ExperimentResult stopped = mp::run_experiment(e, s, 1, &stop);
     CHECK_FALSE(mp::write_experiment(again, stopped, mp::uniform_runs(stopped, 1), {}, {.render = false}).wrote);
     CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
+    // Uniform runs that are not the study's (one seed too many, none) are refused, naming the
+    // experiment and the counts, and the previous set stays.
+    mp::UniformRuns extra = mp::uniform_runs(r, 1);
+    extra.entropy.push_back(0.0);
+    {
+        mp::OutputFolder third = mp::experiment_folder(d.path, e);
+        CHECK_THROWS_WITH(mp::write_experiment(third, r, extra, {}, {.render = false}),
+                          Catch::Contains("'fig2a'") && Catch::Contains("2 entropies") && Catch::Contains("needs 1"));
+    }
+    {
+        mp::OutputFolder fourth = mp::experiment_folder(d.path, e);
+        CHECK_THROWS_AS(mp::write_experiment(fourth, r, mp::UniformRuns{}, {}, {.render = false}), mp::output_error);
+    }
+    CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
 }
 
 TEST_CASE("gnuplot strings are literal: no line breaks, quotes or command substitution leak", "[paper][reliability]") {
