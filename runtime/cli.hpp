@@ -38,7 +38,10 @@
 
 #include "maxent/belief/learned/em.hpp"
 
+#include "choices.hpp"
 #include "experiments.hpp"
+#include "settings.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

@@ -34,7 +34,7 @@
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"
 
-#include "experiments.hpp"
+#include "choices.hpp"
 
 namespace maxent::programs {
 

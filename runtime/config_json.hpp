@@ -10,9 +10,13 @@
 #include <string_view>
 #include <vector>
 
+#include "choices.hpp"
 #include "experiments.hpp"
-#include "runner.hpp"
+#include "fingerprint.hpp"
+#include "results.hpp"
+#include "settings.hpp"
 #include "tables.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 
@@ -40,6 +44,14 @@ namespace maxent::programs {
         }
     }
     return out + "\"";
+}
+
+/// The build fingerprint (fingerprint.hpp) as a one-line JSON object: config.json's "build".
+[[nodiscard]] inline std::string fields_json(const Fields& f) {
+    std::string j = "{";
+    for (std::size_t i = 0; i < f.size(); ++i)
+        j += cat(i ? ", " : "", json_string(f[i].first), ": ", json_string(f[i].second));
+    return j + "}";
 }
 
 /// How the experiment was run (not a setting of the algorithm).

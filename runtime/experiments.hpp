@@ -1,5 +1,6 @@
-// runtime/experiments.hpp — the registry of the paper's experiments (Figures 2–5) and
-// the settings that run them.
+// runtime/experiments.hpp — the registry of the paper's experiments (Figures 2–5): their
+// grid worlds (EnvironmentSpec), their default curves, lookup by name, and the curves an
+// experiment runs under a study's settings (make_curves; the settings are settings.hpp's).
 //
 // Paper, Section 6 (Figures 2 and 3) and Appendix D (Figures 4 and 5), with docs/reference.md
 // "The figures" and "Algorithm 1 as run for the figures". An experiment is an environment
@@ -15,152 +16,25 @@
 //                 table size per run is reported (config.json, stderr)
 // Belief noise σ is a STANDARD DEVIATION (belief/noisy_belief.hpp): the paper calls its levels
 // {0, 0.01, 0.03, 0.04} a variance s², the authors' code uses them as σ; so do we.
-// The paper's settings are the defaults of `Settings`: α = 0.3, N = 10, K = 12000, ρ = 0.02,
-// seeds 0..15, T = S, batch-mean baseline, constant step, the paper's state counting.
+// The paper's settings are the defaults of `Settings` (settings.hpp): α = 0.3, N = 10,
+// K = 12000, ρ = 0.02, seeds 0..15, T = S, batch-mean baseline, constant step, the paper's
+// state counting.
 #pragma once
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstddef>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
-#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/core/error.hpp"
-#include "maxent/core/trajectory.hpp"
-#include "maxent/objective/feedbacks.hpp"
-#include "maxent/optim/estimators.hpp"
-#include "maxent/optim/step_rules.hpp"
 #include "maxent/model/grid_world.hpp"
 
+#include "choices.hpp"
+#include "settings.hpp"
+#include "text.hpp"
+
 namespace maxent::programs {
-
-// ---------------------------------------------------------------------------------------
-// Names of the components
-// ---------------------------------------------------------------------------------------
-
-enum class Objective { mse, moe, mbe, reg_mbe };
-enum class PolicyClass {
-    observation,      ///< O: softmax(θ[o_t])
-    belief_averaged,  ///< BA: softmax(θᵀ b_t) (the paper's main class)
-    believed_state,   ///< S (S̃): s̃_t ~ b_t, softmax(θ[s̃_t])
-    belief_mixture,   ///< BM: Σ_s b_t(s) softmax(θ_s) (the mixture reading of BA)
-    belief_state      ///< B: softmax(θ[row(b_t)]), one row per distinct belief (lazy table)
-};
-/// The gradient estimators and step rules by name (components.hpp holds them; the order is
-/// that of its variants).
-enum class EstimatorKind { reinforce, batch_mean, leave_one_out, optimal, per_step };
-enum class StepKind { constant, adam, lazy_adam };
-/// The names the command lines and the bindings accept, for their messages.
-inline constexpr std::string_view estimator_names = "reinforce, batch-mean, leave-one-out, optimal, per-step";
-inline constexpr std::string_view step_names = "constant, adam, lazy-adam";
-/// What a figure plots: the batch-mean true-state entropy, or the regulariser Σ_t H(b_t).
-enum class Plotted { true_entropy, belief_entropy_sum };
-
-[[nodiscard]] inline std::string_view name_of(Objective o) {
-    switch (o) {
-        case Objective::mse: return MSE::name();
-        case Objective::moe: return MOE::name();
-        case Objective::mbe: return MBE::name();
-        case Objective::reg_mbe: return RegMBE::name();
-    }
-    return "?";
-}
-[[nodiscard]] inline std::string_view name_of(PolicyClass p) {
-    switch (p) {
-        case PolicyClass::observation: return "O";
-        case PolicyClass::belief_averaged: return "BA";
-        case PolicyClass::believed_state: return "S";
-        case PolicyClass::belief_mixture: return "BM";
-        case PolicyClass::belief_state: return "B";
-    }
-    return "?";
-}
-[[nodiscard]] inline std::string_view name_of(EstimatorKind e) {
-    switch (e) {
-        case EstimatorKind::reinforce: return Reinforce::name();
-        case EstimatorKind::batch_mean: return BatchMeanBaseline::name();
-        case EstimatorKind::leave_one_out: return LeaveOneOutBaseline::name();
-        case EstimatorKind::optimal: return OptimalBaseline::name();
-        case EstimatorKind::per_step: return PerStepBaseline::name();
-    }
-    return "?";
-}
-[[nodiscard]] inline std::string_view name_of(StepKind s) {
-    switch (s) {
-        case StepKind::constant: return ConstantStep::name();
-        case StepKind::adam: return Adam::name();
-        case StepKind::lazy_adam: return LazyAdam::name();
-    }
-    return "?";
-}
-[[nodiscard]] inline std::string_view name_of(StateCounting c) {
-    return c == StateCounting::paper ? "paper" : "authors";
-}
-[[nodiscard]] inline std::string_view name_of(Plotted p) {
-    return p == Plotted::true_entropy ? "true_entropy" : "belief_entropy_sum";
-}
-
-/// Case-insensitive ASCII comparison.
-[[nodiscard]] inline bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-        if (lower(a[i]) != lower(b[i])) return false;
-    }
-    return true;
-}
-
-[[nodiscard]] inline std::optional<Objective> parse_objective(std::string_view s) {
-    for (const Objective o : {Objective::mse, Objective::moe, Objective::mbe, Objective::reg_mbe})
-        if (iequals(s, name_of(o))) return o;
-    if (iequals(s, "regmbe") || iequals(s, "reg_mbe") || iequals(s, "mbe-reg")) return Objective::reg_mbe;
-    return std::nullopt;
-}
-[[nodiscard]] inline std::optional<PolicyClass> parse_policy_class(std::string_view s) {
-    for (const PolicyClass p : {PolicyClass::observation, PolicyClass::belief_averaged, PolicyClass::believed_state,
-                                PolicyClass::belief_mixture, PolicyClass::belief_state})
-        if (iequals(s, name_of(p))) return p;
-    if (iequals(s, "S~") || iequals(s, "Stilde")) return PolicyClass::believed_state;
-    return std::nullopt;
-}
-[[nodiscard]] inline std::optional<EstimatorKind> parse_estimator(std::string_view s) {
-    for (const EstimatorKind e : {EstimatorKind::reinforce, EstimatorKind::batch_mean, EstimatorKind::leave_one_out,
-                                  EstimatorKind::optimal, EstimatorKind::per_step})
-        if (iequals(s, name_of(e))) return e;
-    return std::nullopt;
-}
-[[nodiscard]] inline std::optional<StepKind> parse_step(std::string_view s) {
-    for (const StepKind k : {StepKind::constant, StepKind::adam, StepKind::lazy_adam})
-        if (iequals(s, name_of(k))) return k;
-    return std::nullopt;
-}
-[[nodiscard]] inline std::optional<StateCounting> parse_counting(std::string_view s) {
-    if (iequals(s, "paper")) return StateCounting::paper;
-    if (iequals(s, "authors")) return StateCounting::authors;
-    return std::nullopt;
-}
-
-/// Concatenates text pieces (strings, string views, literals). Used instead of
-/// `"literal" + std::string(...)`, on which GCC 12 reports a false -Wrestrict.
-template <class... Parts>
-[[nodiscard]] std::string cat(const Parts&... parts) {
-    std::string out;
-    (out.append(std::string_view(parts)), ...);
-    return out;
-}
-
-/// Shortest decimal text that reads back as the same double ("0.3", "0.01", "12000").
-[[nodiscard]] inline std::string format_number(double x) {
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, x);
-    return std::string(buf, r.ec == std::errc() ? r.ptr : buf);
-}
 
 // ---------------------------------------------------------------------------------------
 // Environments
@@ -439,142 +313,6 @@ inline std::vector<Experiment> make_registry() {
             if (!e.learned_objectives.empty()) out.push_back(&e);
     return out;
 }
-
-// ---------------------------------------------------------------------------------------
-// Settings and curves
-// ---------------------------------------------------------------------------------------
-
-/// How the curves without a simulator learn their belief model (LearnedBeliefOptions); the
-/// defaults are the library's one set (belief/learned/defaults.hpp).
-struct LearningSettings {
-    std::size_t latent_states = 0;  ///< L; 0 = the world's number of states S
-    std::size_t warmup = learned_belief_defaults.warmup;    ///< uniform-action episodes before the first fit
-    std::size_t heldout = learned_belief_defaults.heldout;  ///< uniform-action episodes only scored
-    /// M iterations between warm-started refits (0 = never)
-    std::size_t refit_every = learned_belief_defaults.refit_every;
-    std::size_t refit_iterations = learned_belief_defaults.refit_iterations;  ///< EM steps per refit
-    std::size_t window = learned_belief_defaults.window;  ///< latest training episodes in a refit's data
-    std::size_t restarts = learned_belief_defaults.restarts;  ///< random restarts of the first fit
-    std::size_t em_iterations = learned_belief_defaults.em_iterations;  ///< EM steps of the first fit at most
-    double smoothing = learned_belief_defaults.smoothing;  ///< Dirichlet (add-α) smoothing
-    bool learned_prior = learned_belief_defaults.learned_prior;  ///< b_1 = the learned μ̂ (else uniform)
-    /// The learners (learner_kinds' names), one learned curve per objective and learner; not in
-    /// key(): the curve carries its learner (Curve::learner, run_key).
-    std::vector<std::string> learners{"em"};
-
-    /// The text of every setting, for cache keys and config.json ("L=0|warmup=500|...").
-    [[nodiscard]] std::string key() const {
-        return cat("L=", std::to_string(latent_states), "|warmup=", std::to_string(warmup), "|heldout=",
-                   std::to_string(heldout), "|refit_every=", std::to_string(refit_every), "|refit_iterations=",
-                   std::to_string(refit_iterations), "|window=", std::to_string(window), "|restarts=",
-                   std::to_string(restarts), "|em_iterations=", std::to_string(em_iterations), "|smoothing=",
-                   format_number(smoothing), learned_prior ? "|prior=learned" : "|prior=uniform");
-    }
-};
-
-/// How a learned curve's belief model is learned, and what that assumes the agent knows
-/// (runner.cpp apply_learner). "em" is the default and keeps the plain "learned-<objective>" label.
-struct LearnerKind {
-    std::string_view name;
-    std::string_view knows;
-};
-inline constexpr LearnerKind learner_kinds[] = {
-    {"em", "EM on an IOHMM with L latent states; knows nothing of the world"},
-    {"em-sparse", "EM with a sparse Dirichlet(0.1) prior on the transitions (each action leads to few places); "
-                  "knows nothing of the world"},
-    {"cloned-hmm", "a cloned HMM, L clones split equally among the observations, transition pseudo-count 1e-3, "
-                   "at least 1000 EM steps in the first fit; knows nothing of the dynamics"},
-    {"em-known-motion", "EM with the transitions held at the world's (known odometry, L = S): learns the sensor"},
-    {"em-known-sensor", "EM with the emissions held at the world's (a known sensor, L = S): learns the dynamics"}};
-
-/// The learner called `name`, or null.
-[[nodiscard]] inline const LearnerKind* find_learner(std::string_view name) {
-    for (const LearnerKind& k : learner_kinds)
-        if (k.name == name) return &k;
-    return nullptr;
-}
-
-/// One line on how the learned-belief curves learn their model and start their filter, and
-/// what their heatmaps evaluate (maxent-paper prints it for experiments with such curves).
-[[nodiscard]] inline std::string learning_summary(const LearningSettings& l) {
-    return cat("learned beliefs: L = ", l.latent_states == 0 ? std::string("S") : std::to_string(l.latent_states),
-               " latent states; first fit ", std::to_string(l.restarts), " restarts of at most ",
-               std::to_string(l.em_iterations), " EM steps, smoothing ", format_number(l.smoothing),
-               "; the filter's b_1 = ",
-               l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
-                               : "uniform, the paper's (--learned-prior: the learned initial distribution)",
-               "; heatmaps evaluate each final policy with its final learned filter");
-}
-
-/// The learned-belief settings that are counts, by name: the keys of the Python module's
-/// `learning` dict and, where `flag`, maxent-paper's flags ("--" and the name with '-' for
-/// '_'), with the least value each takes. Both read them through this one table.
-struct LearningCount {
-    std::string_view name;
-    std::size_t least;
-    std::size_t LearningSettings::*field;
-    bool flag;
-};
-inline constexpr LearningCount learning_counts[] = {
-    {"latent_states", 1, &LearningSettings::latent_states, true},
-    {"warmup", 1, &LearningSettings::warmup, true},
-    {"heldout", 0, &LearningSettings::heldout, false},
-    {"refit_every", 0, &LearningSettings::refit_every, true},
-    {"refit_iterations", 1, &LearningSettings::refit_iterations, true},
-    {"window", 1, &LearningSettings::window, true},
-    {"restarts", 1, &LearningSettings::restarts, true},
-    {"em_iterations", 1, &LearningSettings::em_iterations, true}};
-
-/// The entry of maxent-paper's flag `flag` ("--refit-every"), or null.
-[[nodiscard]] inline const LearningCount* learning_flag(std::string_view flag) {
-    if (flag.substr(0, 2) != "--") return nullptr;
-    flag.remove_prefix(2);
-    for (const LearningCount& c : learning_counts) {
-        if (!c.flag || c.name.size() != flag.size()) continue;
-        bool same = true;
-        for (std::size_t i = 0; i < flag.size(); ++i) same = same && (c.name[i] == '_' ? '-' : c.name[i]) == flag[i];
-        if (same) return &c;
-    }
-    return nullptr;
-}
-
-/// Everything that is not the experiment itself; the defaults are the paper's settings.
-struct Settings {
-    std::vector<std::uint64_t> seeds = [] {
-        std::vector<std::uint64_t> s;
-        for (std::uint64_t i = 0; i < 16; ++i) s.push_back(i);
-        return s;
-    }();
-    std::size_t iterations = 12000;  ///< K
-    std::size_t batch = 10;          ///< N
-    std::optional<double> alpha;     ///< step size; default 0.3 (constant) or 0.05 (adam, lazy-adam)
-    double rho = 0.02;               ///< Reg-MBE weight
-    EstimatorKind estimator = EstimatorKind::batch_mean;
-    StepKind step = StepKind::constant;
-    StateCounting counting = StateCounting::paper;
-    std::optional<std::vector<Objective>> objectives;  ///< override of the experiment's objectives
-    std::optional<std::vector<double>> noises;         ///< override of the belief-noise σ list
-    std::optional<std::vector<PolicyClass>> policies;  ///< override of the policy classes
-    std::optional<std::vector<Objective>> learned;     ///< override of the learned-belief objectives
-    LearningSettings learning;                         ///< read by learned-belief curves only
-    /// E: episodes of each run's final policy whose true states are counted for the heatmaps
-    /// (runner.hpp count_visits); 0 = no heatmaps. maxent-paper's default is
-    /// default_heatmap_episodes (cli.hpp); 0 here so that other programs count nothing.
-    std::size_t heatmap_episodes = 0;
-
-    [[nodiscard]] double effective_alpha() const { return alpha.value_or(step == StepKind::constant ? 0.3 : 0.05); }
-};
-
-/// One learning curve: an objective, a belief-noise σ and a policy class; its label is the
-/// `objective` column of the CSV files ("mse", "mbe@0.01", "mse/BA").
-struct Curve {
-    Objective objective = Objective::mse;
-    double noise = 0.0;
-    PolicyClass policy = PolicyClass::belief_averaged;
-    std::string label;
-    bool learned = false;  ///< beliefs from a learned model (Experiment::learned_objectives)
-    std::string learner = "em";  ///< learned curves: how the model is learned (learner_kinds)
-};
 
 /// The curves of an experiment under the settings' overrides, in a fixed order: objective
 /// major, then noise, then policy class; then the learned-belief curves (objective major). Labels carry "@σ" when the experiment compares

@@ -44,7 +44,7 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/read_file.hpp"
 
-#include "experiments.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

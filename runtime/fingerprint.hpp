@@ -5,8 +5,8 @@
 // (MAXENT_BUILD_FLAGS: CMAKE_CXX_FLAGS and the build type's), the target's floating-point
 // relevant features as the compiler sees them (fast-math, FMA, the SSE/AVX/NEON level that
 // -march selects), and Eigen's version, SIMD instruction sets and vector width. config.json
-// records it; shards, merges and resumed runs compare it field by field and refuse any
-// difference.
+// records it (config_json.hpp fields_json); shards, merges and resumed runs compare it
+// field by field and refuse any difference.
 #pragma once
 
 #include <string>
@@ -19,8 +19,5 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 
 /// The build of this program (see the header comment), as (name, value) pairs.
 [[nodiscard]] Fields build_fingerprint();
-
-/// The fingerprint as a one-line JSON object (config.json's "build"; output.cpp).
-[[nodiscard]] std::string fields_json(const Fields& f);
 
 }  // namespace maxent::programs

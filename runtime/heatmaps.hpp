@@ -13,9 +13,10 @@
 #include <string_view>
 #include <vector>
 
-#include "experiments.hpp"
+#include "files.hpp"
 #include "plots.hpp"
 #include "tables.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

@@ -12,7 +12,7 @@
 
 #include "maxent/core/error.hpp"
 
-#include "experiments.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

@@ -41,9 +41,11 @@
 #include "fingerprint.hpp"
 #include "json.hpp"
 #include "output.hpp"
+#include "results.hpp"
 #include "run_store.hpp"
-#include "runner.hpp"
+#include "settings.hpp"
 #include "shards.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

@@ -4,7 +4,7 @@
 //   learned/<label>-seed<k>.pomdp        each learned-belief run's final learned model (POMDP file)
 //   config.json                          the settings and the build (config_json.hpp)
 //   uniform.csv   seed,episodes,true_entropy: the uniformly random policy's mean true-state
-//                 entropy per seed of the study (uniform.hpp), maxent-paper only
+//                 entropy per seed of the study (uniform_baseline.hpp), maxent-paper only
 //   curves.gp, curves.png, gnuplot.log   the plot (plots.hpp)
 //   heatmap.csv, heatmap.gp, heatmap.png with --heatmap-episodes E > 0: where the FINAL
 //                 policies take the true state (heatmaps.hpp): per panel ("uniform", then
@@ -14,8 +14,8 @@
 //   visits.csv    shards only (shards.hpp): the raw counts of each run, for the merge
 // The runs of a study are also kept, each as soon as it finishes, in the work area
 // OUT/.<name>.runs/ beside the folder (run_store.hpp), which the program removes once the set
-// is committed with every run complete. The functions that roll out policies (the uniform
-// baseline, the heatmaps) are compiled once, in output.cpp.
+// is committed with every run complete. Only writes: the uniform policy's rollouts come in
+// (UniformRuns, uniform_baseline.hpp), the final policies' visits with the runs.
 #pragma once
 
 #include <cstddef>
@@ -30,8 +30,10 @@
 #include "files.hpp"
 #include "heatmaps.hpp"
 #include "plots.hpp"
-#include "runner.hpp"
+#include "results.hpp"
 #include "tables.hpp"
+#include "text.hpp"
+#include "uniform_baseline.hpp"
 
 namespace maxent::programs {
 
@@ -39,16 +41,8 @@ namespace maxent::programs {
 // The uniform policy's baseline (maxent-paper)
 // ---------------------------------------------------------------------------------------
 
-/// Episodes per seed of maxent-paper's uniform baseline: the per-seed means then vary by
-/// about 0.3 / sqrt(1000) ≈ 0.01 nats on the paper's grids, well below the curves' bands.
-inline constexpr std::size_t paper_uniform_episodes = 1000;
-
-/// The uniform policy's mean true-state entropy on experiment `e`'s world under the
-/// counting of `s`, per seed of `s.seeds` (common/uniform.hpp), on `threads` threads; the
-/// values do not depend on the thread count.
-[[nodiscard]] std::vector<double> uniform_baseline(const Experiment& e, const Settings& s,
-                                                          std::size_t threads);
-
+/// uniform.csv: `values[i]` is the uniform policy's mean true-state entropy for `seeds[i]`
+/// (uniform_baseline).
 inline void write_uniform_csv(std::FILE* f, const std::vector<std::uint64_t>& seeds,
                               const std::vector<double>& values) {
     std::string text = "seed,episodes,true_entropy\n";
@@ -64,12 +58,6 @@ inline void write_uniform_csv(std::FILE* f, const std::vector<std::uint64_t>& se
 // ---------------------------------------------------------------------------------------
 // maxent-paper's heatmaps (grid worlds)
 // ---------------------------------------------------------------------------------------
-
-/// The uniform policy's visits per seed of `s` on experiment `e`'s world: heatmap_episodes
-/// episodes each on the runs' streams (count_visits), on `threads` threads; the values do
-/// not depend on the thread count.
-[[nodiscard]] std::vector<VisitCounts> uniform_visits(const Experiment& e, const Settings& s,
-                                                             std::size_t threads);
 
 /// A panel of the visits of `runs` on a world of `cells` true states: a cell's fraction is
 /// its counts summed over the runs divided by all their counts, i.e. (every episode has the
@@ -102,9 +90,10 @@ inline void write_uniform_csv(std::FILE* f, const std::vector<std::uint64_t>& se
     return p;
 }
 
-/// The panels of `r` (Settings::heatmap_episodes > 0): "uniform" first (uniform_visits, on
-/// `threads` threads), then every curve with complete runs, in curve order.
-[[nodiscard]] std::vector<HeatmapPanel> grid_heatmap_panels(const ExperimentResult& r, std::size_t threads);
+/// The panels of `r` (Settings::heatmap_episodes > 0): "uniform" first (`uniform`, one per
+/// seed: uniform_visits), then every curve with complete runs, in curve order.
+[[nodiscard]] std::vector<HeatmapPanel> grid_heatmap_panels(const ExperimentResult& r,
+                                                            const std::vector<VisitCounts>& uniform);
 
 /// The grid of experiment `e` for heatmap_script: cell (x, y) centred at (x, y), row 0 at the
 /// top, its thin walls as black segments.
@@ -148,25 +137,24 @@ struct WrittenFiles {
 }
 
 /// How the plot is drawn: rendered by gnuplot (`render`; curves.gp is always written), the
-/// moving-average window (--smooth), the threads for the uniform baseline, and the
-/// heatmaps' colour scales (--heatmap-scale panel: HeatmapSpec::own_scales).
+/// moving-average window (--smooth), and the heatmaps' colour scales (--heatmap-scale panel:
+/// HeatmapSpec::own_scales).
 struct PlotOptions {
     bool render = true;
     std::size_t smooth = 1;
-    std::size_t threads = 1;
     bool heatmap_own_scales = false;
 };
 
 /// Writes the experiment's set into `folder` (prepared before the training): config.json,
 /// runs.csv, summary.csv, uniform.csv, the plot and, with heatmap episodes, heatmap.csv,
 /// heatmap.gp and heatmap.png (the plots rendered when `plot.render`), keeping
-/// only complete runs, and commits it. When no run completed, writes nothing and leaves the
-/// previous set.
-WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, const RunInfo& info,
-                                     const PlotOptions& plot);
+/// only complete runs, and commits it; `uniform` is uniform_runs(r, threads). When no run
+/// completed, writes nothing and leaves the previous set.
+WrittenFiles write_experiment(OutputFolder& folder, const ExperimentResult& r, const UniformRuns& uniform,
+                              const RunInfo& info, const PlotOptions& plot);
 
 /// The same, preparing out/<name> itself (for callers that did not prepare it earlier).
 WrittenFiles write_experiment(const std::filesystem::path& out, const ExperimentResult& r,
-                                     const RunInfo& info, const PlotOptions& plot);
+                              const UniformRuns& uniform, const RunInfo& info, const PlotOptions& plot);
 
 }  // namespace maxent::programs

@@ -20,10 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "choices.hpp"
 #include "experiments.hpp"
 #include "files.hpp"
-#include "runner.hpp"
+#include "results.hpp"
+#include "settings.hpp"
 #include "tables.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

@@ -13,7 +13,8 @@
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
-#include "experiments.hpp"
+#include "choices.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

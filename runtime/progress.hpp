@@ -3,9 +3,10 @@
 // The paper's runs took 30–60 minutes per curve in the authors' Python (Appendix D, wall-clock
 // table); here one experiment takes seconds to minutes, still worth a progress line:
 //     fig2a  [2/4 mbe] seeds 5/16 | runs 37/64 | 12345 it/s | 58% | ETA 0m41s
-// A background thread reads the jobs' atomic counters (runner.hpp) and redraws the line at
-// most 4 times a second on a terminal ("\r", cleared line), or prints a plain line every
-// 5 seconds when forced on a non-terminal (--progress). Mode::off prints nothing.
+// A background thread reads the jobs' atomic counters (results.hpp ProgressCounters) and
+// redraws the line at most 4 times a second on a terminal ("\r", cleared line), or prints a
+// plain line every 5 seconds when forced on a non-terminal (--progress). Mode::off prints
+// nothing.
 #pragma once
 
 #include <atomic>
@@ -18,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "runner.hpp"
+#include "results.hpp"
 
 namespace maxent::programs {
 

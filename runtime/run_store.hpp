@@ -30,7 +30,9 @@
 
 #include "experiments.hpp"
 #include "files.hpp"
-#include "runner.hpp"
+#include "results.hpp"
+#include "settings.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 
@@ -104,7 +106,8 @@ inline constexpr std::uint64_t max_kept_table_size = std::uint64_t{1} << 53;
 }
 
 /// Throws maxent::parse_error (its message starting with `name`) unless `text` reads as a POMDP
-/// file (model/pomdp_file.hpp; compiled once, output.cpp): a learned model is checked so before a merge or a resume copies it.
+/// file (model/pomdp_file.hpp; compiled once, run_store.cpp): a learned model is checked so before
+/// a merge or a resume copies it.
 void check_learned_model_text(std::string_view text, std::string_view name);
 
 /// `x` as 16 hex digits (file digests in a shard's config.json, shards.hpp).

@@ -19,7 +19,6 @@
 
 #include "policy_classes.hpp"
 #include "run_store.hpp"
-#include "shards.hpp"
 #include "train_seed.hpp"
 
 namespace maxent::programs {

@@ -3,9 +3,9 @@
 // one model file (maxent-explore) under one set of settings; every run is a pure function of
 // them and of the build, and runs.csv lists them in job order (curve-major, seed-minor).
 // `--shard I/N` runs the jobs assign_shards gives slice I: jobs are taken by decreasing
-// estimated cost (run_cost; equal costs in job order) and each goes to the slice with the
-// least cost so far (the lowest such slice), so the slices are balanced and every process
-// computes the same assignment. A shard writes OUT/<name>.shard-I-of-N/ with its own runs.csv
+// estimated cost (run_cost, settings.hpp; equal costs in job order) and each goes to the
+// slice with the least cost so far (the lowest such slice), so the slices are balanced and
+// every process computes the same assignment. A shard writes OUT/<name>.shard-I-of-N/ with its own runs.csv
 // (its complete runs, in job order), visits.csv (each run's heatmap counts) and config.json,
 // whose "shard" section holds the program, I, N, the arguments (to rebuild the settings), and
 // per run its curve, seed and table size (class B), and the digest of every other file it
@@ -25,29 +25,20 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "experiments.hpp"
+#include "config_json.hpp"
+#include "files.hpp"
 #include "output.hpp"
+#include "results.hpp"
 #include "run_store.hpp"
-#include "runner.hpp"
+#include "settings.hpp"
+#include "tables.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 
 // ---------------------------------------------------------------------------------------
 // Shards: which process runs which jobs
 // ---------------------------------------------------------------------------------------
-
-/// The estimated relative cost of one run of a curve. Every run of a study has the same K, N,
-/// S and T, so only the policy class counts; measured on fig2a (5 x 5, K = 1500, one
-/// thread): O, BA and S take about the same time, the mixture form BM about twice as long
-/// (S softmax rows per step), the belief-state table B about 1.6 times (its row lookup).
-[[nodiscard]] inline std::uint64_t run_cost(const Curve& c) {
-    if (c.learned) return 8;  // the fits of the belief model: 4.7 s of CPU against 1.2 s (nosim2b, Reg-MBE)
-    switch (c.policy) {
-        case PolicyClass::belief_mixture: return 4;
-        case PolicyClass::belief_state: return 3;
-        default: return 2;
-    }
-}
 
 /// The slice (0-based) of each job: longest first (stable: equal costs in job order), each to
 /// the slice with the least total so far (the lowest such slice). Integer costs, so every

@@ -16,9 +16,10 @@
 
 #include "maxent/core/statistics.hpp"
 
-#include "experiments.hpp"
+#include "choices.hpp"
 #include "files.hpp"
-#include "runner.hpp"
+#include "results.hpp"
+#include "text.hpp"
 
 namespace maxent::programs {
 

@@ -9,10 +9,10 @@
 //                          [--uniform-trajectories N] [--threads N] [--max-work 2e11] [--out out]
 //                          [--progress|--quiet]
 //                          [--no-plot] [--smooth W] [--shard I/N] [--help] [--version]
-//     maxent-explore merge SHARD_DIR... [--out out] [--no-plot]     (common/shards.hpp)
+//     maxent-explore merge SHARD_DIR... [--out out] [--no-plot]     (runtime/shards.hpp)
 // Flags take their value as the next argument or after '=' (--seeds=0-3). The value parsers
 // (seed lists, counts, numbers, the names of objectives, classes, estimators, step rules and
-// counting conventions) are maxent-paper's (runtime/cli.hpp, experiments.hpp). A bad
+// counting conventions) are maxent-paper's (runtime/cli.hpp, runtime/choices.hpp). A bad
 // flag or value throws programs::usage_error naming the flag and the value; main() prints it
 // and exits with status 2.
 #pragma once
@@ -28,8 +28,10 @@
 
 #include "maxent/model/pomdp_file.hpp"
 
+#include "runtime/choices.hpp"
 #include "runtime/cli.hpp"
-#include "runtime/experiments.hpp"
+#include "runtime/settings.hpp"
+#include "runtime/text.hpp"
 
 namespace maxent::explore {
 

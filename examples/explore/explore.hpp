@@ -4,9 +4,9 @@
 //
 // Paper, Algorithm 1 (Section 4) run on a model read by model/pomdp_file.hpp, with the
 // true-state entropy H(d(τ_S)) of Section 2.1 as the measure of exploration. Training is the
-// programs' runtime (common/runner.hpp run_curve_seed, one job per (curve, seed) through
+// programs' runtime (runtime/runner.hpp run_curve_seed, one job per (curve, seed) through
 // run_parallel, so results do not depend on the thread count), and so are the files
-// (common/output.hpp: runs.csv, summary.csv with 95% Student-t bands, curves.gp/png, and
+// (runtime/output.hpp: runs.csv, summary.csv with 95% Student-t bands, curves.gp/png, and
 // learned/<label>-seed<k>.pomdp, the final model of each learned-belief run);
 // config.json is this program's own (it describes a model file, not a grid world).
 //
@@ -15,7 +15,7 @@
 //   learned  the mean of the batch means of the last final_window(K) = max(1, ceil(K / 10))
 //            iterations (each batch mean is over N episodes);
 //   uniform  the mean of H(d(τ_S)) over M episodes of the uniformly random policy
-//            π(a | i) = 1 / A, M = final_window(K) · N by default (common/uniform.hpp: its
+//            π(a | i) = 1 / A, M = final_window(K) · N by default (runtime/uniform.hpp: its
 //            streams are disjoint from the training's; computed once per seed).
 // The best achievable values (objective/state_observed.hpp) put both in perspective.
 #pragma once
@@ -54,10 +54,15 @@
 #include "maxent/objective/state_observed.hpp"
 #include "maxent/policy/concepts.hpp"
 
+#include "runtime/choices.hpp"
+#include "runtime/config_json.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/output.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
+#include "runtime/text.hpp"
 #include "runtime/uniform.hpp"
 #include "cli.hpp"
 
@@ -134,7 +139,7 @@ struct ModelFacts {
 }
 
 /// What determines a run on this model apart from the curve, settings and seed (the key of
-/// its file in the work area, runner.hpp RunStore): the model file's bytes, T and the
+/// its file in the work area, run_store.hpp RunStore): the model file's bytes, T and the
 /// empty-row rule.
 [[nodiscard]] inline std::string model_key(const LoadedModel& lm, EmptyRows empty_rows) {
     std::ifstream in(lm.path, std::ios::binary);
@@ -202,9 +207,9 @@ inline void compute_learned(Result& out) {
 /// `stop` may be null. When `stop` is set during the training (SIGINT, SIGTERM), only the
 /// complete runs are kept (runs.interrupted is set; a curve without complete runs has a
 /// learned value with n = 0) and the uniform baseline is skipped (uniform.n = 0).
-/// Only the `selected` jobs run (empty: all; a shard, common/shards.hpp), and the uniform
+/// Only the `selected` jobs run (empty: all; a shard, runtime/shards.hpp), and the uniform
 /// baseline is computed for their seeds only. Runs found in `store` (may be null) under
-/// `model_key` + runner.hpp settings_key are reused; new complete runs are saved there.
+/// `model_key` + run_store.hpp settings_key are reused; new complete runs are saved there.
 [[nodiscard]] inline Result run(const Model& m, const programs::Settings& s, std::size_t uniform_episodes,
                                 std::size_t threads, programs::ProgressCounters* progress = nullptr,
                                 const std::atomic<bool>* stop = nullptr, const std::vector<char>& selected = {},

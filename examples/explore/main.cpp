@@ -18,14 +18,18 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/parallel.hpp"
 
+#include "runtime/config_json.hpp"
 #include "runtime/fingerprint.hpp"
 #include "runtime/merge.hpp"
 #include "runtime/output.hpp"
 #include "runtime/policy_classes.hpp"
 #include "runtime/progress.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
+#include "runtime/settings.hpp"
 #include "runtime/shards.hpp"
 #include "runtime/signals.hpp"
+#include "runtime/text.hpp"
 #include "runtime/threads.hpp"
 #include "cli.hpp"
 #include "explore.hpp"
@@ -101,7 +105,7 @@ struct Merged {
     bool plot = true;        ///< no shard said --no-plot
 };
 
-/// maxent-explore merge SHARD_DIR... --out DIR (common/merge.hpp merge_command).
+/// maxent-explore merge SHARD_DIR... --out DIR (runtime/merge.hpp merge_command).
 int merge_main(const std::vector<std::string>& args) {
     using Group = mp::MergeGroup<mx::Options, Merged>;
     auto model_of = [](const mp::ShardFolder& s) {

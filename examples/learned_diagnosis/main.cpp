@@ -13,7 +13,7 @@
 //             probable state ŝ_t (nats; log S is perfect tracking, 0 no information), for the
 //             exact and the learned filter — identifiability in one number: a belief model
 //             whose I is near 0 gives MBE and Reg-MBE nothing that MOE lacks.
-// Learners (--learners; maxent-paper's, runtime/experiments.hpp learner_kinds): em,
+// Learners (--learners; maxent-paper's, runtime/settings.hpp learner_kinds): em,
 // em-sparse, cloned-hmm (know nothing of the dynamics), em-known-motion, em-known-sensor (L = S).
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
@@ -39,8 +39,10 @@
 #include "runtime/cli.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/runner.hpp"
-#include "runtime/threads.hpp"
+#include "runtime/settings.hpp"
 #include "runtime/signals.hpp"
+#include "runtime/text.hpp"
+#include "runtime/threads.hpp"
 
 namespace {
 

@@ -19,17 +19,22 @@
 #include "maxent/core/error.hpp"
 
 #include "runtime/cli.hpp"
+#include "runtime/config_json.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/fingerprint.hpp"
 #include "runtime/merge.hpp"
 #include "runtime/output.hpp"
 #include "runtime/policy_classes.hpp"
 #include "runtime/progress.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
 #include "runtime/shards.hpp"
 #include "runtime/signals.hpp"
+#include "runtime/text.hpp"
 #include "runtime/threads.hpp"
+#include "runtime/uniform_baseline.hpp"
 
 #ifndef MAXENT_VERSION
 #define MAXENT_VERSION "unknown"
@@ -138,7 +143,8 @@ int merge_main(const std::vector<std::string>& args) {
         const Merged& m = g.data;
         mp::OutputFolder folder = mp::experiment_folder(options.out, *m.experiment);
         const mp::WrittenFiles w =
-            mp::write_experiment(folder, m.result, g.info, {options.plot && m.plot, m.smooth, 0, m.heatmap_own_scales});
+            mp::write_experiment(folder, m.result, mp::uniform_runs(m.result, 0), g.info,
+                                 {options.plot && m.plot, m.smooth, m.heatmap_own_scales});
         std::printf("%s: merged %zu shard%s: %zu runs (%zu curves x %zu seeds, K = %zu)\n", m.experiment->name.c_str(),
                     g.shards.size(), g.shards.size() == 1 ? "" : "s", m.result.complete_runs(), m.result.curves.size(),
                     m.result.settings.seeds.size(), m.result.settings.iterations);
@@ -301,8 +307,10 @@ int main(int argc, char** argv) try {
             if (shard.active())
                 run_info.extra_fields.emplace_back("shard", mp::shard_section("maxent-paper", shard, args, result));
             const mp::WrittenFiles w = shard.active() ? mp::write_shard(folders[x], result, run_info)
-                                                      : mp::write_experiment(folders[x], result, run_info,
-                                                                             {options.plot, options.smooth, options.threads,
+                                                      : mp::write_experiment(folders[x], result,
+                                                                             mp::uniform_runs(result, options.threads),
+                                                                             run_info,
+                                                                             {options.plot, options.smooth,
                                                                               options.heatmap_own_scales});
             if (!result.interrupted && (w.wrote || result.selected_runs() == 0)) store.clear();
             const double write_seconds =

@@ -39,6 +39,7 @@
 
 #include "runtime/cli.hpp"
 #include "runtime/output.hpp"
+#include "runtime/text.hpp"
 
 namespace {
 

@@ -5,10 +5,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "runtime/choices.hpp"
 #include "runtime/config_json.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/output.hpp"
+#include "runtime/results.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
 
 namespace class_b_test {
 using Catch::Matchers::Contains;

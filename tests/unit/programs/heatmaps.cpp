@@ -1,5 +1,5 @@
 // tests/unit/programs/heatmaps.cpp (through test_programs.cpp) — maxent-paper's heatmaps of the final policies' visitation
-// (runtime/runner.hpp count_visits, output.hpp heatmap panels, the work area):
+// (runtime/results.hpp count_visits, uniform_baseline.hpp, output.hpp heatmap panels, the work area):
 // a corridor whose visits are known exactly, E·T counted steps per run for every policy
 // class and a learned belief model, counting that changes nothing else a run computes,
 // fractions by hand, the walls drawn, counts kept by the work area, the flag.
@@ -21,11 +21,15 @@
 #include "maxent/policy/observation_policy.hpp"
 #include "maxent/policy/uniform.hpp"
 
+#include "runtime/choices.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/output.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
+#include "runtime/uniform_baseline.hpp"
 
 namespace mp = maxent::programs;
 
@@ -132,7 +136,7 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     s.batch = 2;
     s.heatmap_episodes = 4;
     const mp::ExperimentResult r = mp::run_experiment(e, s, 2);
-    const std::vector<mp::HeatmapPanel> panels = mp::grid_heatmap_panels(r, 1);
+    const std::vector<mp::HeatmapPanel> panels = mp::grid_heatmap_panels(r, mp::uniform_visits(e, s, 1));
     REQUIRE(panels.size() == 5);
     CHECK(panels[0].label == "uniform");
     CHECK(panels[1].label == "mse");
@@ -143,7 +147,7 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
         CHECK(p.note.find("2 seeds") != std::string::npos);
     }
     // The same with 2 threads for the uniform panel.
-    const std::vector<mp::HeatmapPanel> again = mp::grid_heatmap_panels(r, 2);
+    const std::vector<mp::HeatmapPanel> again = mp::grid_heatmap_panels(r, mp::uniform_visits(e, s, 2));
     CHECK(again[0].fraction == panels[0].fraction);
     // Four rooms 6 x 6: 4 wall pieces below row 2 (x = 1..4) and 4 right of column 2 (y = 1..4).
     const mp::HeatmapSpec spec = mp::grid_heatmap_spec(r);

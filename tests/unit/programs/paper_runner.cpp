@@ -29,15 +29,20 @@
 #include "maxent/core/statistics.hpp"
 #include "maxent/policy/policies.hpp"
 
+#include "runtime/choices.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/components.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/output.hpp"
 #include "runtime/policy_classes.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
 #include "runtime/signals.hpp"
+#include "runtime/text.hpp"
 #include "runtime/threads.hpp"
+#include "runtime/uniform_baseline.hpp"
 
 namespace mp = maxent::programs;
 
@@ -284,9 +289,9 @@ TEST_CASE("a scaled-down fig2a end to end: files, columns, bounds, thread indepe
     ScratchDir d1("t1"), d2("t2");
     mp::RunInfo info;
     info.version = "test";
-    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r1, info, {.render = false});
+    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r1, mp::uniform_runs(r1, 1), info, {.render = false});
     info.threads = 2;
-    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r2, info, {.render = false});
+    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r2, mp::uniform_runs(r2, 1), info, {.render = false});
     REQUIRE(w1.wrote);
     REQUIRE(w2.wrote);
     for (const char* f : {"runs.csv", "summary.csv", "config.json", "curves.gp"})
@@ -359,7 +364,7 @@ TEST_CASE("an interrupted experiment keeps only complete runs", "[paper]") {
     const mp::ExperimentResult none = mp::run_experiment(e, s, 2, &stop);
     CHECK(none.interrupted);
     CHECK(none.complete_runs() == 0);
-    CHECK_FALSE(mp::write_experiment(d.path, none, {}, {.render = false}).wrote);
+    CHECK_FALSE(mp::write_experiment(d.path, none, mp::uniform_runs(none, 1), {}, {.render = false}).wrote);
     CHECK_FALSE(std::filesystem::exists(d.path / "fig2a"));
 
     // Seed 1 finished earlier (shared through the cache), seeds 0 and 2 interrupted.
@@ -371,7 +376,7 @@ TEST_CASE("an interrupted experiment keeps only complete runs", "[paper]") {
     const mp::ExperimentResult partial = mp::run_experiment(e, s, 2, &stop, nullptr, &cache);
     CHECK(partial.interrupted);
     CHECK(partial.complete_runs() == 1);
-    const mp::WrittenFiles w = mp::write_experiment(d.path, partial, {}, {.render = false});
+    const mp::WrittenFiles w = mp::write_experiment(d.path, partial, mp::uniform_runs(partial, 1), {}, {.render = false});
     REQUIRE(w.wrote);
     const std::vector<std::string> rows = lines_of(read_file(w.dir / "runs.csv"));
     REQUIRE(rows.size() == 1 + 12);
@@ -642,14 +647,30 @@ TEST_CASE("a run with nothing complete leaves the previous set, write_experiment
     s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
     ScratchDir d("write");
     mp::OutputFolder folder = mp::experiment_folder(d.path, e);
-    const mp::WrittenFiles w = mp::write_experiment(folder, mp::run_experiment(e, s, 1), {}, {.render = false});
+    const mp::ExperimentResult r = mp::run_experiment(e, s, 1);
+    const mp::WrittenFiles w = mp::write_experiment(folder, r, mp::uniform_runs(r, 1), {}, {.render = false});
     REQUIRE(w.wrote);
     CHECK(w.dir == d.path / "fig2a");
     CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
     CHECK(w.plot.message.find(w.dir.string()) != std::string::npos);  // names the final folder
     std::atomic<bool> stop{true};
     mp::OutputFolder again = mp::experiment_folder(d.path, e);
-    CHECK_FALSE(mp::write_experiment(again, mp::run_experiment(e, s, 1, &stop), {}, {.render = false}).wrote);
+    const mp::ExperimentResult stopped = mp::run_experiment(e, s, 1, &stop);
+    CHECK_FALSE(mp::write_experiment(again, stopped, mp::uniform_runs(stopped, 1), {}, {.render = false}).wrote);
+    CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
+    // Uniform runs that are not the study's (one seed too many, none) are refused, naming the
+    // experiment and the counts, and the previous set stays.
+    mp::UniformRuns extra = mp::uniform_runs(r, 1);
+    extra.entropy.push_back(0.0);
+    {
+        mp::OutputFolder third = mp::experiment_folder(d.path, e);
+        CHECK_THROWS_WITH(mp::write_experiment(third, r, extra, {}, {.render = false}),
+                          Catch::Contains("'fig2a'") && Catch::Contains("2 entropies") && Catch::Contains("needs 1"));
+    }
+    {
+        mp::OutputFolder fourth = mp::experiment_folder(d.path, e);
+        CHECK_THROWS_AS(mp::write_experiment(fourth, r, mp::UniformRuns{}, {}, {.render = false}), mp::output_error);
+    }
     CHECK(lines_of(read_file(w.dir / "runs.csv")).size() == 1 + 12);
 }
 
@@ -827,8 +848,8 @@ TEST_CASE("maxent-paper writes the uniform policy's baseline and draws it, the l
     s.objectives = std::vector<mp::Objective>{mp::Objective::mse};
     const mp::ExperimentResult r = mp::run_experiment(e, s, 1);
     ScratchDir d1("u1"), d2("u2");
-    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r, {}, {.render = false, .smooth = 5, .threads = 1});
-    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r, {}, {.render = false, .smooth = 5, .threads = 2});
+    const mp::WrittenFiles w1 = mp::write_experiment(d1.path, r, mp::uniform_runs(r, 1), {}, {.render = false, .smooth = 5});
+    const mp::WrittenFiles w2 = mp::write_experiment(d2.path, r, mp::uniform_runs(r, 2), {}, {.render = false, .smooth = 5});
     const std::string u = read_file(w1.dir / "uniform.csv");
     CHECK(u == read_file(w2.dir / "uniform.csv"));  // independent of the thread count
     const std::vector<std::string> rows = lines_of(u);

@@ -21,13 +21,17 @@
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/core/random.hpp"
 
+#include "runtime/choices.hpp"
 #include "runtime/cli.hpp"
+#include "runtime/config_json.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/files.hpp"
 #include "runtime/json.hpp"
 #include "runtime/merge.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
 #include "runtime/shards.hpp"
 #include "../../fuzz/shard_fuzz.hpp"
 

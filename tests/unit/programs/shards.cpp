@@ -13,12 +13,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "runtime/config_json.hpp"
 #include "runtime/experiments.hpp"
 #include "runtime/json.hpp"
 #include "runtime/merge.hpp"
 #include "runtime/output.hpp"
+#include "runtime/results.hpp"
 #include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/settings.hpp"
 #include "runtime/shards.hpp"
 
 namespace mp = maxent::programs;

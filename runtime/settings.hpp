@@ -1,0 +1,168 @@
+// runtime/settings.hpp — what a study runs besides its world: the settings (Settings, the
+// paper's by default), how learned-belief curves learn their model (LearningSettings, the
+// learners by name), the curves (Curve: objective, belief noise σ, policy class) and the
+// estimated relative cost of one run of a curve (run_cost, which orders work queues and
+// balances shards).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "maxent/belief/learned/defaults.hpp"
+#include "maxent/core/trajectory.hpp"
+
+#include "choices.hpp"
+#include "text.hpp"
+
+namespace maxent::programs {
+
+/// How the curves without a simulator learn their belief model (LearnedBeliefOptions); the
+/// defaults are the library's one set (belief/learned/defaults.hpp).
+struct LearningSettings {
+    std::size_t latent_states = 0;  ///< L; 0 = the world's number of states S
+    std::size_t warmup = learned_belief_defaults.warmup;    ///< uniform-action episodes before the first fit
+    std::size_t heldout = learned_belief_defaults.heldout;  ///< uniform-action episodes only scored
+    /// M iterations between warm-started refits (0 = never)
+    std::size_t refit_every = learned_belief_defaults.refit_every;
+    std::size_t refit_iterations = learned_belief_defaults.refit_iterations;  ///< EM steps per refit
+    std::size_t window = learned_belief_defaults.window;  ///< latest training episodes in a refit's data
+    std::size_t restarts = learned_belief_defaults.restarts;  ///< random restarts of the first fit
+    std::size_t em_iterations = learned_belief_defaults.em_iterations;  ///< EM steps of the first fit at most
+    double smoothing = learned_belief_defaults.smoothing;  ///< Dirichlet (add-α) smoothing
+    bool learned_prior = learned_belief_defaults.learned_prior;  ///< b_1 = the learned μ̂ (else uniform)
+    /// The learners (learner_kinds' names), one learned curve per objective and learner; not in
+    /// key(): the curve carries its learner (Curve::learner, run_key).
+    std::vector<std::string> learners{"em"};
+
+    /// The text of every setting, for cache keys and config.json ("L=0|warmup=500|...").
+    [[nodiscard]] std::string key() const {
+        return cat("L=", std::to_string(latent_states), "|warmup=", std::to_string(warmup), "|heldout=",
+                   std::to_string(heldout), "|refit_every=", std::to_string(refit_every), "|refit_iterations=",
+                   std::to_string(refit_iterations), "|window=", std::to_string(window), "|restarts=",
+                   std::to_string(restarts), "|em_iterations=", std::to_string(em_iterations), "|smoothing=",
+                   format_number(smoothing), learned_prior ? "|prior=learned" : "|prior=uniform");
+    }
+};
+
+/// How a learned curve's belief model is learned, and what that assumes the agent knows
+/// (runner.cpp apply_learner). "em" is the default and keeps the plain "learned-<objective>" label.
+struct LearnerKind {
+    std::string_view name;
+    std::string_view knows;
+};
+inline constexpr LearnerKind learner_kinds[] = {
+    {"em", "EM on an IOHMM with L latent states; knows nothing of the world"},
+    {"em-sparse", "EM with a sparse Dirichlet(0.1) prior on the transitions (each action leads to few places); "
+                  "knows nothing of the world"},
+    {"cloned-hmm", "a cloned HMM, L clones split equally among the observations, transition pseudo-count 1e-3, "
+                   "at least 1000 EM steps in the first fit; knows nothing of the dynamics"},
+    {"em-known-motion", "EM with the transitions held at the world's (known odometry, L = S): learns the sensor"},
+    {"em-known-sensor", "EM with the emissions held at the world's (a known sensor, L = S): learns the dynamics"}};
+
+/// The learner called `name`, or null.
+[[nodiscard]] inline const LearnerKind* find_learner(std::string_view name) {
+    for (const LearnerKind& k : learner_kinds)
+        if (k.name == name) return &k;
+    return nullptr;
+}
+
+/// One line on how the learned-belief curves learn their model and start their filter, and
+/// what their heatmaps evaluate (maxent-paper prints it for experiments with such curves).
+[[nodiscard]] inline std::string learning_summary(const LearningSettings& l) {
+    return cat("learned beliefs: L = ", l.latent_states == 0 ? std::string("S") : std::to_string(l.latent_states),
+               " latent states; first fit ", std::to_string(l.restarts), " restarts of at most ",
+               std::to_string(l.em_iterations), " EM steps, smoothing ", format_number(l.smoothing),
+               "; the filter's b_1 = ",
+               l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
+                               : "uniform, the paper's (--learned-prior: the learned initial distribution)",
+               "; heatmaps evaluate each final policy with its final learned filter");
+}
+
+/// The learned-belief settings that are counts, by name: the keys of the Python module's
+/// `learning` dict and, where `flag`, maxent-paper's flags ("--" and the name with '-' for
+/// '_'), with the least value each takes. Both read them through this one table.
+struct LearningCount {
+    std::string_view name;
+    std::size_t least;
+    std::size_t LearningSettings::*field;
+    bool flag;
+};
+inline constexpr LearningCount learning_counts[] = {
+    {"latent_states", 1, &LearningSettings::latent_states, true},
+    {"warmup", 1, &LearningSettings::warmup, true},
+    {"heldout", 0, &LearningSettings::heldout, false},
+    {"refit_every", 0, &LearningSettings::refit_every, true},
+    {"refit_iterations", 1, &LearningSettings::refit_iterations, true},
+    {"window", 1, &LearningSettings::window, true},
+    {"restarts", 1, &LearningSettings::restarts, true},
+    {"em_iterations", 1, &LearningSettings::em_iterations, true}};
+
+/// The entry of maxent-paper's flag `flag` ("--refit-every"), or null.
+[[nodiscard]] inline const LearningCount* learning_flag(std::string_view flag) {
+    if (flag.substr(0, 2) != "--") return nullptr;
+    flag.remove_prefix(2);
+    for (const LearningCount& c : learning_counts) {
+        if (!c.flag || c.name.size() != flag.size()) continue;
+        bool same = true;
+        for (std::size_t i = 0; i < flag.size(); ++i) same = same && (c.name[i] == '_' ? '-' : c.name[i]) == flag[i];
+        if (same) return &c;
+    }
+    return nullptr;
+}
+
+/// Everything that is not the experiment itself; the defaults are the paper's settings.
+struct Settings {
+    std::vector<std::uint64_t> seeds = [] {
+        std::vector<std::uint64_t> s;
+        for (std::uint64_t i = 0; i < 16; ++i) s.push_back(i);
+        return s;
+    }();
+    std::size_t iterations = 12000;  ///< K
+    std::size_t batch = 10;          ///< N
+    std::optional<double> alpha;     ///< step size; default 0.3 (constant) or 0.05 (adam, lazy-adam)
+    double rho = 0.02;               ///< Reg-MBE weight
+    EstimatorKind estimator = EstimatorKind::batch_mean;
+    StepKind step = StepKind::constant;
+    StateCounting counting = StateCounting::paper;
+    std::optional<std::vector<Objective>> objectives;  ///< override of the experiment's objectives
+    std::optional<std::vector<double>> noises;         ///< override of the belief-noise σ list
+    std::optional<std::vector<PolicyClass>> policies;  ///< override of the policy classes
+    std::optional<std::vector<Objective>> learned;     ///< override of the learned-belief objectives
+    LearningSettings learning;                         ///< read by learned-belief curves only
+    /// E: episodes of each run's final policy whose true states are counted for the heatmaps
+    /// (results.hpp count_visits); 0 = no heatmaps. maxent-paper's default is
+    /// default_heatmap_episodes (cli.hpp); 0 here so that other programs count nothing.
+    std::size_t heatmap_episodes = 0;
+
+    [[nodiscard]] double effective_alpha() const { return alpha.value_or(step == StepKind::constant ? 0.3 : 0.05); }
+};
+
+/// One learning curve: an objective, a belief-noise σ and a policy class; its label is the
+/// `objective` column of the CSV files ("mse", "mbe@0.01", "mse/BA").
+struct Curve {
+    Objective objective = Objective::mse;
+    double noise = 0.0;
+    PolicyClass policy = PolicyClass::belief_averaged;
+    std::string label;
+    bool learned = false;  ///< beliefs from a learned model (Experiment::learned_objectives)
+    std::string learner = "em";  ///< learned curves: how the model is learned (learner_kinds)
+};
+
+/// The estimated relative cost of one run of a curve. Every run of a study has the same K, N,
+/// S and T, so only the policy class counts; measured on fig2a (5 x 5, K = 1500, one
+/// thread): O, BA and S take about the same time, the mixture form BM about twice as long
+/// (S softmax rows per step), the belief-state table B about 1.6 times (its row lookup).
+[[nodiscard]] inline std::uint64_t run_cost(const Curve& c) {
+    if (c.learned) return 8;  // the fits of the belief model: 4.7 s of CPU against 1.2 s (nosim2b, Reg-MBE)
+    switch (c.policy) {
+        case PolicyClass::belief_mixture: return 4;
+        case PolicyClass::belief_state: return 3;
+        default: return 2;
+    }
+}
+
+}  // namespace maxent::programs
