@@ -77,28 +77,40 @@ protected:
 
     [[nodiscard]] std::size_t num_rows() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
 
+    // The checks below run at every step of a rollout: each compares in line and throws
+    // from a cold function of its own (the messages are built only on failure).
+
     /// config_error unless `m` (a score or gradient buffer) has θ's shape.
     void check_buffer(const Eigen::MatrixXd& m) const {
-        if (m.rows() != theta_.rows() || m.cols() != theta_.cols())
-            throw config_error(detail::message(name_, ": score buffer is ", m.rows(), " x ", m.cols(), ", expected ",
-                                               theta_.rows(), " x ", theta_.cols(), " (the shape of the parameters)"));
+        if (m.rows() != theta_.rows() || m.cols() != theta_.cols()) [[unlikely]]
+            buffer_mismatch(m);
     }
     /// config_error unless a < num_actions() (the action log_gradient is asked about).
     void check_action(std::size_t a) const {
-        if (a >= num_actions())
-            throw config_error(
-                detail::message(name_, "::log_gradient: action ", a, " is outside [0, ", num_actions(), ")"));
+        if (a >= num_actions()) [[unlikely]]
+            action_out_of_range(a);
     }
     /// config_error unless a row score (sample_rows) has θ's columns.
     void check_row_score(const RowScore& score) const {
-        if (score.cols() != num_actions())
-            throw config_error(detail::message(name_, "::sample_rows: row score has ", score.cols(),
-                                               " columns, parameters ", num_actions()));
+        if (score.cols() != num_actions()) [[unlikely]]
+            row_score_mismatch(score);
     }
 
     Eigen::MatrixXd theta_;
 
 private:
+    [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void buffer_mismatch(const Eigen::MatrixXd& m) const {
+        throw config_error(detail::message(name_, ": score buffer is ", m.rows(), " x ", m.cols(), ", expected ",
+                                           theta_.rows(), " x ", theta_.cols(), " (the shape of the parameters)"));
+    }
+    [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void action_out_of_range(std::size_t a) const {
+        throw config_error(
+            detail::message(name_, "::log_gradient: action ", a, " is outside [0, ", num_actions(), ")"));
+    }
+    [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void row_score_mismatch(const RowScore& score) const {
+        throw config_error(detail::message(name_, "::sample_rows: row score has ", score.cols(),
+                                           " columns, parameters ", num_actions()));
+    }
     static const char* row_noun(ParameterRows rows) noexcept {
         switch (rows) {
             case ParameterRows::observations: return "observation";
