@@ -38,6 +38,7 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"

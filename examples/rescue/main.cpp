@@ -46,6 +46,7 @@
 #include "maxent/core/statistics.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"

@@ -11,6 +11,8 @@
 
 #include "maxent/belief/concepts.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/draws.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"

@@ -20,6 +20,7 @@
 #include "maxent/core/knn_entropy.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/model/rescue_world.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/trainer.hpp"

@@ -17,6 +17,7 @@
 #include <Eigen/Core>
 
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/step_rules.hpp"

@@ -14,6 +14,7 @@
 
 #include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/policy/uniform.hpp"
 

@@ -11,6 +11,7 @@
 
 #include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/wrappers.hpp"
 
 namespace {
 

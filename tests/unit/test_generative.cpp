@@ -24,6 +24,7 @@
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/finite_pomdp.hpp"
 #include "maxent/model/grid_world.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/rollout.hpp"

@@ -24,6 +24,7 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/objective/knn_feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"

@@ -1,5 +1,5 @@
-// maxent/model/concepts.hpp — the ladder of world (environment) concepts, and the one set
-// of free functions through which the rollout samples any world.
+// maxent/model/concepts.hpp — the ladder of world (environment) concepts, their readable
+// messages, and the types a rollout holds of a world.
 //
 // The paper's first setting (Section 4, Assumption 4.1) knows the POMDP M = (S, A, O, P,
 // Obs, T, μ) exactly; its second (Section 5) and its motivating robot only have a world to
@@ -7,18 +7,18 @@
 // expressions are listed at its definition):
 //   GenerativePomdp        a simulator: any copyable state type, actions {0..A-1}, observations
 //                          {0..O-1} or of its observation_type; draws with the caller's generator;
-//                          counting true states needs a StateBinning (or with_state_binning).
+//                          counting true states needs a StateBinning (or with_state_binning,
+//                          model/wrappers.hpp).
 //   ObservationLikelihood  a simulator that can also weigh an observation (particle filters).
 //   ExplicitPomdp          finite enumerated states 0..S-1 with sparse distributions.
 //   TabularPomdp           an ExplicitPomdp with the likelihood columns Obs(o | ·, a).
 //   LabelledPomdp          an ExplicitPomdp with label maps both ways (messages only).
 //
 // `Environment<M>` is what the rollout and the trainer accept: an ExplicitPomdp, or a
-// GenerativePomdp with a StateBinning. `draw_initial_state`, `draw_initial_observation`,
-// `draw_next_state`, `draw_observation`, `state_bins` and `state_bin` below are the only way
-// the library samples a world: categorical draws for explicit models, the model's members
-// (their results checked) for generative ones. A type satisfying both ladders' requirements
-// is sampled as an explicit model.
+// GenerativePomdp with a StateBinning. The library samples and counts a world only through
+// the functions of model/draws.hpp; the wrappers that add a binning or state points to a
+// simulator are in model/wrappers.hpp. A type satisfying both ladders' requirements is
+// treated as an explicit model.
 //
 // Each concept is the conjunction of one named check per required expression; the
 // `require_*` helpers, called in a static_assert at every top-level entry point, turn a
@@ -215,7 +215,7 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 // StateBinning (what MSE and the reported true-state entropy count for such a world):
 //   m.num_state_bins()                       -> std::size_t, > 0
 //   m.state_bin(s)                           -> std::size_t, < num_state_bins()
-// Added to any generative model by with_state_binning(model, bins, fn) below.
+// Added to any generative model by with_state_binning(model, bins, fn) (model/wrappers.hpp).
 // ---------------------------------------------------------------------------------------
 template <class M>
 concept GenerativePomdp = concept_checks::has_copyable_state_type<M> && concept_checks::has_num_actions<M> &&
@@ -383,8 +383,9 @@ consteval bool require_environment() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Sampling any world. `world_state_t<M>` is what a rollout holds as the true state:
-// std::size_t (an index) for explicit models, M::state_type for generative ones.
+// What a rollout holds of a world. `world_state_t<M>` is the true state: std::size_t (an
+// index) for explicit models, M::state_type for generative ones. The functions that draw
+// and count them are in model/draws.hpp.
 // ---------------------------------------------------------------------------------------
 namespace detail {
 template <class M>
@@ -395,15 +396,6 @@ template <ExplicitPomdp M>
 struct world_state<M> {
     using type = std::size_t;
 };
-
-[[noreturn]] inline void throw_observation_out_of_range(const char* where, std::size_t o, std::size_t count,
-                                                        std::size_t a, bool has_action) {
-    if (has_action)
-        throw model_error(message("generative model: ", where, " returned observation ", o, " after action ", a,
-                                  "; observations must be < num_observations() = ", count));
-    throw model_error(message("generative model: ", where, " returned observation ", o,
-                              "; observations must be < num_observations() = ", count));
-}
 }  // namespace detail
 
 template <class M>
@@ -419,307 +411,15 @@ using world_observation_t =
 template <class M>
 inline constexpr bool indexed_observations = std::same_as<world_observation_t<M>, std::size_t>;
 
-/// s_1 ~ μ.
-template <class M, class G>
-[[nodiscard]] world_state_t<M> draw_initial_state(const M& m, G& g) {
-    if constexpr (ExplicitPomdp<M>)
-        return sample_categorical(m.initial_distribution(), g);
-    else
-        return m.sample_initial_state(g);
-}
-
-/// o_1 given s_1.
-template <class M, class G>
-[[nodiscard]] world_observation_t<M> draw_initial_observation(const M& m, const world_state_t<M>& s, G& g) {
-    if constexpr (ExplicitPomdp<M>) {
-        return sample_categorical(m.initial_observation(s), g);
-    } else if constexpr (!indexed_observations<M>) {
-        return m.sample_initial_observation(s, g);
-    } else {
-        const std::size_t o = m.sample_initial_observation(s, g);
-        if (o >= m.num_observations())
-            detail::throw_observation_out_of_range("sample_initial_observation", o, m.num_observations(), 0, false);
-        return o;
-    }
-}
-
-/// s' ~ P(· | s, a).
-template <class M, class G>
-[[nodiscard]] world_state_t<M> draw_next_state(const M& m, const world_state_t<M>& s, std::size_t a, G& g) {
-    if constexpr (ExplicitPomdp<M>)
-        return sample_categorical(m.transition(s, a), g);
-    else
-        return m.sample_next_state(s, a, g);
-}
-
-/// o ~ Obs(· | s', a), the observation emitted on arriving in s' after action a.
-template <class M, class G>
-[[nodiscard]] world_observation_t<M> draw_observation(const M& m, std::size_t a, const world_state_t<M>& s_next,
-                                                      G& g) {
-    if constexpr (ExplicitPomdp<M>) {
-        return sample_categorical(m.observation(a, s_next), g);
-    } else if constexpr (!indexed_observations<M>) {
-        return m.sample_observation(a, s_next, g);
-    } else {
-        const std::size_t o = m.sample_observation(a, s_next, g);
-        if (o >= m.num_observations())
-            detail::throw_observation_out_of_range("sample_observation", o, m.num_observations(), a, true);
-        return o;
-    }
-}
-
-/// How many bins true states are counted in: S for explicit models.
-template <class M>
-[[nodiscard]] std::size_t state_bins(const M& m) {
-    if constexpr (ExplicitPomdp<M>)
-        return m.num_states();
-    else
-        return m.num_state_bins();
-}
-
-/// The bin a true state is counted in: the index itself for explicit models; for generative
-/// ones the model's state_bin, checked (model_error naming the bin and the count).
-template <class M>
-[[nodiscard]] std::size_t state_bin(const M& m, const world_state_t<M>& s) {
-    if constexpr (ExplicitPomdp<M>) {
-        return s;
-    } else {
-        const std::size_t bin = m.state_bin(s);
-        const std::size_t bins = m.num_state_bins();
-        if (bin >= bins)
-            throw model_error(detail::message("state binning: state_bin returned bin ", bin,
-                                              " for a true state; bins must be < num_state_bins() = ", bins));
-        return bin;
-    }
-}
-
-// ---------------------------------------------------------------------------------------
-// Observations and states as bins and as points (what MOE and kNN counting read).
-//   observation_count(m)       O: the world's observation indices, or the bins of a typed
-//                              world's observation_bin(o) (0 when it has none)
-//   observation_bin(m, o)      the index itself, or m.observation_bin(o), checked < O
-//   has_observation_points<M>  the world's observations read as points of R^d: a PointLike
-//                              observation_type, or m.observation_point_dimension() and
-//                              m.observation_point(o, std::span<double> out) (structs)
-//   observation_point_dimension(m, o), write_observation_point(m, o, out)
-//   has_state_points<M>        m.state_point_dimension() and m.state_point(s, out): the user's
-//                              map state -> R^d (or with_state_points(model, d, fn) below)
-// ---------------------------------------------------------------------------------------
-template <class M>
-[[nodiscard]] std::size_t observation_count(const M& m) {
-    if constexpr (indexed_observations<M> || concept_checks::has_observation_bin<M>)
-        return m.num_observations();
-    else
-        return 0;
-}
-
-template <class M>
-[[nodiscard]] std::size_t observation_bin(const M& m, const world_observation_t<M>& o) {
-    if constexpr (indexed_observations<M>) {
-        return o;
-    } else if constexpr (concept_checks::has_observation_bin<M>) {
-        const std::size_t bin = m.observation_bin(o);
-        const std::size_t bins = m.num_observations();
-        if (bin >= bins)
-            throw model_error(detail::message("observation binning: observation_bin returned bin ", bin,
-                                              "; bins must be < num_observations() = ", bins));
-        return bin;
-    } else {
-        return 0;
-    }
-}
-
+/// Whether the world's observations read as points of R^d: a PointLike observation_type, or
+/// m.observation_point_dimension() and m.observation_point(o, std::span<double> out) (structs).
 template <class M>
 inline constexpr bool has_observation_points =
     !indexed_observations<M> && (concept_checks::has_observation_point<M> || PointLike<world_observation_t<M>>);
 
-template <class M>
-    requires has_observation_points<M>
-[[nodiscard]] std::size_t observation_point_dimension(const M& m, const world_observation_t<M>& o) {
-    if constexpr (concept_checks::has_observation_point<M>)
-        return m.observation_point_dimension();
-    else
-        return point_dimension(o);
-}
-
-template <class M>
-    requires has_observation_points<M>
-void write_observation_point(const M& m, const world_observation_t<M>& o, std::span<double> out) {
-    if constexpr (concept_checks::has_observation_point<M>)
-        m.observation_point(o, out);
-    else
-        write_point(o, out);
-}
-
+/// Whether true states read as points: m.state_point_dimension() and m.state_point(s, out),
+/// the user's map state -> R^d (or with_state_points(model, d, fn), model/wrappers.hpp).
 template <class M>
 inline constexpr bool has_state_points = concept_checks::has_state_point<M>;
-
-// ---------------------------------------------------------------------------------------
-// with_state_binning(model, bins, fn): a generative model counted through the user's
-// partition of its states into `bins` bins, fn(state) -> std::size_t in [0, bins). The
-// result satisfies GenerativePomdp and StateBinning; it refers to `model`, which must
-// outlive it. Out-of-range bins are reported by the rollout (state_bin above).
-// ---------------------------------------------------------------------------------------
-namespace detail {
-/// The observation_type a wrapper declares: the wrapped model's, when it declares one.
-template <class M>
-struct forwarded_observation_type {};
-template <class M>
-    requires concept_checks::declares_observation_type<M>
-struct forwarded_observation_type<M> {
-    using observation_type = typename M::observation_type;
-};
-
-/// What a wrapper of a generative model forwards unchanged: the model itself and, when the
-/// model has them, its observation members (type, density, bins, points). `model` must
-/// outlive the wrapper. M is checked by a static_assert (readable messages), not a
-/// constraint: a constraint would fail before the message is shown.
-template <class M>
-class ForwardedModel : public forwarded_observation_type<M> {
-    static_assert(require_generative_pomdp<M>());
-
-public:
-    using state_type = typename M::state_type;
-    using obs_t = typename concept_checks::observation_of<M>::type;
-
-    explicit ForwardedModel(const M& model) : model_(&model) {}
-
-    [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
-    [[nodiscard]] std::size_t num_observations() const
-        requires concept_checks::has_num_observations<M>
-    {
-        return model_->num_observations();
-    }
-    [[nodiscard]] std::size_t horizon() const { return model_->horizon(); }
-    template <class G>
-    [[nodiscard]] state_type sample_initial_state(G& g) const {
-        return model_->sample_initial_state(g);
-    }
-    template <class G>
-    [[nodiscard]] obs_t sample_initial_observation(const state_type& s, G& g) const {
-        return model_->sample_initial_observation(s, g);
-    }
-    template <class G>
-    [[nodiscard]] state_type sample_next_state(const state_type& s, std::size_t a, G& g) const {
-        return model_->sample_next_state(s, a, g);
-    }
-    template <class G>
-    [[nodiscard]] obs_t sample_observation(std::size_t a, const state_type& s, G& g) const {
-        return model_->sample_observation(a, s, g);
-    }
-    /// Forwarded when the model weighs observations (ObservationLikelihood), bins them or
-    /// reads them or its states as points.
-    [[nodiscard]] double observation_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
-        requires concept_checks::has_observation_likelihood<M>
-    {
-        return model_->observation_likelihood(a, o, s);
-    }
-    [[nodiscard]] double observation_log_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
-        requires concept_checks::has_observation_log_likelihood<M>
-    {
-        return model_->observation_log_likelihood(a, o, s);
-    }
-    [[nodiscard]] std::size_t observation_bin(const obs_t& o) const
-        requires concept_checks::has_observation_bin<M>
-    {
-        return model_->observation_bin(o);
-    }
-    [[nodiscard]] std::size_t observation_point_dimension() const
-        requires concept_checks::has_observation_point<M>
-    {
-        return model_->observation_point_dimension();
-    }
-    void observation_point(const obs_t& o, std::span<double> out) const
-        requires concept_checks::has_observation_point<M>
-    {
-        model_->observation_point(o, out);
-    }
-    [[nodiscard]] const M& model() const noexcept { return *model_; }
-
-protected:
-    const M* model_;
-};
-}  // namespace detail
-
-template <class M, class Binning>  // M: a GenerativePomdp (ForwardedModel's static_assert)
-class BinnedModel : public detail::ForwardedModel<M> {
-public:
-    using state_type = typename M::state_type;
-
-    BinnedModel(const M& model, std::size_t bins, Binning binning)
-        : detail::ForwardedModel<M>(model), bins_(bins), binning_(std::move(binning)) {
-        if (bins == 0) throw config_error("with_state_binning: the binning has 0 bins; it needs at least 1");
-    }
-    BinnedModel(const M&& model, std::size_t bins, Binning binning) = delete;
-
-    [[nodiscard]] std::size_t state_point_dimension() const
-        requires concept_checks::has_state_point<M>
-    {
-        return this->model_->state_point_dimension();
-    }
-    void state_point(const state_type& s, std::span<double> out) const
-        requires concept_checks::has_state_point<M>
-    {
-        this->model_->state_point(s, out);
-    }
-    [[nodiscard]] std::size_t num_state_bins() const noexcept { return bins_; }
-    [[nodiscard]] std::size_t state_bin(const state_type& s) const { return static_cast<std::size_t>(binning_(s)); }
-
-private:
-    std::size_t bins_;
-    Binning binning_;
-};
-
-template <class M, class Binning>  // checked by the static_asserts below (readable messages)
-[[nodiscard]] auto with_state_binning(const M& model, std::size_t bins, Binning binning) {
-    static_assert(require_generative_pomdp<M>());
-    static_assert(std::is_invocable_r_v<std::size_t, const Binning&, const typename M::state_type&>,
-                  "maxent::with_state_binning: the binning must be callable as `std::size_t fn(const state_type&)`");
-    return BinnedModel<M, Binning>(model, bins, std::move(binning));
-}
-
-// ---------------------------------------------------------------------------------------
-// with_state_points(model, d, fn): a generative model whose true states are also read as
-// points of R^d (kNN counting of true states, objective/knn_feedbacks.hpp) through the user's
-// map fn(const state_type&, std::span<double> out), out of length d. Everything else is
-// forwarded; `model` must outlive the result. d = 0 is a config_error.
-// ---------------------------------------------------------------------------------------
-template <class M, class Map>  // M: a GenerativePomdp (ForwardedModel's static_assert)
-class PointedModel : public detail::ForwardedModel<M> {
-public:
-    using state_type = typename M::state_type;
-
-    PointedModel(const M& model, std::size_t dimension, Map map)
-        : detail::ForwardedModel<M>(model), dimension_(dimension), map_(std::move(map)) {
-        if (dimension == 0) throw config_error("with_state_points: dimension 0; points need at least 1 coordinate");
-    }
-    PointedModel(const M&& model, std::size_t dimension, Map map) = delete;
-
-    [[nodiscard]] std::size_t num_state_bins() const
-        requires concept_checks::has_num_state_bins<M>
-    {
-        return this->model_->num_state_bins();
-    }
-    [[nodiscard]] std::size_t state_bin(const state_type& s) const
-        requires concept_checks::has_state_bin<M>
-    {
-        return this->model_->state_bin(s);
-    }
-    [[nodiscard]] std::size_t state_point_dimension() const noexcept { return dimension_; }
-    void state_point(const state_type& s, std::span<double> out) const { map_(s, out); }
-
-private:
-    std::size_t dimension_;
-    Map map_;
-};
-
-template <class M, class Map>  // checked by the static_asserts below (readable messages)
-[[nodiscard]] auto with_state_points(const M& model, std::size_t dimension, Map map) {
-    static_assert(require_generative_pomdp<M>());
-    static_assert(std::is_invocable_v<const Map&, const typename M::state_type&, std::span<double>>,
-                  "maxent::with_state_points: the map must be callable as `void fn(const state_type&, "
-                  "std::span<double> out)`");
-    return PointedModel<M, Map>(model, dimension, std::move(map));
-}
 
 }  // namespace maxent

@@ -5,7 +5,7 @@
 // Paper, Eq. 2 and Eq. 3 for continuous worlds: H(d(τ_S)) and H(d(τ_O)) of a finite
 // trajectory are estimated as differential entropies (nats; they may be negative) of the
 // points, the way state-entropy methods in continuous spaces do (MEPOL). True states are read
-// through the world's map state -> R^d (with_state_points, model/concepts.hpp), observations
+// through the world's map state -> R^d (with_state_points, model/wrappers.hpp), observations
 // in their point form (a PointLike observation_type, or the world's observation_point).
 // The binned feedbacks (objective/feedbacks.hpp: StateEntropy over state_bin, ObservationEntropy
 // over observation_bin) stay available for the same worlds.

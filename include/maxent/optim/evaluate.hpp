@@ -44,6 +44,7 @@
 #include "maxent/core/statistics.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/draws.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/rollout.hpp"
 #include "maxent/optim/trainer.hpp"

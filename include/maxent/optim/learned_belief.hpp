@@ -43,6 +43,7 @@
 #include "maxent/core/random.hpp"
 #include "maxent/core/trajectory.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/draws.hpp"
 #include "maxent/model/finite_pomdp.hpp"
 #include "maxent/optim/trainer.hpp"
 

@@ -6,18 +6,19 @@
 // observe o_{t+1} ~ Obs(· | s_{t+1}, a_t), update b_{t+1} = updater(b_t, a_t, o_{t+1}). The
 // number of actions follows StateCounting (core/trajectory.hpp): T - 1 (paper) or T.
 //
-// The world is any Environment (model/concepts.hpp), sampled only through its draw_*
-// functions, its true states recorded as bins (state_bin); the agent's belief model sees only
+// The world is any Environment (model/concepts.hpp), sampled only through the draw_*
+// functions of model/draws.hpp, its true states recorded as bins (state_bin); the agent's belief model sees only
 // actions and observations and keeps beliefs over its own dimension() latent states. With
 // BeliefFeatures the policy reads φ(b_t) (AgentView::features()). Belief updates are skipped
 // when neither the policy (policy_needs_belief) nor the needs read beliefs.
 //
 // `Sampler` owns every buffer an episode needs: after the first episode a rollout allocates
-// nothing. Sampler::run_dense is the reference loop. Sampler::run_on_support is the same
-// loop for a SupportTrackingUpdater that says it pays (belief/concepts.hpp): it keeps the
-// belief's support and starts from the updater's prior without copying it
-// (PriorStartUpdater), O(|support|) per step instead of O(S), with the same draws and bits
-// (tests/unit/test_support.cpp).
+// nothing. One loop (Sampler::episode) runs every episode; where b_k lives is one type
+// behind one interface: DenseBeliefs, the reference (run_dense), or, for a
+// SupportTrackingUpdater that says it pays (belief/concepts.hpp), TrackedBeliefs
+// (run_on_support), which keeps the belief's support and starts from the updater's prior
+// without copying it (PriorStartUpdater), O(|support|) per step instead of O(S), with the
+// same draws and bits (tests/unit/test_support.cpp).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +35,7 @@
 #include "maxent/core/budget.hpp"
 #include "maxent/core/optional_members.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/draws.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
@@ -175,17 +177,19 @@ private:
     static constexpr bool can_track_support = SupportTrackingUpdater<U>;
     static constexpr bool has_features = BeliefFeatures<U>;
 
-    /// The reference loop (Section 2.1): record s_k, o_k and what the needs ask of b_k; act
-    /// a_k ~ π(· | o_k, b_k); draw s_{k+1}, o_{k+1}; update b_{k+1}.
-    template <class P, class G>
-    const Trajectory& run_dense(P& policy, G& g, Eigen::MatrixXd& score) {
+    /// The loop of one episode (Section 2.1): record s_k, o_k and what the needs ask of b_k;
+    /// act a_k ~ π(· | o_k, b_k); draw s_{k+1}, o_{k+1}; update b_{k+1}. Where b_k lives and
+    /// how it is updated is `Beliefs`: DenseBeliefs, the reference, or TrackedBeliefs (below
+    /// it), the same values with the belief's support kept alongside.
+    template <class Beliefs, class P, class G>
+    [[gnu::always_inline]] inline const Trajectory& episode(P& policy, G& g, Eigen::MatrixXd& score) {
         const M& m = *model_;
         const RolloutNeeds& need = options_.needs;
         const bool update_beliefs = updates_beliefs<P>();
         const std::size_t K = Trajectory::actions_for(options_.counting, m.horizon());
         start_episode(score);
-        updater_.initial(belief_);
-        belief_zero_outside_support_ = false;
+        Beliefs beliefs{*this};
+        beliefs.begin(update_beliefs);  // b_1
         if constexpr (has_features) updater_.features(belief_, features_);
         world_state_t<M> s = draw_initial_state(m, g);
         observation_type o = draw_initial_observation(m, s, g);
@@ -193,19 +197,20 @@ private:
             traj_.states.push_back(state_bin(m, s));
             if constexpr (indexed_observations<M>) traj_.observations.push_back(o);
             if constexpr (records_extras) record_extras(k, s, o);
-            if (need.belief_entropy) traj_.belief_entropy.push_back(belief_entropy(k));
-            if (need.believed_states) traj_.believed.push_back(sample_categorical(belief_, g));
-            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = belief_;
+            if (need.belief_entropy) traj_.belief_entropy.push_back(beliefs.entropy(k));
+            if (need.believed_states) traj_.believed.push_back(beliefs.draw(k, g));
+            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = beliefs.belief(k);
             if (k == K) break;
 
-            const AgentView view{k, view_observation(o), belief_, {}, false, feature_pointer(), observation_point()};
+            const AgentView view{k,       view_observation(o), beliefs.belief(k), beliefs.support(k), Beliefs::tracked,
+                                 feature_pointer(), observation_point()};
             const std::size_t a = policy.sample(view, g, score);
             traj_.actions.push_back(a);
             s = draw_next_state(m, s, a, g);
             o = draw_observation(m, a, s, g);
             if (update_beliefs) {
                 try {
-                    updater_.update(belief_, a, o, g);
+                    beliefs.update(k, a, o, g);
                 } catch (const zero_likelihood_error& e) {
                     rethrow_located(e, a, view_observation(o), k, s);
                 }
@@ -215,70 +220,88 @@ private:
         return traj_;
     }
 
-    /// run_dense keeping the belief's support (support_) next to it and showing it to the
+    /// The reference's beliefs: b_k is belief_, dense, from the updater's initial and update.
+    struct DenseBeliefs {
+        static constexpr bool tracked = false;  // AgentView::support_known
+        Sampler& r;
+
+        void begin(bool /*update_beliefs*/) {
+            r.updater_.initial(r.belief_);
+            r.belief_zero_outside_support_ = false;
+        }
+        [[nodiscard]] const Eigen::VectorXd& belief(std::size_t) const noexcept { return r.belief_; }
+        [[nodiscard]] std::span<const sparse_index> support(std::size_t) const noexcept { return {}; }
+        [[nodiscard]] double entropy(std::size_t k) const { return r.belief_entropy(k); }
+        template <class G>
+        [[nodiscard]] std::size_t draw(std::size_t, G& g) const {
+            return sample_categorical(r.belief_, g);
+        }
+        template <class G>
+        void update(std::size_t, std::size_t a, const observation_type& o, G& g) {
+            r.updater_.update(r.belief_, a, o, g);
+        }
+    };
+
+    /// DenseBeliefs keeping the belief's support (support_) next to it and showing it to the
     /// policy (AgentView::support): O(|support|) per step instead of O(S), the same bits
     /// (SupportTrackingUpdater's contract). With starts_from_prior, an episode that updates
     /// beliefs shows the policy the updater's own prior at the first step and computes b_2
     /// from it (update_from_prior), so nothing of size S is copied per episode: belief_ then
     /// only has to be zero outside support_ (the previous posterior), which update_from_prior
-    /// clears. Out of line, so that run_dense stays small enough to be inlined into run().
+    /// clears.
+    struct TrackedBeliefs {
+        static constexpr bool tracked = true;
+        Sampler& r;
+        bool from_prior = false;  // this episode starts from the updater's prior
+
+        void begin(bool update_beliefs) {
+            from_prior = starts_from_prior && update_beliefs;
+            if (!from_prior) {
+                r.updater_.initial(r.belief_, r.support_);
+            } else if (!r.belief_zero_outside_support_) {  // start afresh, once
+                r.belief_.setZero();
+                r.support_.clear();
+            }
+            r.belief_zero_outside_support_ = true;
+        }
+        /// b_k and its support: the updater's prior at the first step of an episode started
+        /// from it, belief_ and support_ otherwise.
+        [[nodiscard]] bool at_prior(std::size_t k) const noexcept { return from_prior && k == 0; }
+        [[nodiscard]] const Eigen::VectorXd& belief(std::size_t k) const noexcept {
+            return at_prior(k) ? r.prior_of(r.updater_) : r.belief_;
+        }
+        [[nodiscard]] std::span<const sparse_index> support(std::size_t k) const noexcept {
+            return at_prior(k) ? prior_support_of(r.updater_) : std::span<const sparse_index>(r.support_);
+        }
+        [[nodiscard]] double entropy(std::size_t k) const {
+            return at_prior(k) ? r.prior_entropy() : entropy_on_support(support(k), belief(k));
+        }
+        template <class G>
+        [[nodiscard]] std::size_t draw(std::size_t k, G& g) const {
+            return at_prior(k) ? r.sample_prior(g) : sample_categorical_on_support(support(k), belief(k), g);
+        }
+        template <class G>
+        void update(std::size_t k, std::size_t a, const observation_type& o, G& g) {
+            if constexpr (starts_from_prior) {
+                if (at_prior(k)) {
+                    r.updater_.update_from_prior(r.belief_, r.support_, a, o, g);
+                    return;
+                }
+            }
+            r.updater_.update_on_support(r.belief_, r.support_, a, o, g);
+        }
+    };
+
+    /// The reference loop.
+    template <class P, class G>
+    const Trajectory& run_dense(P& policy, G& g, Eigen::MatrixXd& score) {
+        return episode<DenseBeliefs>(policy, g, score);
+    }
+    /// The loop on the belief's support; out of line, so that run_dense stays small enough to
+    /// be inlined into run().
     template <class P, class G>
     [[gnu::noinline]] const Trajectory& run_on_support(P& policy, G& g, Eigen::MatrixXd& score) {
-        const M& m = *model_;
-        const RolloutNeeds& need = options_.needs;
-        const bool update_beliefs = updates_beliefs<P>();
-        const std::size_t K = Trajectory::actions_for(options_.counting, m.horizon());
-        start_episode(score);
-        const bool from_prior = starts_from_prior && update_beliefs;
-        if (!from_prior) {
-            updater_.initial(belief_, support_);
-        } else if (!belief_zero_outside_support_) {  // start afresh, once
-            belief_.setZero();
-            support_.clear();
-        }
-        belief_zero_outside_support_ = true;
-        if constexpr (has_features) updater_.features(belief_, features_);
-        world_state_t<M> s = draw_initial_state(m, g);
-        observation_type o = draw_initial_observation(m, s, g);
-        for (std::size_t k = 0;; ++k) {
-            traj_.states.push_back(state_bin(m, s));
-            if constexpr (indexed_observations<M>) traj_.observations.push_back(o);
-            if constexpr (records_extras) record_extras(k, s, o);
-            // b_k and its support: the updater's prior at the first step of an episode
-            // started from it, belief_ and support_ otherwise.
-            const bool at_prior = from_prior && k == 0;
-            const Eigen::VectorXd& b = at_prior ? prior_of(updater_) : belief_;
-            const std::span<const sparse_index> support =
-                at_prior ? prior_support_of(updater_) : std::span<const sparse_index>(support_);
-            if (need.belief_entropy)
-                traj_.belief_entropy.push_back(at_prior ? prior_entropy() : entropy_on_support(support, b));
-            if (need.believed_states)
-                traj_.believed.push_back(at_prior ? sample_prior(g) : sample_categorical_on_support(support, b, g));
-            if (need.beliefs) traj_.beliefs.col(static_cast<Eigen::Index>(k)) = b;
-            if (k == K) break;
-
-            const AgentView view{k, view_observation(o), b, support, true, feature_pointer(), observation_point()};
-            const std::size_t a = policy.sample(view, g, score);
-            traj_.actions.push_back(a);
-            s = draw_next_state(m, s, a, g);
-            o = draw_observation(m, a, s, g);
-            if (update_beliefs) {
-                try {
-                    if constexpr (starts_from_prior) {
-                        if (at_prior)
-                            updater_.update_from_prior(belief_, support_, a, o, g);
-                        else
-                            updater_.update_on_support(belief_, support_, a, o, g);
-                    } else {
-                        updater_.update_on_support(belief_, support_, a, o, g);
-                    }
-                } catch (const zero_likelihood_error& e) {
-                    rethrow_located(e, a, view_observation(o), k, s);
-                }
-                if constexpr (has_features) updater_.features(belief_, features_);
-            }
-        }
-        return traj_;
+        return episode<TrackedBeliefs>(policy, g, score);
     }
 
     /// Whether beliefs are updated at all: not when neither the policy nor the needs read

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -43,20 +44,6 @@
 #include "maxent/policy/row_score.hpp"
 
 namespace maxent {
-
-namespace detail {
-/// The gradient estimate's norm, after checking the estimate is finite; numeric_error naming
-/// iteration k otherwise. The entries are scanned (to name the culprit) only when the norm
-/// is not finite.
-inline double checked_gradient_norm(const Eigen::MatrixXd& gradient, std::size_t k) {
-    const double norm = norm_without_overflow(gradient);
-    if (!std::isfinite(norm)) {
-        require_finite(gradient, "Trainer: gradient estimate at iteration ", k);
-        require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
-    }
-    return norm;
-}
-}  // namespace detail
 
 template <class P>
 class RowSparsePath {
@@ -147,12 +134,12 @@ public:
         P* policy_;
         bool set_;
     };
-    /// Begins a batch (θ fixed until estimate_and_step): points the scores at the base (the
-    /// path may have moved with its trainer) and declares it to the policy. Without a base
-    /// (or on a path never set up) it does nothing.
-    [[nodiscard]] Batch begin_batch(P& policy) {
+    /// Begins a batch (θ fixed until estimate_and_step) for the lifetime of `scope`: points
+    /// the scores at the base (the path may have moved with its trainer) and declares it to
+    /// the policy. Without a base (or on a path never set up) it does nothing.
+    void begin_batch(P& policy, std::optional<Batch>& scope) {
         if (has_base_) bind_base();
-        return Batch(policy, has_base_ ? &prior_ : nullptr);
+        scope.emplace(policy, has_base_ ? &prior_ : nullptr);
     }
 
     /// The policy as the rollout sees it for trajectory n: its score goes to the n-th RowScore.
@@ -172,12 +159,9 @@ public:
             // Every row where the prior is non-zero has a gradient: the dense step, on the
             // dense gradient, with the dense path's bits.
             scatter_gradient(theta);
-            const double norm = detail::checked_gradient_norm(dense_scratch_, k);
-            step.apply(theta, dense_scratch_);
-            detail::require_finite(theta, "Trainer: parameters after the step of iteration ", k);
-            return norm;
+            return checked_step(step, theta, dense_scratch_, k);
         }
-        const double norm = grows_parameters ? detail::checked_gradient_norm(gradient_, k) : rows_norm(theta, k);
+        const double norm = grows_parameters ? checked_gradient_norm(gradient_, k) : rows_norm(theta, k);
         apply_step_rows(step, theta, batch_.rows(), gradient_, dense_scratch_);
         for (const Eigen::Index r : batch_.rows())
             detail::require_finite(theta.row(r), "Trainer: parameter row ", r, " after the step of iteration ", k);
@@ -239,7 +223,7 @@ private:
             if (std::isfinite(norm)) return norm;
         }
         scatter_gradient(theta);
-        return detail::checked_gradient_norm(dense_scratch_, k);
+        return checked_gradient_norm(dense_scratch_, k);
     }
 
     std::vector<RowScore> scores_;   // one per trajectory of the batch

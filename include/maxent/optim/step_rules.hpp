@@ -23,6 +23,9 @@
 // which costs O(parameters) per step by definition; LazyAdam (below) is the explicit
 // alternative whose untouched rows do not move. Parameters may grow between steps (new
 // rows appended): Adam and LazyAdam pad their moments with zeros for the new rows.
+//
+// The trainer's step, on either path: `checked_step(r, theta, g, k)` checks the estimate
+// and its norm (`checked_gradient_norm`, the reported gradient norm), steps, and checks θ.
 #pragma once
 
 #include <cmath>
@@ -275,6 +278,29 @@ void apply_step_rows(R& r, Eigen::MatrixXd& theta, std::span<const Eigen::Index>
         for (std::size_t i = 0; i < rows.size(); ++i) scratch.row(rows[i]) = c.row(static_cast<Eigen::Index>(i));
         r.apply(theta, scratch);
     }
+}
+
+/// The gradient estimate's norm, after checking the estimate is finite; numeric_error naming
+/// iteration k otherwise. The entries are scanned (to name the culprit) only when the norm
+/// is not finite. What the trainer reports as IterationMetrics::gradient_norm.
+inline double checked_gradient_norm(const Eigen::MatrixXd& gradient, std::size_t k) {
+    const double norm = detail::norm_without_overflow(gradient);
+    if (!std::isfinite(norm)) {
+        detail::require_finite(gradient, "Trainer: gradient estimate at iteration ", k);
+        detail::require_finite(norm, "Trainer: norm of the gradient estimate at iteration ", k);
+    }
+    return norm;
+}
+
+/// Line 6 as the trainer takes it on a parameter-shaped estimate ĝ of iteration k: its norm
+/// (checked_gradient_norm), the step r.apply(θ, ĝ), then θ checked finite (numeric_error
+/// naming the iteration); returns the norm.
+template <class R>
+double checked_step(R& r, Eigen::MatrixXd& theta, const Eigen::MatrixXd& gradient, std::size_t k) {
+    const double norm = checked_gradient_norm(gradient, k);
+    r.apply(theta, gradient);
+    detail::require_finite(theta, "Trainer: parameters after the step of iteration ", k);
+    return norm;
 }
 
 }  // namespace maxent

@@ -29,6 +29,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -38,13 +39,14 @@
 
 #include "maxent/belief/concepts.hpp"
 #include "maxent/core/budget.hpp"
-#include "maxent/model/concepts.hpp"
 #include "maxent/core/entropy.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/finite.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/core/support.hpp"
 #include "maxent/core/trajectory.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/model/draws.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/rollout.hpp"
@@ -143,7 +145,9 @@ class Trainer {
 
     /// Where the scores go (fixed at construction).
     enum class Route { dense, per_step, row_sparse };
-    struct NoPath {};
+    struct NoPath {
+        struct Batch {};
+    };
     using RowPath = std::conditional_t<row_path_possible, RowSparsePath<P>, NoPath>;
     using StepPath = std::conditional_t<estimator_may_want_steps, StepScoreRecorder, NoPath>;
 
@@ -222,7 +226,8 @@ public:
         IterationMetrics out;
         out.iteration = k;
         {
-            [[maybe_unused]] const auto batch = begin_batch();  // θ stays fixed until the step
+            std::optional<typename RowPath::Batch> batch;
+            begin_batch(batch);  // θ stays fixed until the step
             for (std::size_t n = 0; n < config_.batch; ++n) {
                 DefaultRng g = stream(config_.seed, k, n);
                 const Trajectory& t = sample(n, g);  // line 3, and the score of line 5
@@ -286,13 +291,11 @@ public:
     }
 
 private:
-    /// Begins a batch: on the row path, declares the batch's base to the policy until the
-    /// returned object ends (RowSparsePath::Batch).
-    auto begin_batch() {
+    /// Begins a batch: on the row path, declares the batch's base to the policy until `scope`
+    /// ends (RowSparsePath::Batch); on the dense and per-step paths, nothing.
+    void begin_batch(std::optional<typename RowPath::Batch>& scope) {
         if constexpr (row_path_possible)
-            return row_path_.begin_batch(policy_);
-        else
-            return 0;
+            if (route_ == Route::row_sparse) row_path_.begin_batch(policy_, scope);
     }
 
     /// Line 3: trajectory n, its score where the route keeps it.
@@ -329,10 +332,7 @@ private:
                 if (route_ == Route::per_step) estimator_.estimate(f, s, step_path_.scores(k), gradient_);
             if constexpr (!estimator_always_wants_steps)
                 if (route_ == Route::dense) estimator_.estimate(f, s, gradient_);
-            const double norm = detail::checked_gradient_norm(gradient_, k);
-            step_.apply(theta, gradient_);
-            detail::require_finite(theta, "Trainer: parameters after the step of iteration ", k);
-            return norm;
+            return checked_step(step_, theta, gradient_, k);
         }
         return 0.0;
     }

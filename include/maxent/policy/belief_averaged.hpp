@@ -26,44 +26,26 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/support.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 
-class BeliefAveragedPolicy {
+class BeliefAveragedPolicy : public ParameterTable {
 public:
     /// θ never changes shape: the trainer may take the dense or the row-sparse path.
     static constexpr bool fixed_parameters = true;
 
-    /// θ = 0 (the uniform policy), S x A.
+    /// θ = 0 (the uniform policy), S x A (F x A over belief features φ(b)).
     BeliefAveragedPolicy(std::size_t num_states, std::size_t num_actions)
-        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
+        : ParameterTable(name, ParameterRows::belief_features, num_states, num_actions),
           logits_(static_cast<Eigen::Index>(num_actions)),
           probs_(static_cast<Eigen::Index>(num_actions)),
           coefficients_(static_cast<Eigen::Index>(num_actions)),
-          dot_scratch_(static_cast<Eigen::Index>(support_dot_scratch_per_column * num_actions)) {
-        if (num_states == 0 || num_actions == 0)
-            throw config_error(detail::message("BeliefAveragedPolicy: needs at least one state and one action, got ",
-                                               num_states, " x ", num_actions));
-    }
+          dot_scratch_(static_cast<Eigen::Index>(support_dot_scratch_per_column * num_actions)) {}
 
-    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
-    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
-    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
-    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
-
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.feature_dimension() != num_states() || d.actions != num_actions()) {
-            if (d.features != 0)
-                throw config_error(detail::message("BeliefAveragedPolicy: parameters are ", num_states(), " x ",
-                                                   num_actions(), " (belief features x actions) but the belief model has ",
-                                                   d.features, " features and the world ", d.actions, " actions"));
-            throw config_error(detail::message("BeliefAveragedPolicy: parameters are ", num_states(), " x ",
-                                               num_actions(), " (belief states x actions) but the belief model has ",
-                                               d.belief, " states and the world ", d.actions, " actions"));
-        }
-    }
+    [[nodiscard]] std::size_t num_states() const noexcept { return num_rows(); }
 
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
         check_belief(v);
@@ -75,7 +57,7 @@ public:
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         check_belief(v);
-        check_score_shape(score);
+        check_buffer(score);
         if (v.support_known && v.features_are_belief() && support_pays(v.support.size()))
             return sample_on_support(v, g, score);
         const Eigen::VectorXd& phi = v.features();
@@ -88,12 +70,10 @@ public:
 
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
         check_belief(v);
-        if (a >= num_actions())
-            throw config_error(detail::message("BeliefAveragedPolicy::log_gradient: action ", a, " is outside [0, ",
-                                               num_actions(), ")"));
+        check_action(a);
         Eigen::VectorXd p;
         probabilities(v, p);
-        check_score_shape(grad);
+        check_buffer(grad);
         for (Eigen::Index s = 0; s < theta_.rows(); ++s) {
             const double bs = v.features()[s];
             if (bs == 0.0) continue;
@@ -103,17 +83,14 @@ public:
     }
 
 private:
+    static constexpr const char* name = "BeliefAveragedPolicy";
+
     void check_belief(const AgentView& v) const {
         if (v.features().size() != theta_.rows())
-            throw config_error(detail::message("BeliefAveragedPolicy: ",
+            throw config_error(detail::message(name, ": ",
                                                v.features_are_belief() ? "belief has " : "belief features have ",
                                                v.features().size(), " entries, parameters have ", theta_.rows(),
                                                " rows"));
-    }
-    void check_score_shape(const Eigen::MatrixXd& score) const {
-        if (score.rows() != theta_.rows() || score.cols() != theta_.cols())
-            throw config_error(detail::message("score buffer is ", score.rows(), " x ", score.cols(), ", expected ",
-                                               theta_.rows(), " x ", theta_.cols()));
     }
     /// logits_ <- θᵀ b, one contiguous dot product per action (θ is column-major), which
     /// for the small A of the paper is faster than a general matrix-vector product.
@@ -142,9 +119,7 @@ public:
     template <std::uniform_random_bit_generator G>
     std::size_t sample_rows(const AgentView& v, G& g, RowScore& score) {
         check_belief(v);
-        if (score.cols() != num_actions())
-            throw config_error(detail::message("BeliefAveragedPolicy::sample_rows: row score has ", score.cols(),
-                                               " columns, parameters ", num_actions()));
+        check_row_score(score);
         const bool on_support = v.support_known && v.features_are_belief();
         const bool leads =
             v.step == 0 && v.features_are_belief() && score.can_lead() && score.base()->size() == theta_.rows();
@@ -253,7 +228,6 @@ private:
         });
     }
 
-    Eigen::MatrixXd theta_;
     Eigen::VectorXd logits_;
     Eigen::VectorXd probs_;
     Eigen::VectorXd coefficients_;  // e_a - π of the last sample (support path)

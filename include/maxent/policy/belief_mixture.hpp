@@ -28,6 +28,7 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/row_score.hpp"
 #include "maxent/policy/softmax.hpp"
 
@@ -164,71 +165,63 @@ inline void mixture_add_log_gradient(const Eigen::MatrixXd& theta, const AgentVi
     });
 }
 
-/// Throws config_error unless a row score has `cols` columns.
-inline void check_row_score(const char* who, const RowScore& score, Eigen::Index cols) {
-    if (score.cols() != static_cast<std::size_t>(cols))
-        throw config_error(detail::message(who, "::sample_rows: row score has ", score.cols(), " columns, parameters ",
-                                           cols));
+
+
+
+/// Throws config_error (prefixed by `who`) unless the belief has one entry per row of θ,
+/// each finite and >= 0, and one positive (check_belief_entries).
+inline void check_mixture_belief(const char* who, const Eigen::MatrixXd& theta, const AgentView& v) {
+    if (v.belief.size() != theta.rows())
+        throw config_error(detail::message(who, ": belief has ", v.belief.size(), " entries, parameters have ",
+                                           theta.rows(), " rows"));
+    check_belief_entries(who, v);
 }
 
-/// Throws config_error unless `m` is rows x cols (a score or gradient buffer).
-inline void check_policy_buffer(const char* who, const Eigen::MatrixXd& m, Eigen::Index rows, Eigen::Index cols) {
-    if (m.rows() != rows || m.cols() != cols)
-        throw config_error(detail::message(who, ": score buffer is ", m.rows(), " x ", m.cols(), ", expected ", rows,
-                                           " x ", cols, " (the shape of the parameters)"));
+/// out <- Σ_s b(s) softmax(θ_s) (belief checked before). Its scratch is allocated here:
+/// this is what evaluation and exact enumeration call, not the rollout.
+inline void mixture_probabilities(const char* who, const Eigen::MatrixXd& theta, const AgentView& v,
+                                  Eigen::VectorXd& out) {
+    MixtureScratch w(theta.rows(), theta.cols());
+    mixture_prepare(who, theta, v, w);
+    mixture_marginal(v, w, out);
 }
 
-/// Throws config_error unless a < num_actions.
-inline void check_policy_action(const char* who, std::size_t a, std::size_t num_actions) {
-    if (a >= num_actions)
-        throw config_error(
-            detail::message(who, "::log_gradient: action ", a, " is outside [0, ", num_actions, ")"));
+/// grad += ∇_θ log Σ_s b(s) softmax(θ_s)(a) (belief, action and buffer checked before).
+inline void mixture_log_gradient(const char* who, const Eigen::MatrixXd& theta, const AgentView& v, std::size_t a,
+                                 Eigen::MatrixXd& grad) {
+    MixtureScratch w(theta.rows(), theta.cols());
+    mixture_prepare(who, theta, v, w);
+    mixture_add_log_gradient(theta, v, a, w, grad);
 }
 
 }  // namespace detail
 
 /// π(a | b) = Σ_s b(s) softmax(θ_s)(a); see the header comment. Satisfies DifferentiablePolicy.
 /// sample() draws a from the marginal directly and adds the exact ∇_θ log π(a | b).
-class BeliefMixturePolicy {
+class BeliefMixturePolicy : public ParameterTable {
 public:
     /// θ never changes shape: the trainer may take the dense or the row-sparse path.
     static constexpr bool fixed_parameters = true;
 
     /// θ = 0 (the uniform policy), S x A.
     BeliefMixturePolicy(std::size_t num_states, std::size_t num_actions)
-        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
+        : ParameterTable(name, ParameterRows::belief_states, num_states, num_actions),
           scratch_(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions)),
-          probs_(static_cast<Eigen::Index>(num_actions)) {
-        if (num_states == 0 || num_actions == 0)
-            throw config_error(detail::message(name, ": needs at least one state and one action, got ", num_states,
-                                               " x ", num_actions));
-    }
+          probs_(static_cast<Eigen::Index>(num_actions)) {}
 
-    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
-    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
-    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
-    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
-
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.belief != num_states() || d.actions != num_actions())
-            throw config_error(detail::message(name, ": parameters are ", num_states(), " x ", num_actions(),
-                                               " (belief states x actions) but the belief model has ", d.belief,
-                                               " states and the world ", d.actions, " actions"));
-    }
+    [[nodiscard]] std::size_t num_states() const noexcept { return num_rows(); }
 
     /// out <- Σ_s b(s) softmax(θ_s).
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
-        check_belief(v);
-        detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v, w);
-        detail::mixture_marginal(v, w, out);
+        detail::check_mixture_belief(name, theta_, v);
+        detail::mixture_probabilities(name, theta_, v, out);
     }
 
     /// Draws a ~ π(· | b) and adds ∇_θ log π(a | b) to `score`. Allocates nothing.
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
-        check_belief(v);
-        detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
+        detail::check_mixture_belief(name, theta_, v);
+        check_buffer(score);
         detail::mixture_prepare(name, theta_, v, scratch_);
         detail::mixture_marginal(v, scratch_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
@@ -240,8 +233,8 @@ public:
     /// states with b(s) > 0, with the dense score's bits.
     template <std::uniform_random_bit_generator G>
     std::size_t sample_rows(const AgentView& v, G& g, RowScore& score) {
-        check_belief(v);
-        detail::check_row_score(name, score, theta_.cols());
+        detail::check_mixture_belief(name, theta_, v);
+        check_row_score(score);
         detail::mixture_prepare(name, theta_, v, scratch_);
         detail::mixture_marginal(v, scratch_, probs_);
         const std::size_t a = sample_categorical(probs_, g);
@@ -251,25 +244,15 @@ public:
 
     /// grad += ∇_θ log π(a | b).
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
-        check_belief(v);
-        detail::check_policy_action(name, a, num_actions());
-        detail::check_policy_buffer(name, grad, theta_.rows(), theta_.cols());
-        detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v, w);
-        detail::mixture_add_log_gradient(theta_, v, a, w, grad);
+        detail::check_mixture_belief(name, theta_, v);
+        check_action(a);
+        check_buffer(grad);
+        detail::mixture_log_gradient(name, theta_, v, a, grad);
     }
 
 private:
     static constexpr const char* name = "BeliefMixturePolicy";
 
-    void check_belief(const AgentView& v) const {
-        if (v.belief.size() != theta_.rows())
-            throw config_error(detail::message(name, ": belief has ", v.belief.size(), " entries, parameters have ",
-                                               theta_.rows(), " rows"));
-        detail::check_belief_entries(name, v);
-    }
-
-    Eigen::MatrixXd theta_;
     detail::MixtureScratch scratch_;
     Eigen::VectorXd probs_;
 };

@@ -31,52 +31,37 @@
 #include "maxent/core/support.hpp"
 #include "maxent/policy/belief_mixture.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 
 /// s̃ ~ b, a ~ softmax(θ[s̃]); see the header comment. Satisfies DifferentiablePolicy.
-class BelievedStatePolicy {
+class BelievedStatePolicy : public ParameterTable {
 public:
     /// θ never changes shape: the trainer may take the dense or the row-sparse path.
     static constexpr bool fixed_parameters = true;
 
     /// θ = 0 (the uniform policy), S x A.
     BelievedStatePolicy(std::size_t num_states, std::size_t num_actions)
-        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_states), static_cast<Eigen::Index>(num_actions))),
+        : ParameterTable(name, ParameterRows::belief_states, num_states, num_actions),
           logits_(static_cast<Eigen::Index>(num_actions)),
-          probs_(static_cast<Eigen::Index>(num_actions)) {
-        if (num_states == 0 || num_actions == 0)
-            throw config_error(detail::message(name, ": needs at least one state and one action, got ", num_states,
-                                               " x ", num_actions));
-    }
+          probs_(static_cast<Eigen::Index>(num_actions)) {}
 
-    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
-    [[nodiscard]] std::size_t num_states() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
-    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
-    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
-
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.belief != num_states() || d.actions != num_actions())
-            throw config_error(detail::message(name, ": parameters are ", num_states(), " x ", num_actions(),
-                                               " (belief states x actions) but the belief model has ", d.belief,
-                                               " states and the world ", d.actions, " actions"));
-    }
+    [[nodiscard]] std::size_t num_states() const noexcept { return num_rows(); }
 
     /// out <- the marginal Σ_s b(s) softmax(θ_s) (s̃ integrated out).
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
-        check_belief(v);
-        detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v, w);
-        detail::mixture_marginal(v, w, out);
+        detail::check_mixture_belief(name, theta_, v);
+        detail::mixture_probabilities(name, theta_, v, out);
     }
 
     /// Draws s̃ ~ b (first use of g), then a ~ softmax(θ[s̃]) (second use), and adds the
     /// CONDITIONAL score e_a - softmax(θ[s̃]) to row s̃ of `score`. Allocates nothing.
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
-        check_belief(v);
-        detail::check_policy_buffer(name, score, theta_.rows(), theta_.cols());
+        detail::check_mixture_belief(name, theta_, v);
+        check_buffer(score);
         const std::size_t drawn =
             v.support_known ? sample_categorical_on_support(v.support, v.belief, g) : sample_categorical(v.belief, g);
         const auto believed = static_cast<Eigen::Index>(drawn);
@@ -90,8 +75,8 @@ public:
     /// As sample, with the conditional score added to row s̃ of a RowScore (RowSparsePolicy).
     template <std::uniform_random_bit_generator G>
     std::size_t sample_rows(const AgentView& v, G& g, RowScore& score) {
-        check_belief(v);
-        detail::check_row_score(name, score, theta_.cols());
+        detail::check_mixture_belief(name, theta_, v);
+        check_row_score(score);
         const std::size_t drawn =
             v.support_known ? sample_categorical_on_support(v.support, v.belief, g) : sample_categorical(v.belief, g);
         const auto believed = static_cast<Eigen::Index>(drawn);
@@ -105,25 +90,15 @@ public:
 
     /// grad += ∇_θ log of the MARGINAL π(a | b) = Σ_s b(s) softmax(θ_s)(a).
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
-        check_belief(v);
-        detail::check_policy_action(name, a, num_actions());
-        detail::check_policy_buffer(name, grad, theta_.rows(), theta_.cols());
-        detail::MixtureScratch w(theta_.rows(), theta_.cols());
-        detail::mixture_prepare(name, theta_, v, w);
-        detail::mixture_add_log_gradient(theta_, v, a, w, grad);
+        detail::check_mixture_belief(name, theta_, v);
+        check_action(a);
+        check_buffer(grad);
+        detail::mixture_log_gradient(name, theta_, v, a, grad);
     }
 
 private:
     static constexpr const char* name = "BelievedStatePolicy";
 
-    void check_belief(const AgentView& v) const {
-        if (v.belief.size() != theta_.rows())
-            throw config_error(detail::message(name, ": belief has ", v.belief.size(), " entries, parameters have ",
-                                               theta_.rows(), " rows"));
-        detail::check_belief_entries(name, v);
-    }
-
-    Eigen::MatrixXd theta_;
     Eigen::VectorXd logits_;
     Eigen::VectorXd probs_;
 };

@@ -30,6 +30,7 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/softmax.hpp"
 
 namespace maxent {
@@ -149,33 +150,20 @@ private:
 
 /// softmax(θᵀ ψ(o)) over the observation's point form; see the header.
 template <ObservationFeatureMap Psi>
-class ObservationFeaturePolicy {
+class ObservationFeaturePolicy : public ParameterTable {
 public:
     static constexpr bool needs_belief = false;
 
     /// θ = 0 (the uniform policy), F x A with F = psi.dimension().
-    ObservationFeaturePolicy(Psi psi, std::size_t num_actions) : psi_(std::move(psi)) {
-        const std::size_t F = psi_.dimension();
-        if (F == 0 || num_actions == 0)
-            throw config_error(detail::message("ObservationFeaturePolicy: needs at least one feature and one action, "
-                                               "got ", F, " x ", num_actions));
-        theta_ = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(F), static_cast<Eigen::Index>(num_actions));
-        features_.resize(static_cast<Eigen::Index>(F));
-        logits_.resize(static_cast<Eigen::Index>(num_actions));
-        probs_.resize(static_cast<Eigen::Index>(num_actions));
-    }
+    ObservationFeaturePolicy(Psi psi, std::size_t num_actions)
+        : ParameterTable(name, ParameterRows::observation_features, psi.dimension(), num_actions),
+          psi_(std::move(psi)),
+          features_(theta_.rows()),
+          logits_(theta_.cols()),
+          probs_(theta_.cols()) {}
 
-    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
-    [[nodiscard]] std::size_t num_features() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
-    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
-    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
+    [[nodiscard]] std::size_t num_features() const noexcept { return num_rows(); }
     [[nodiscard]] const Psi& feature_map() const noexcept { return psi_; }
-
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.actions != num_actions())
-            throw config_error(detail::message("ObservationFeaturePolicy: parameters have ", num_actions(),
-                                               " actions, the world ", d.actions));
-    }
 
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
         compute(v);
@@ -184,7 +172,7 @@ public:
 
     template <std::uniform_random_bit_generator G>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
-        check_score_shape(score);
+        check_buffer(score);
         compute(v);
         const std::size_t a = sample_categorical(probs_, g);
         add_score(a, score);
@@ -192,15 +180,15 @@ public:
     }
 
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
-        if (a >= num_actions())
-            throw config_error(detail::message("ObservationFeaturePolicy::log_gradient: action ", a,
-                                               " is outside [0, ", num_actions(), ")"));
-        check_score_shape(grad);
+        check_action(a);
+        check_buffer(grad);
         compute(v);
         add_score(a, grad);
     }
 
 private:
+    static constexpr const char* name = "ObservationFeaturePolicy";
+
     /// features_ <- ψ(o), logits_ <- θᵀ ψ(o), probs_ <- softmax (scratch: no allocation).
     void compute(const AgentView& v) const {
         if (v.observation_point.empty())
@@ -225,14 +213,7 @@ private:
             score.col(c) += ((c == ai ? 1.0 : 0.0) - probs_[c]) * features_;
     }
 
-    void check_score_shape(const Eigen::MatrixXd& score) const {
-        if (score.rows() != theta_.rows() || score.cols() != theta_.cols())
-            throw config_error(detail::message("ObservationFeaturePolicy: score buffer is ", score.rows(), " x ",
-                                               score.cols(), ", expected ", theta_.rows(), " x ", theta_.cols()));
-    }
-
     Psi psi_;
-    Eigen::MatrixXd theta_;
     mutable Eigen::VectorXd features_, logits_, probs_;
 };
 

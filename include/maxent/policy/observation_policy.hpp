@@ -17,38 +17,24 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 
 /// π(· | o) = softmax(θ[o]); see the header comment. Satisfies DifferentiablePolicy.
-class ObservationPolicy {
+class ObservationPolicy : public ParameterTable {
 public:
     /// The policy ignores AgentView::belief.
     static constexpr bool needs_belief = false;
 
     /// θ = 0 (the uniform policy), O x A.
     ObservationPolicy(std::size_t num_observations, std::size_t num_actions)
-        : theta_(Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(num_observations),
-                                       static_cast<Eigen::Index>(num_actions))),
+        : ParameterTable(name, ParameterRows::observations, num_observations, num_actions),
           logits_(static_cast<Eigen::Index>(num_actions)),
-          probs_(static_cast<Eigen::Index>(num_actions)) {
-        if (num_observations == 0 || num_actions == 0)
-            throw config_error(detail::message(name, ": needs at least one observation and one action, got ",
-                                               num_observations, " x ", num_actions));
-    }
+          probs_(static_cast<Eigen::Index>(num_actions)) {}
 
-    [[nodiscard]] std::size_t num_actions() const noexcept { return static_cast<std::size_t>(theta_.cols()); }
-    [[nodiscard]] std::size_t num_observations() const noexcept { return static_cast<std::size_t>(theta_.rows()); }
-    [[nodiscard]] Eigen::MatrixXd& parameters() noexcept { return theta_; }
-    [[nodiscard]] const Eigen::MatrixXd& parameters() const noexcept { return theta_; }
-
-    void check_dimensions(const AgentDimensions& d) const {
-        if (d.observations != num_observations() || d.actions != num_actions())
-            throw config_error(detail::message(name, ": parameters are ", num_observations(), " x ", num_actions(),
-                                               " (observations x actions) but the world has ", d.observations,
-                                               " observations and ", d.actions, " actions"));
-    }
+    [[nodiscard]] std::size_t num_observations() const noexcept { return num_rows(); }
 
     /// out <- softmax(θ[o]).
     void probabilities(const AgentView& v, Eigen::VectorXd& out) const {
@@ -74,9 +60,7 @@ public:
     /// grad += ∇_θ log π(a | o).
     void log_gradient(const AgentView& v, std::size_t a, Eigen::MatrixXd& grad) const {
         const Eigen::Index o = observation_row(v);
-        if (a >= num_actions())
-            throw config_error(detail::message(name, "::log_gradient: action ", a, " is outside [0, ", num_actions(),
-                                               ")"));
+        check_action(a);
         check_buffer(grad);
         Eigen::VectorXd p;
         probabilities(v, p);
@@ -94,12 +78,6 @@ private:
         return static_cast<Eigen::Index>(v.observation);
     }
 
-    void check_buffer(const Eigen::MatrixXd& m) const {
-        if (m.rows() != theta_.rows() || m.cols() != theta_.cols())
-            throw config_error(detail::message(name, ": score buffer is ", m.rows(), " x ", m.cols(), ", expected ",
-                                               theta_.rows(), " x ", theta_.cols(), " (the shape of the parameters)"));
-    }
-
     static void row_softmax(Eigen::Index o, const Eigen::VectorXd& logits, Eigen::VectorXd& out) {
         try {
             softmax_into(logits, out);
@@ -108,7 +86,6 @@ private:
         }
     }
 
-    Eigen::MatrixXd theta_;
     Eigen::VectorXd logits_;
     Eigen::VectorXd probs_;
 };
