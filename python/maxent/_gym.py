@@ -419,10 +419,11 @@ class GymWorld:
             "knn_rule": rule,
         }
 
-    def evaluate_uniform(self, episodes=100, seed=0, **kwargs):
+    def evaluate_uniform(self, episodes=100, seed=0, *, counting="paper", knn_k=4, knn_min_distance=None):
         """evaluate() for the uniformly random policy (θ = 0), on the same episodes' streams."""
         uniform = _core.ObservationFeaturePolicy(_core.RawObservationFeatures(self.observation_dim), self.num_actions)
-        return self.evaluate(uniform, episodes, seed, **kwargs)
+        return self.evaluate(uniform, episodes, seed, counting=counting, knn_k=knn_k,
+                             knn_min_distance=knn_min_distance)
 
     def __repr__(self):
         env = repr(self._shared.env) if self._shared is not None else f"factory {self._factory!r}"
