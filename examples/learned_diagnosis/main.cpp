@@ -27,9 +27,12 @@
 //     cloned-hmm-select           logs only: the clone total (doubling from O), the allocation
 //                                 (even or by frequency) and the transition pseudo-count chosen
 //                                 on held-out training episodes, cloned-hmm's other settings.
-//   The selection learners print their choice and every candidate's score to stderr.
+//   The selection learners print their choice and every candidate's score to stderr;
+//   --select-max-states (the doubling search's bound, default 256) and --select-pseudo-counts
+//   (the grid, default 0.001,0.01,0.1) are their SelectionOptions.
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
+//        [--select-max-states 256] [--select-pseudo-counts 0.001,0.01,0.1]
 //        [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,
 //                    em-select,em-spectral-select,cloned-hmm-select]
 // A bad flag, or sizes whose fits would take more memory than the machine has, exit 2 naming
@@ -37,6 +40,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <new>
 #include <sstream>
@@ -129,6 +133,7 @@ struct DiagnosisOptions {
     std::uint64_t seed = 0;
     std::vector<std::string> envs{"nosim2b", "nosim2c", "nosim2d", "nosim2g"};
     std::vector<std::string> learners{"em", "em-sparse", "cloned-hmm", "em-known-motion", "em-known-sensor"};
+    maxent::SelectionOptions selection{};  // the -select learners' (--select-max-states, --select-pseudo-counts)
     bool help = false;
 };
 
@@ -165,6 +170,17 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
                     mp::bad_value(flag, name,
                                   "is not a learner (em, em-sparse, cloned-hmm, em-known-motion, em-known-sensor, "
                                   "em-spectral, em-select, em-spectral-select, cloned-hmm-select)");
+        } else if (flag == "--select-max-states") {
+            o.selection.max_latent_states = mp::positive_count(flag, a.value());
+        } else if (flag == "--select-pseudo-counts") {
+            o.selection.pseudo_counts.clear();
+            for (const std::string& v : split(a.value())) {
+                char* end = nullptr;
+                const double x = std::strtod(v.c_str(), &end);
+                if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || !(x >= 0.0))
+                    mp::bad_value(flag, v, "is not a finite number >= 0");
+                o.selection.pseudo_counts.push_back(x);
+            }
         } else if (flag == "--env") {
             o.envs = split(a.value());
             for (const std::string& name : o.envs)
@@ -195,6 +211,7 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
 constexpr const char* help_text =
     "Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]\n"
     "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
+    "       [--select-max-states 256] [--select-pseudo-counts 0.001,0.01,0.1]\n"
     "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,\n"
     "                   em-select,em-spectral-select,cloned-hmm-select]\n"
     "How much of the true state a learned belief model recovers (see the source's header).\n"
@@ -284,7 +301,8 @@ int main(int argc, char** argv) try {
                     maxent::IohmmFit fit;
                     double ll_learned = 0.0;
                     if (select) {
-                        const maxent::SelectionOptions so{.split_seed = seed};
+                        maxent::SelectionOptions so = options.selection;
+                        so.split_seed = seed;
                         const maxent::SelectionReport r = learner == "cloned-hmm-select"
                                                               ? maxent::select_cloned_hmm(train, o, so)
                                                               : maxent::select_iohmm(train, o, so);
