@@ -112,12 +112,13 @@ TEST_CASE("held-out selection picks the planted number of latent states, not a l
     const IohmmModel truth = planted(3, 3);
     const auto data = sample(truth, 300, 20, 5);
     IohmmOptions base = options_for(0, 3);
-    base.restarts = 2;
+    base.restarts = 1;
+    base.max_iterations = 60;
     maxent::SelectionOptions s;
-    s.latent_states = {1, 2, 3, 4, 5, 6};
+    s.latent_states = {1, 2, 3, 4, 5};
     s.pseudo_counts = {1e-3};
     const maxent::SelectionReport r = maxent::select_iohmm(data, base, s);
-    REQUIRE(r.candidates.size() == 6);
+    REQUIRE(r.candidates.size() == 5);
     CHECK(r.best().latent_states == 3);
     CHECK(r.options.latent_states == 3);
     CHECK(r.fit.model.num_latent_states() == 3);
@@ -144,7 +145,7 @@ TEST_CASE("held-out selection picks the planted number of latent states, not a l
     maxent::write_selection_csv(table, r);
     CHECK_THAT(table.str(), Contains("candidate,latent_states,allocation,pseudo_count,heldout_ll_per_obs"));
     const std::string text = table.str();
-    CHECK(std::count(text.begin(), text.end(), '\n') == 7);
+    CHECK(std::count(text.begin(), text.end(), '\n') == 6);
 }
 
 TEST_CASE("the one-standard-error rule on hand-derived per-sequence scores", "[learned][select]") {
@@ -180,7 +181,8 @@ TEST_CASE("the doubling search stops after the first L that does not improve, ch
     const IohmmModel truth = planted(4, 4);
     const auto data = sample(truth, 250, 20, 7);
     IohmmOptions base = options_for(0, 4);
-    base.restarts = 2;
+    base.restarts = 1;
+    base.max_iterations = 60;
     maxent::SelectionOptions s;
     s.pseudo_counts = {1e-3, 1e-1};
     s.refit = false;
