@@ -13,18 +13,37 @@
 //             probable state ŝ_t (nats; log S is perfect tracking, 0 no information), for the
 //             exact and the learned filter — identifiability in one number: a belief model
 //             whose I is near 0 gives MBE and Reg-MBE nothing that MOE lacks.
-// Learners (--learners; maxent-paper's, runtime/settings.hpp learner_kinds): em,
-// em-sparse, cloned-hmm (know nothing of the dynamics), em-known-motion, em-known-sensor (L = S).
+// Learners (--learners) and what each is given besides the logs:
+//   maxent-paper's (runtime/settings.hpp learner_kinds):
+//     em, em-sparse, cloned-hmm   the number of latent states L (= the world's S unless
+//                                 --latent-states; cloned-hmm splits L evenly among observations);
+//     em-known-motion             the world's transition matrices and S (an oracle ablation);
+//     em-known-sensor             the world's emission matrices and S (an oracle ablation);
+//   this program's (belief/learned/select.hpp, spectral.hpp):
+//     em-spectral                 as em (L given), restart 0 from the spectral start;
+//     em-select                   logs only: L (doubling search) and the smoothing chosen on a
+//                                 held-out fifth of the training episodes, refitted on all;
+//     em-spectral-select          em-select with the spectral start in every fit;
+//     cloned-hmm-select           logs only: the clone total (doubling from O), the allocation
+//                                 (even or by frequency) and the transition pseudo-count chosen
+//                                 on held-out training episodes, cloned-hmm's other settings.
+//   The selection learners print their choice and every candidate's score to stderr;
+//   --select-max-states (the doubling search's bound, default 256) and --select-pseudo-counts
+//   (the grid, default 0.001,0.01,0.1) are their SelectionOptions.
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
-//        [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor]
+//        [--select-max-states 256] [--select-pseudo-counts 0.001,0.01,0.1]
+//        [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,
+//                    em-select,em-spectral-select,cloned-hmm-select]
 // A bad flag, or sizes whose fits would take more memory than the machine has, exit 2 naming
 // the flag; SIGINT and SIGTERM stop the fits and keep the rows printed (exit 130 or 143).
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <new>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +66,15 @@
 namespace {
 
 using maxent::ActionObservationSequence;
+
+/// This program's learners beyond maxent-paper's (see the header).
+constexpr const char* own_learners[] = {"em-spectral", "em-select", "em-spectral-select", "cloned-hmm-select"};
+
+bool own_learner(std::string_view name) {
+    for (const char* l : own_learners)
+        if (name == l) return true;
+    return false;
+}
 
 struct Episode {
     ActionObservationSequence seq;
@@ -107,6 +135,7 @@ struct DiagnosisOptions {
     std::uint64_t seed = 0;
     std::vector<std::string> envs{"nosim2b", "nosim2c", "nosim2d", "nosim2g"};
     std::vector<std::string> learners{"em", "em-sparse", "cloned-hmm", "em-known-motion", "em-known-sensor"};
+    maxent::SelectionOptions selection{};  // the -select learners' (--select-max-states, --select-pseudo-counts)
     bool help = false;
 };
 
@@ -139,8 +168,21 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
         } else if (flag == "--learners") {
             o.learners = split(a.value());
             for (const std::string& name : o.learners)
-                if (mp::find_learner(name) == nullptr)
-                    mp::bad_value(flag, name, "is not a learner (em, em-sparse, cloned-hmm, em-known-motion, em-known-sensor)");
+                if (mp::find_learner(name) == nullptr && !own_learner(name))
+                    mp::bad_value(flag, name,
+                                  "is not a learner (em, em-sparse, cloned-hmm, em-known-motion, em-known-sensor, "
+                                  "em-spectral, em-select, em-spectral-select, cloned-hmm-select)");
+        } else if (flag == "--select-max-states") {
+            o.selection.max_latent_states = mp::positive_count(flag, a.value());
+        } else if (flag == "--select-pseudo-counts") {
+            o.selection.pseudo_counts.clear();
+            for (const std::string& v : split(a.value())) {
+                char* end = nullptr;
+                const double x = std::strtod(v.c_str(), &end);
+                if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || !(x >= 0.0))
+                    mp::bad_value(flag, v, "is not a finite number >= 0");
+                o.selection.pseudo_counts.push_back(x);
+            }
         } else if (flag == "--env") {
             o.envs = split(a.value());
             for (const std::string& name : o.envs)
@@ -171,7 +213,9 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
 constexpr const char* help_text =
     "Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]\n"
     "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
-    "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor]\n"
+    "       [--select-max-states 256] [--select-pseudo-counts 0.001,0.01,0.1]\n"
+    "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,\n"
+    "                   em-select,em-spectral-select,cloned-hmm-select]\n"
     "How much of the true state a learned belief model recovers (see the source's header).\n"
     "Ctrl-C or SIGTERM stops after the rows printed so far (exit 130 or 143).\n";
 
@@ -240,26 +284,52 @@ int main(int argc, char** argv) try {
             for (const std::string& learner : options.learners)
                 for (std::size_t li = 0; li < latent.size(); ++li) {
                     const bool known = learner == "em-known-motion" || learner == "em-known-sensor";
-                    if (known && li > 0) continue;  // L = S whatever --latent-states says
+                    const bool select = learner.ends_with("-select");
+                    if ((known || select) && li > 0) continue;  // L = S (or chosen) whatever --latent-states says
                     settings.latent_states = known ? 0 : latent[li];
                     maxent::LearnedBeliefOptions lo = mp::learned_options(settings, S);
-                    if (learner != "em") mp::apply_learner(lo, learner, maxent::to_iohmm(world));
+                    if (learner == "cloned-hmm-select")
+                        mp::apply_learner(lo, "cloned-hmm", maxent::to_iohmm(world));
+                    else if (learner != "em" && !own_learner(learner))
+                        mp::apply_learner(lo, learner, maxent::to_iohmm(world));
                     maxent::IohmmOptions& o = lo.fit;
                     o.num_actions = world.num_actions();
                     o.num_observations = world.num_observations();
                     o.seed = seed;
                     o.threads = mp::resolve_threads(threads);
                     o.stop = &mp::stop_flag();
-                    const std::size_t L = o.latent_states;
-                    const maxent::IohmmFit fit = lo.learner == maxent::BeliefLearner::cloned_hmm
-                                                     ? maxent::fit_cloned_hmm(train, o, lo.clones, held_seq)
-                                                     : maxent::fit_iohmm(train, o, held_seq);
+                    o.spectral = learner == "em-spectral" || learner == "em-spectral-select";
+                    std::size_t L = o.latent_states;
+                    maxent::IohmmFit fit;
+                    double ll_learned = 0.0;
+                    if (select) {
+                        maxent::SelectionOptions so = options.selection;
+                        so.split_seed = seed;
+                        const maxent::SelectionReport r = learner == "cloned-hmm-select"
+                                                              ? maxent::select_cloned_hmm(train, o, so)
+                                                              : maxent::select_iohmm(train, o, so);
+                        if (stopped() || r.stopped) return mp::stop_exit_status();
+                        std::fprintf(stderr, "%s,%s,%zu episodes: chose L = %zu, pseudo-count %g, allocation %s (of %zu candidates):\n",
+                                     name.c_str(), learner.c_str(), amount, r.best().latent_states,
+                                     r.best().pseudo_count, maxent::name_of(r.best().allocation), r.candidates.size());
+                        std::ostringstream table;
+                        maxent::write_selection_csv(table, r);
+                        std::fputs(table.str().c_str(), stderr);
+                        fit = r.fit;
+                        L = fit.model.num_latent_states();
+                        ll_learned = maxent::score_sequences(fit.model, held_seq, o.threads).per_observation;
+                    } else {
+                        fit = lo.learner == maxent::BeliefLearner::cloned_hmm
+                                  ? maxent::fit_cloned_hmm(train, o, lo.clones, held_seq)
+                                  : maxent::fit_iohmm(train, o, held_seq);
+                        ll_learned = fit.heldout_log_likelihood.back() / double(obs);
+                    }
                     if (stopped()) return mp::stop_exit_status();
                     const auto agent = maxent::to_finite_pomdp(fit.model, world.horizon());
                     maxent::BayesFilter learned(agent);
                     const auto [h_learned, i_learned] = track(learned, held, S, L);
                     std::printf("%s,%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", name.c_str(),
-                                learner.c_str(), L, amount, fit.heldout_log_likelihood.back() / double(obs), truth,
+                                learner.c_str(), L, amount, ll_learned, truth,
                                 one.heldout_log_likelihood.back() / double(obs), h_exact, h_learned, i_exact,
                                 i_learned, std::log(double(S)));
                     std::fflush(stdout);

@@ -9,6 +9,7 @@
 // Reg-MBE that results): docs/performance.md, "Learned-belief defaults".
 #pragma once
 
+#include <array>
 #include <cstddef>
 
 namespace maxent {
@@ -36,6 +37,21 @@ inline constexpr LearnedBeliefDefaults learned_belief_defaults{
     .refit_iterations = 10,
     .window = 1000,
     .learned_prior = true,
+};
+
+/// The defaults of model selection on held-out logs (select.hpp: select_iohmm, select_cloned_hmm).
+struct SelectionDefaults {
+    double heldout_fraction;            ///< share of the sequences held out to score the candidates
+    std::size_t max_latent_states;      ///< the doubling search's largest L (IOHMM) or clone total (cloned HMM)
+    std::array<double, 3> pseudo_counts;  ///< the Dirichlet pseudo-count grid α (c = α + 1)
+    double standard_errors;             ///< the one-standard-error rule's k
+};
+
+inline constexpr SelectionDefaults selection_defaults{
+    .heldout_fraction = 0.2,
+    .max_latent_states = 256,
+    .pseudo_counts = {1e-3, 1e-2, 1e-1},
+    .standard_errors = 1.0,
 };
 
 }  // namespace maxent

@@ -10,7 +10,8 @@
 //     for bit; IohmmOptions::prior gives each block a Dirichlet(c) instead, c < 1 by the exact
 //     MAP row over entries >= a floor (IohmmBlocks, IohmmPrior say what each assumes).
 //   * Restarts: restart r starts from maxent::stream(seed, r, 0) (detail::random_model and
-//     detail::anchor_emissions); the highest final training ℓ wins (the lowest index on ties).
+//     detail::anchor_emissions), restart 0 from the data's moments with IohmmOptions::spectral
+//     (spectral.hpp); the highest final training ℓ wins (the lowest index on ties).
 //   * Stopping: when i >= 1 and |ℓ(θ_i) - ℓ(θ_{i-1})| <= tolerance · |ℓ(θ_{i-1})|, or at
 //     i = max_iterations; the history has iterations + 1 entries. IohmmOptions::stop, read
 //     before every M step and restart, ends a fit early (IohmmFit::stopped).
@@ -136,7 +137,15 @@ struct IohmmOptions {
     IohmmBlocks start{};
     /// Dirichlet prior per block (unset blocks: smoothing α, i.e. c = α + 1).
     IohmmPrior prior{};
+    /// Restart 0 starts from spectral_iohmm_start (spectral.hpp: a start read off the data's
+    /// moments) instead of a random start; restarts 1, 2, ... are random as without it.
+    /// fit_iohmm only (start and fixed blocks are applied to it as to a random start).
+    bool spectral = false;
 };
+
+/// spectral.hpp's start (declared here for fit_iohmm's IohmmOptions::spectral).
+[[nodiscard]] inline IohmmModel spectral_iohmm_start(std::span<const ActionObservationSequence> train,
+                                                     const IohmmOptions& options);
 
 /// The result of fit_iohmm / refit_iohmm: the model and its EM history.
 struct IohmmFit {
@@ -714,9 +723,14 @@ inline void check_start_sizes(const IohmmModel& start, const IohmmOptions& optio
                          where);
 
     return detail::best_of_restarts(options, [&](std::size_t r) {
-        DefaultRng g = stream(options.seed, r, 0);
-        IohmmModel m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
-        detail::anchor_emissions(m, train, options.anchor_weight, g);
+        IohmmModel m;
+        if (options.spectral && r == 0) {
+            m = spectral_iohmm_start(train, options);
+        } else {
+            DefaultRng g = stream(options.seed, r, 0);
+            m = detail::random_model(L, options.num_actions, options.num_observations, options.emission, g);
+            detail::anchor_emissions(m, train, options.anchor_weight, g);
+        }
         detail::apply_blocks(options.start, m);
         detail::apply_blocks(options.fixed, m);
         return detail::run_em(std::move(m), train, options, heldout, r, where);
@@ -754,3 +768,5 @@ inline void check_start_sizes(const IohmmModel& start, const IohmmOptions& optio
 }
 
 }  // namespace maxent
+
+#include "maxent/belief/learned/spectral.hpp"  // defines spectral_iohmm_start (it needs this header)
