@@ -8,9 +8,9 @@
 // policy and trainer from the shared const model, seeded with the seed; the trainer's streams
 // depend only on (seed, iteration, trajectory), so a job's result is a pure function of its
 // curve and seed, and results are collected in job order. The objective, estimator and step
-// rule are run-time boxes (components.hpp); the policy class is a template parameter, and
-// every (policy class, model type) trainer is compiled once (train_seed.hpp): the grid
-// worlds' in runner.cpp, the model files' in train_file.cpp.
+// rule are run-time boxes (components.hpp), the policy class a run-time value (AnyPolicy), and
+// every run goes through run_algorithm1 (algorithm.hpp), compiled once per model type: the grid
+// worlds' in algorithm_grid.cpp, the model files' in train_file.cpp.
 //
 // Per iteration a run stores three doubles (IterationRecord). Before every iteration a job
 // polls the stop flag: a stopped job returns its run incomplete, and only complete runs are
@@ -36,6 +36,7 @@
 #include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/trainer.hpp"
 
+#include "algorithm_finite.hpp"
 #include "experiments.hpp"
 
 namespace maxent::programs {
@@ -157,12 +158,6 @@ struct TableStats {
 // Running
 // ---------------------------------------------------------------------------------------
 
-/// The `run` of the heatmap streams: episode e of seed `seed` draws from
-/// stream(seed, heatmap_stream_run, e), disjoint from the training's (seed, k, n) for any
-/// iteration k a run reaches, from the uniform baseline's and the learned model's data, so
-/// counting changes nothing else a run computes.
-inline constexpr std::uint64_t heatmap_stream_run = 0x686561746d6170ULL;  // "heatmap"
-
 /// The true states visited by `episodes` episodes of `policy` (copied: class B adds rows for
 /// new beliefs) acting with `updater` (copied) on `model`, counted as `counting` says,
 /// episode e drawn from stream(seed, heatmap_stream_run, e) (optim/evaluate.hpp visit_counts).
@@ -183,9 +178,6 @@ template <class M, class U, class P>
 /// IOHMM (to_iohmm), read only by the learners that know part of it. Throws config_error for
 /// an unknown learner, or a known-part learner whose L is not the world's S.
 void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const IohmmModel& truth);
-
-/// The model file reader's world (model/pomdp_file.hpp), which maxent-explore trains on.
-using FileModel = FinitePomdp<std::string, std::string, std::string>;
 
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
 /// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of
