@@ -264,33 +264,6 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
 
 }  // namespace
 
-TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
-                           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
-                           bool track, std::size_t threads, const py::object& progress, std::size_t every) {
-    TrainOptions o;
-    o.config.iterations = iterations;
-    o.config.batch = batch;
-    o.config.seed = seed;
-    o.config.counting = to_counting(counting);
-    o.config.track_belief_entropy = track;
-    o.config.validate();
-    o.seeds = std::move(seeds);
-    if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
-    o.threads = threads;
-    if (!progress.is_none()) {
-        if (!PyCallable_Check(progress.ptr()))
-            throw py::type_error(detail::message("train: progress must be a callable (or True: a progress bar, or None), "
-                                                 "got ", std::string(py::repr(progress))));
-        if (every == 0) throw py::value_error("train: progress_every must be >= 1, got 0");
-        o.progress.fn = PyRef(progress);
-        o.progress.every = every;
-        o.progress.iterations = iterations;
-    }
-    return o;
-}
-
-py::object to_python(PyTrainResult r) { return py::cast(std::move(r)); }
-
 void bind_train(py::module_& m) {
     py::class_<PyTrainResult>(m, "TrainResult", "One training run: θ and the per-iteration history as numpy arrays.")
         .def_readonly("seed", &PyTrainResult::seed)
