@@ -5,8 +5,8 @@
 // (the same sparse matrices, so the same bits); their labels live on the Python side
 // (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
 // policy class) are held in small variant boxes that satisfy the library's concepts (the
-// estimator and step boxes are the programs', runtime/components.hpp), so each
-// trainer is instantiated once per policy class.
+// runtime's, runtime/components.hpp and runtime/algorithm.hpp), and every run goes through the
+// runtime's run_algorithm1, which compiles each trainer once: the module compiles none.
 //
 // The GIL: C++ training runs with the GIL released on worker threads; the calling thread
 // waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
@@ -62,6 +62,7 @@
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
+#include "runtime/algorithm.hpp"
 #include "runtime/components.hpp"
 
 #include "bind.hpp"
@@ -275,6 +276,18 @@ StateCounting to_counting(const std::string& s);
 // ---------------------------------------------------------------------------------------
 // Results and jobs
 // ---------------------------------------------------------------------------------------
+
+/// A runtime policy (a run's final one) as a bound one; nullopt for the observation-feature
+/// policy (its θ is the result's `parameters`).
+inline std::optional<PolicyVariant> bound_policy(programs::AnyPolicy&& p) {
+    return std::visit(
+        [](auto&& q) -> std::optional<PolicyVariant> {
+            using P = std::decay_t<decltype(q)>;
+            if constexpr (std::is_constructible_v<PolicyVariant, P&&>) return PolicyVariant(std::move(q));
+            else return std::nullopt;
+        },
+        std::move(p));
+}
 
 /// One training run, as Python sees it.
 struct PyTrainResult {

@@ -63,7 +63,7 @@ void bind_features(py::module_& m) {
           [feature_memory](py::function fn, std::size_t dimension) {
               if (dimension == 0) throw config_error("UserObservationFeatures: dimension 0; ψ needs >= 1 feature");
               feature_memory("UserObservationFeatures: dimension = ", dimension);
-              return PyFeatureMap(PyUserFeatures{std::move(fn), dimension});
+              return python_features(std::move(fn), dimension);
           },
           py::arg("fn"), py::arg("dimension"),
           "ψ written in Python: fn(o) -> a float array of shape (dimension,), o a read-only float64 array.");
@@ -92,7 +92,7 @@ void bind_features(py::module_& m) {
                                         "(the length of the arrays it returns)");
                  check_size("dimension", *dimension, 8, num_actions);
                  memory(*dimension);
-                 return PyFeaturePolicy{FeaturePolicy(PyFeatureMap(PyUserFeatures{features, *dimension}), num_actions)};
+                 return PyFeaturePolicy{FeaturePolicy(python_features(features, *dimension), num_actions)};
              }),
              py::arg("features"), py::arg("num_actions"), py::arg("dimension") = py::none())
         .def_property(

@@ -1,8 +1,9 @@
 // python/src/sim_train.cpp — train() on a simulator (a Python world, or GenerativeView) with its
 // particle filter, with ObservationPolicy (over the world's observations), BeliefAveragedPolicy,
 // BelievedStatePolicy or BeliefMixturePolicy (over the filter's bins), or ObservationFeaturePolicy
-// (a vector world's observations): one Trainer<World, ParticleFilter<World, Binning>, P, ...> per
-// world kind and policy class. TabularBeliefPolicy (class B) is refused and never instantiated: its
+// (a vector world's observations), through the runtime's run_algorithm1, which compiles one trainer
+// per world kind and policy class (runtime/algorithm_simulator.hpp: a Python world as the runtime's
+// IndexSimulator or VectorSimulator, GenerativeView). TabularBeliefPolicy (class B) is refused and never instantiated: its
 // table has one row per distinct belief (equal within its tolerance), which the exact filter makes
 // a function of the action-observation history; a particle filter's belief is a random histogram
 // of freshly drawn particles, so the same history gives a different belief in every episode (one
@@ -49,53 +50,51 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
     const auto pf = updater.cast<std::shared_ptr<PyParticleFilter>>();
     const std::vector<std::uint64_t> seeds = seeds_of(options);
     std::vector<PyTrainResult> out(seeds.size());
-    // Run i with a trainer of world W and updater U for the policy's class.
-    auto run = [&](std::size_t i, const auto& world_ref, const auto& filter, auto&& callback) {
-        using W = std::decay_t<decltype(world_ref)>;
-        using U = std::decay_t<decltype(filter)>;
-        with_policy<W>(policy, "train", [&](const auto& p) {
-            using P = std::decay_t<decltype(p)>;
-            TrainerConfig c = options.config;
-            c.seed = seeds[i];
-            Trainer<W, U, P, FeedbackBox, EstimatorBox, StepBox> t(world_ref, filter, p, feedback, estimator, step, c);
-            TrainResult r = t.run(callback);
-            out[i].seed = seeds[i];
-            out[i].parameters = std::move(r.parameters);
-            out[i].history = std::move(r.history);
-            out[i].stopped_early = r.stopped_early;
-            if constexpr (std::is_same_v<P, FeaturePolicy>) {
-                out[i].policy_class = "ObservationFeaturePolicy";  // result.policy: None (θ is `parameters`)
-            } else {
-                out[i].policy = t.policy();
-                out[i].policy_class = PyPolicy{*out[i].policy}.class_name();
-            }
-        });
+    // Run i through the runtime's run_algorithm1 (runtime/algorithm_simulator.hpp compiles the trainers).
+    auto run = [&](std::size_t i, const auto& world_ref, const auto& filter, const programs::AnyPolicy& p,
+                   programs::RunControl control) {
+        programs::RunChoices choices{p, feedback, estimator, step, options.config};
+        choices.config.seed = seeds[i];
+        programs::Algorithm1Run r = programs::run_algorithm1(world_ref, filter, choices, control);
+        out[i].seed = seeds[i];
+        out[i].parameters = std::move(r.trained.parameters);
+        out[i].history = std::move(r.trained.history);
+        out[i].stopped_early = r.trained.stopped_early;
+        out[i].policy = bound_policy(std::move(*r.policy));
+        // ObservationFeaturePolicy: result.policy is None (θ is `parameters`)
+        out[i].policy_class = out[i].policy ? PyPolicy{*out[i].policy}.class_name() : "ObservationFeaturePolicy";
     };
     if (py::isinstance<PyGenerativeView>(world)) {
         if (!pf->view_filter)
             throw config_error("train: the ParticleFilter was built for a Python world, not this GenerativeView");
         const auto v = world.cast<std::shared_ptr<PyGenerativeView>>();
+        const programs::AnyPolicy p = sim_run_policy(policy, false, "train");
         std::atomic<bool> stop{false};
         run_jobs(seeds.size(), options.threads, [&](std::size_t i) {
-            run(i, *v->view, *pf->view_filter, [&](const IterationMetrics& m) {
+            programs::RunControl control;
+            control.after_iteration = [&](const IterationMetrics& m) {
                 return !stop.load(std::memory_order_relaxed) && options.progress(seeds[i], m);
-            });
+            };
+            run(i, *v->view, *pf->view_filter, p, std::move(control));
         }, stop);
     } else {
         check_filter_world(*pf, world, "train");
         const FilterInUse hold(*pf);
         // A Python world runs on the calling thread with the GIL held; signals are polled.
         auto each = [&](const auto& w, const auto& filter) {
+            const programs::AnyPolicy p = sim_run_policy(policy, pf->vec_filter.has_value(), "train");
             for (std::size_t i = 0; i < seeds.size(); ++i) {
                 SignalPoll poll;
                 poll.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch()).count();
-                run(i, w, filter, [&](const IterationMetrics& m) { return poll(m) && options.progress(seeds[i], m); });
+                programs::RunControl control;
+                control.after_iteration = [&](const IterationMetrics& m) { return poll(m) && options.progress(seeds[i], m); };
+                run(i, w, filter, p, std::move(control));
                 if (poll.interrupted) throw py::error_already_set();
             }
         };
-        if (pf->vec_filter) each(PyVecWorld(world), *pf->vec_filter);
-        else each(PyWorld(world), *pf->py_filter);
+        if (pf->vec_filter) each(static_cast<const programs::VectorSimulator&>(PyVecWorld(world)), *pf->vec_filter);
+        else each(static_cast<const programs::IndexSimulator&>(PyWorld(world)), *pf->py_filter);
     }
     return results(std::move(out), options);
 }

@@ -119,12 +119,12 @@ void bind_sim_worlds(py::module_& m) {
                      p->vec_world = std::make_shared<PyVecWorld>(world);
                      p->bins = bins.value_or(p->vec_world->num_state_bins());
                      if (!bins) world_bins_memory(p->bins);
-                     p->vec_filter.emplace(*p->vec_world, p->bins, PyBinning{p->vec_world, binning}, o, g);
+                     p->vec_filter.emplace(*p->vec_world, p->bins, py_binning(p->vec_world, binning), o, g);
                  } else {
                      p->py_world = std::make_shared<PyWorld>(world);
                      p->bins = bins.value_or(p->py_world->num_state_bins());
                      if (!bins) world_bins_memory(p->bins);
-                     p->py_filter.emplace(*p->py_world, p->bins, PyBinning{p->py_world, binning}, o, g);
+                     p->py_filter.emplace(*p->py_world, p->bins, py_binning(p->py_world, binning), o, g);
                  }
                  return p;
              }),

@@ -25,6 +25,8 @@
 #include "common.hpp"
 #include "maxent/belief/particle_filter.hpp"
 #include "maxent/model/generative_view.hpp"
+#include "runtime/algorithm_simulator.hpp"
+#include "runtime/simulator.hpp"
 
 namespace maxent::python {
 
@@ -117,24 +119,25 @@ void read_vector(const py::handle& x, std::size_t d, double* out, const What& wh
         if (!std::isfinite(out[j])) refuse(detail::message("entry ", j, " is ", out[j], ", not finite"));
 }
 
+/// A Python object as a simulator's state or observation handle (runtime/simulator.hpp): the
+/// PyObject* and its reference count, which every copy and destruction touches (the GIL is held
+/// throughout a Python world's run).
+inline const programs::OpaqueValue::Ops python_object_ops{
+    [](void* p) noexcept { Py_INCREF(static_cast<PyObject*>(p)); },
+    [](void* p) noexcept { Py_DECREF(static_cast<PyObject*>(p)); }};
+/// Takes over `o`'s reference.
+inline programs::OpaqueValue opaque(py::object o) { return {o.release().ptr(), &python_object_ops}; }
+/// The Python object held (borrowed).
+inline py::handle object_of(const programs::OpaqueValue& v) { return py::handle(static_cast<PyObject*>(v.get())); }
+
 /// An observation of a Python world that declares observation_dim = d: the read-only float64
-/// array of shape (d,) the world's methods see, and its coordinates. Not an Eigen vector: the
-/// particle filter passes the same observation to observation_likelihood once per particle,
-/// and holding the Python array makes each of those calls conversion-free; a draw makes one
-/// array (the Python call allocates anyway) and a copy is a reference count (the GIL is held
-/// throughout a Python world's run). The array is a fresh copy, so a simulator that reuses
-/// its own buffer cannot change recorded observations.
-struct PyObservation {
-    py::object array;
-    const double* x = nullptr;
-    std::size_t d = 0;
-    /// As messages show it: its coordinates.
-    friend std::ostream& operator<<(std::ostream& os, const PyObservation& o) {
-        os << '(';
-        for (std::size_t j = 0; j < o.d; ++j) os << (j ? ", " : "") << o.x[j];
-        return os << ')';
-    }
-};
+/// array of shape (d,) the world's methods see (the handle), and its coordinates. Not an Eigen
+/// vector: the particle filter passes the same observation to observation_likelihood once per
+/// particle, and holding the Python array makes each of those calls conversion-free; a draw
+/// makes one array (the Python call allocates anyway) and a copy is a reference count. The
+/// array is a fresh copy, so a simulator that reuses its own buffer cannot change recorded
+/// observations.
+using PyObservation = programs::SimulatorObservation;
 
 template <class What>
 PyObservation make_observation(const py::handle& value, std::size_t d, const What& what) {
@@ -144,7 +147,7 @@ PyObservation make_observation(const py::handle& value, std::size_t d, const Wha
     PyObservation o;
     o.x = a.data();
     o.d = d;
-    o.array = std::move(a);
+    o.value = opaque(std::move(a));
     return o;
 }
 
@@ -152,10 +155,11 @@ PyObservation make_observation(const py::handle& value, std::size_t d, const Wha
 /// generator, and the optional map state -> R^d (`state_point_dim`, `state_point(s)`).
 /// A Python object with num_actions, horizon, num_state_bins (ints or methods),
 /// sample_initial_state(rng), sample_next_state(s, a, rng), state_bin(s). Every call needs the GIL.
-class PyWorldBase {
+/// `Interface` is the runtime's simulator kind it implements (runtime/simulator.hpp), so that
+/// the runtime's trainers run it (runtime/algorithm_simulator.hpp); states are the Python objects.
+template <class Interface>
+class PyWorldBase : public Interface {
 public:
-    using state_type = py::object;
-
     explicit PyWorldBase(py::object env) : env_(std::move(env)) {
         A_ = size("num_actions");
         T_ = size("horizon");
@@ -182,30 +186,33 @@ public:
         rng_ptr_ = rng_.cast<PyRng*>();
     }
 
-    [[nodiscard]] std::size_t num_actions() const { return A_; }
-    [[nodiscard]] std::size_t horizon() const { return T_; }
-    [[nodiscard]] std::size_t num_state_bins() const { return bins_; }
+    [[nodiscard]] std::size_t num_actions() const override { return A_; }
+    [[nodiscard]] std::size_t horizon() const override { return T_; }
+    [[nodiscard]] std::size_t num_state_bins() const override { return bins_; }
     [[nodiscard]] bool has_state_map() const { return state_dim_ > 0; }
 
-    [[nodiscard]] py::object sample_initial_state(DefaultRng& g) const {
+    [[nodiscard]] programs::OpaqueValue sample_initial_state(DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
-        return init_(rng_);
+        return opaque(init_(rng_));
     }
-    [[nodiscard]] py::object sample_next_state(const py::object& s, std::size_t a, DefaultRng& g) const {
+    [[nodiscard]] programs::OpaqueValue sample_next_state(const programs::OpaqueValue& s, std::size_t a,
+                                                          DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
-        return next_(s, a, rng_);
+        return opaque(next_(object_of(s), a, rng_));
     }
-    [[nodiscard]] std::size_t state_bin(const py::object& s) const { return to_index(bin_(s), "state_bin"); }
+    [[nodiscard]] std::size_t state_bin(const programs::OpaqueValue& s) const override {
+        return to_index(bin_(object_of(s)), "state_bin");
+    }
     /// The true state as a point (kNN MSE); config_error when the world has no state_point.
-    [[nodiscard]] std::size_t state_point_dimension() const {
+    [[nodiscard]] std::size_t state_point_dimension() const override {
         if (state_dim_ == 0)
             throw config_error(detail::message("generative world ", std::string(py::repr(env_)),
                                                ": counting true states as points (mse-knn) needs state_point_dim = d "
                                                "and a method state_point(s) returning a float array of shape (d,)"));
         return state_dim_;
     }
-    void state_point(const py::object& s, std::span<double> out) const {
-        read_vector(point_(s), state_dim_, out.data(), [] { return std::string("state_point(s)"); }, "state_point_dim");
+    void state_point(const programs::OpaqueValue& s, std::span<double> out) const override {
+        read_vector(point_(object_of(s)), state_dim_, out.data(), [] { return std::string("state_point(s)"); }, "state_point_dim");
     }
     [[nodiscard]] const py::object& object() const { return env_; }
 
@@ -232,25 +239,28 @@ protected:
 /// A GenerativePomdp + ObservationLikelihood + StateBinning over a Python world observing
 /// indices: num_observations (int or method), sample_initial_observation(s, rng),
 /// sample_observation(a, s, rng) -> int, observation_likelihood(a, o, s).
-class PyWorld : public PyWorldBase {
+class PyWorld final : public PyWorldBase<programs::IndexSimulator> {
 public:
     explicit PyWorld(py::object env) : PyWorldBase(std::move(env)) {
         O_ = size("num_observations");
         if (py::hasattr(env_, "observation_likelihood")) like_ = env_.attr("observation_likelihood");
     }
 
-    [[nodiscard]] std::size_t num_observations() const { return O_; }
-    [[nodiscard]] std::size_t sample_initial_observation(const py::object& s, DefaultRng& g) const {
+    [[nodiscard]] std::size_t num_observations() const override { return O_; }
+    [[nodiscard]] std::size_t sample_initial_observation(const programs::OpaqueValue& s, DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
-        return to_index(init_obs_(s, rng_), "sample_initial_observation");
+        return to_index(init_obs_(object_of(s), rng_), "sample_initial_observation");
     }
-    [[nodiscard]] std::size_t sample_observation(std::size_t a, const py::object& s, DefaultRng& g) const {
+    [[nodiscard]] std::size_t sample_observation(std::size_t a, const programs::OpaqueValue& s,
+                                                 DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
-        return to_index(obs_(a, s, rng_), "sample_observation");
+        return to_index(obs_(a, object_of(s), rng_), "sample_observation");
     }
-    [[nodiscard]] double observation_likelihood(std::size_t a, std::size_t o, const py::object& s) const {
+    [[nodiscard]] double observation_likelihood(std::size_t a, std::size_t o,
+                                                const programs::OpaqueValue& s) const override {
         if (!like_) throw config_error("generative world: a particle filter needs observation_likelihood(a, o, s)");
-        return to_real(like_(a, o, s), [&] { return detail::message("observation_likelihood(a=", a, ", o=", o, ", s)"); });
+        return to_real(like_(a, o, object_of(s)),
+                       [&] { return detail::message("observation_likelihood(a=", a, ", o=", o, ", s)"); });
     }
 
 private:
@@ -265,10 +275,8 @@ static_assert(require_environment<PyWorld>());
 /// observation_log_likelihood(a, o, s) (the log form for densities that underflow; it wins
 /// when both are given). The particle filter always weighs in logs here: a likelihood ℓ is
 /// checked (NaN, negative or infinite: model_error naming it) and passed as log ℓ.
-class PyVecWorld : public PyWorldBase {
+class PyVecWorld final : public PyWorldBase<programs::VectorSimulator> {
 public:
-    using observation_type = PyObservation;
-
     explicit PyVecWorld(py::object env) : PyWorldBase(std::move(env)) {
         dim_ = size("observation_dim");
         if (dim_ == 0) throw config_error("generative world: observation_dim is 0; observation vectors need >= 1 entry");
@@ -276,32 +284,34 @@ public:
         else if (py::hasattr(env_, "observation_likelihood")) like_ = env_.attr("observation_likelihood");
     }
 
-    [[nodiscard]] std::size_t observation_dim() const { return dim_; }
-    [[nodiscard]] PyObservation sample_initial_observation(const py::object& s, DefaultRng& g) const {
+    [[nodiscard]] std::size_t observation_dim() const override { return dim_; }
+    [[nodiscard]] PyObservation sample_initial_observation(const programs::OpaqueValue& s, DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
-        return make_observation(init_obs_(s, rng_), dim_, [] { return std::string("sample_initial_observation(s)"); });
+        return make_observation(init_obs_(object_of(s), rng_), dim_,
+                                [] { return std::string("sample_initial_observation(s)"); });
     }
-    [[nodiscard]] PyObservation sample_observation(std::size_t a, const py::object& s, DefaultRng& g) const {
+    [[nodiscard]] PyObservation sample_observation(std::size_t a, const programs::OpaqueValue& s,
+                                                   DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
-        return make_observation(obs_(a, s, rng_), dim_, [&] { return detail::message("sample_observation(a=", a, ", s)"); });
+        return make_observation(obs_(a, object_of(s), rng_), dim_,
+                                [&] { return detail::message("sample_observation(a=", a, ", s)"); });
     }
-    [[nodiscard]] double observation_log_likelihood(std::size_t a, const PyObservation& o, const py::object& s) const {
+    [[nodiscard]] double observation_log_likelihood(std::size_t a, const PyObservation& o,
+                                                    const programs::OpaqueValue& s) const override {
+        const py::handle array = object_of(o.value);
         if (log_like_)
-            return to_real(log_like_(a, o.array, s), [] { return std::string("observation_log_likelihood(a, o, s)"); });
+            return to_real(log_like_(a, array, object_of(s)),
+                           [] { return std::string("observation_log_likelihood(a, o, s)"); });
         if (!like_)
             throw config_error("generative world: a particle filter needs observation_likelihood(a, o, s) or "
                                "observation_log_likelihood(a, o, s)");
-        const py::object r = like_(a, o.array, s);
+        const py::object r = like_(a, array, object_of(s));
         const double x = to_real(r, [] { return std::string("observation_likelihood(a, o, s)"); });
         if (!std::isfinite(x) || x < 0.0)
             throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
-                                              std::string(py::repr(o.array)), ", s) returned ",
+                                              std::string(py::repr(array)), ", s) returned ",
                                               std::string(py::repr(r)), "; a likelihood is finite and >= 0"));
         return std::log(x);
-    }
-    [[nodiscard]] std::size_t observation_point_dimension() const { return dim_; }
-    void observation_point(const PyObservation& o, std::span<double> out) const {
-        std::copy(o.x, o.x + o.d, out.begin());
     }
 
 private:
@@ -314,20 +324,18 @@ static_assert(has_observation_points<PyVecWorld> && has_state_points<PyVecWorld>
 /// Whether a Python world declares vector observations (observation_dim).
 inline bool vector_world(const py::handle& world) { return py::hasattr(world, "observation_dim"); }
 
-/// The particle filter's binning of a Python world's states: a callable, or the world's state_bin.
-struct PyBinning {
-    std::shared_ptr<const PyWorldBase> world;
-    py::object fn;  // None: world->state_bin
-    std::size_t operator()(const py::object& s) const {
-        if (fn.is_none()) return world->state_bin(s);
-        return to_index(fn(s), "binning");
-    }
-};
+/// The particle filter's binning of a Python world's states: a callable `fn`, or (None) the world's state_bin.
+inline programs::SimulatorBinning py_binning(std::shared_ptr<const programs::Simulator> world, py::object fn) {
+    if (fn.is_none()) return {[world](const programs::OpaqueValue& s) { return world->state_bin(s); }};
+    return {[fn](const programs::OpaqueValue& s) { return to_index(fn(object_of(s)), "binning"); }};
+}
 
-using View = GenerativeView<Model>;
-using PyPF = ParticleFilter<PyWorld, PyBinning>;
-using PyVecPF = ParticleFilter<PyVecWorld, PyBinning>;
-using ViewPF = ParticleFilter<View, IdentityBinning>;
+// The filters' types are the runtime's, whose trainers the runtime compiles (runtime/algorithm_simulator.hpp).
+using View = programs::IndexPomdpView;
+using PyPF = programs::IndexSimulatorFilter;
+using PyVecPF = programs::VectorSimulatorFilter;
+using ViewPF = programs::IndexPomdpViewFilter;
+static_assert(std::is_same_v<View, GenerativeView<Model>>);
 
 struct PyGenerativeView {
     std::shared_ptr<PyModel> model;
