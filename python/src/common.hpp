@@ -26,7 +26,7 @@
 //   errors.cpp      exceptions, the pickling refusal
 //   checks.cpp      argument checks and conversions
 // This header declares what crosses files (bind.hpp the bind_* functions); sim_worlds.hpp and
-// features.hpp the simulator types.
+// features.hpp the simulator types; results.hpp a runtime run's result as Python sees it.
 #pragma once
 
 #include <algorithm>
@@ -62,7 +62,6 @@
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
 
-#include "runtime/algorithm.hpp"
 #include "runtime/components.hpp"
 
 #include "bind.hpp"
@@ -276,18 +275,6 @@ StateCounting to_counting(const std::string& s);
 // ---------------------------------------------------------------------------------------
 // Results and jobs
 // ---------------------------------------------------------------------------------------
-
-/// A runtime policy (a run's final one) as a bound one; nullopt for the observation-feature
-/// policy (its θ is the result's `parameters`).
-inline std::optional<PolicyVariant> bound_policy(programs::AnyPolicy&& p) {
-    return std::visit(
-        [](auto&& q) -> std::optional<PolicyVariant> {
-            using P = std::decay_t<decltype(q)>;
-            if constexpr (std::is_constructible_v<PolicyVariant, P&&>) return PolicyVariant(std::move(q));
-            else return std::nullopt;
-        },
-        std::move(p));
-}
 
 /// One training run, as Python sees it.
 struct PyTrainResult {

@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "features.hpp"
+#include "results.hpp"
 #include "sim_worlds.hpp"
 
 namespace maxent::python {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "common.hpp"
+#include "results.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned/score.hpp"
