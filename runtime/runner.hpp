@@ -8,9 +8,9 @@
 // policy and trainer from the shared const model, seeded with the seed; the trainer's streams
 // depend only on (seed, iteration, trajectory), so a job's result is a pure function of its
 // curve and seed, and results are collected in job order. The objective, estimator and step
-// rule are run-time boxes (components.hpp); the policy class is a template parameter, and
-// every (policy class, model type) trainer is compiled once (train_seed.hpp): the grid
-// worlds' in runner.cpp, the model files' in train_file.cpp.
+// rule are run-time boxes (components.hpp), the policy class a run-time value (AnyPolicy), and
+// every run goes through run_algorithm1 (algorithm.hpp), compiled once per model type: the grid
+// worlds' in algorithm_grid.cpp, the model files' in train_file.cpp.
 //
 // The results (results.hpp): per iteration a run stores three doubles (IterationRecord).
 // Before every iteration a job polls the stop flag: a stopped job returns its run incomplete,
@@ -37,6 +37,7 @@
 #include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/trainer.hpp"
 
+#include "algorithm_finite.hpp"
 #include "experiments.hpp"
 #include "results.hpp"
 #include "settings.hpp"
@@ -61,9 +62,6 @@ class RunStore;  // run_store.hpp
 /// IOHMM (to_iohmm), read only by the learners that know part of it. Throws config_error for
 /// an unknown learner, or a known-part learner whose L is not the world's S.
 void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const IohmmModel& truth);
-
-/// The model file reader's world (model/pomdp_file.hpp), which maxent-explore trains on.
-using FileModel = FinitePomdp<std::string, std::string, std::string>;
 
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
 /// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of

@@ -48,11 +48,8 @@
 #include "maxent/model/rescue_world.hpp"
 #include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
-#include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/rollout.hpp"
-#include "maxent/optim/step_rules.hpp"
-#include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
 #include "runtime/components.hpp"
@@ -61,6 +58,7 @@
 #include "runtime/threads.hpp"
 #include "heatmaps.hpp"
 #include "range.hpp"
+#include "training.hpp"
 #include "runtime/signals.hpp"
 
 namespace {
@@ -83,26 +81,8 @@ const std::vector<RescueExperiment>& experiments() {
     return list;
 }
 
-constexpr std::size_t true_bins_per_side = 10;    // MSE's and the plot's bins
-constexpr std::size_t belief_bins_per_side = 8;   // the agent's belief b (MBE, Reg-MBE)
-constexpr std::size_t feature_nodes_per_side = 6; // φ(b): bilinear features
-constexpr std::size_t heat_per_side = 40;         // heatmap resolution
-constexpr double rho = 0.02, alpha = 0.3;
-constexpr std::size_t batch = 10;
-constexpr std::uint64_t prior_stream = ~std::uint64_t{0} - 1;  // (seed, this): the filter's b_1 particles
-constexpr std::uint64_t heat_stream = ~std::uint64_t{0};       // (seed, this, e): heatmap episodes
-
-using Features = maxent::BilinearGridFeatures<maxent::RescuePosition>;
-using Filter = maxent::ParticleFilter<maxent::RescueWorld, maxent::RescueGridBinning, Features>;
-
-Filter make_filter(const maxent::RescueWorld& world, std::size_t particles, std::uint64_t seed) {
-    maxent::DefaultRng g = maxent::stream(seed, prior_stream);
-    return Filter(world, belief_bins_per_side * belief_bins_per_side, maxent::RescueGridBinning{belief_bins_per_side},
-                  Features(feature_nodes_per_side, feature_nodes_per_side, maxent::Box{}, maxent::RescuePosition{}),
-                  {.particles = particles}, g);
-}
-
-constexpr std::size_t num_features = feature_nodes_per_side * feature_nodes_per_side;
+using namespace maxent::rescue;  // the agent, the constants, train_seed (training.hpp)
+using RescueFilter = Filter<maxent::RescueWorld>;
 
 /// One seed's run: the learning curve and the heatmap counts of its final policy.
 struct SeedResult {
@@ -113,7 +93,7 @@ struct SeedResult {
 
 /// Counts, in a 40 x 40 grid, the counted true states of `episodes` rollouts of `policy`,
 /// and returns their mean true-state entropy over the 10 x 10 bins.
-double visit(const maxent::RescueWorld& world, const Filter& filter, const maxent::BeliefAveragedPolicy& policy,
+double visit(const maxent::RescueWorld& world, const RescueFilter& filter, const maxent::BeliefAveragedPolicy& policy,
              std::uint64_t seed, std::size_t episodes, std::vector<double>& heat) {
     const auto fine = maxent::with_state_binning(world, heat_per_side * heat_per_side,
                                                  maxent::RescueGridBinning{heat_per_side});
@@ -134,28 +114,14 @@ double visit(const maxent::RescueWorld& world, const Filter& filter, const maxen
     return entropy / static_cast<double>(episodes);
 }
 
-SeedResult train_seed(const maxent::RescueWorld& world, const RescueExperiment& x, programs::Objective objective,
-                      std::size_t iterations, std::uint64_t seed) {
-    const auto binned = maxent::with_state_binning(world, true_bins_per_side * true_bins_per_side,
-                                                   maxent::RescueGridBinning{true_bins_per_side});
-    const Filter filter = make_filter(world, x.particles, seed);
-    maxent::TrainerConfig config;
-    config.iterations = iterations;
-    config.batch = batch;
-    config.seed = seed;
-    maxent::Trainer trainer(binned, filter, maxent::BeliefAveragedPolicy(num_features, 4),
-                            programs::AnyFeedback(objective, rho), maxent::BatchMeanBaseline{},
-                            maxent::ConstantStep(alpha), config);
+SeedResult train_objective(const maxent::RescueWorld& world, const RescueExperiment& x, programs::Objective objective,
+                           std::size_t iterations, std::uint64_t seed) {
+    const RescueFilter filter = make_filter(world, x.particles, seed);
+    TrainedSeed trained = train_seed(world, filter, programs::AnyFeedback(objective, rho), iterations, seed);
     SeedResult out;
-    out.run.seed = seed;
-    out.run.records.reserve(iterations);
-    const maxent::TrainResult trained = trainer.run([&](const maxent::IterationMetrics& m) {
-        out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
-        return !programs::stop_requested();  // SIGINT / SIGTERM: stop between iterations
-    });
-    if (trained.stopped_early) return out;
-    out.run.complete = true;
-    out.final_entropy = visit(world, filter, trainer.policy(), seed, x.heatmap_episodes, out.heat);
+    out.run = std::move(trained.run);
+    if (!out.run.complete) return out;
+    out.final_entropy = visit(world, filter, trained.policy, seed, x.heatmap_episodes, out.heat);
     return out;
 }
 
@@ -270,7 +236,7 @@ int main(int argc, char** argv) try {
                                     maxent::BeliefAveragedPolicy(num_features, 4), seed, x.heatmap_episodes, r.heat);
             return r;
         }
-        return train_seed(world, x, objectives[c], iterations, seed);
+        return train_objective(world, x, objectives[c], iterations, seed);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (programs::stop_requested()) {

@@ -45,11 +45,8 @@
 #include "maxent/model/wrappers.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/objective/knn_feedbacks.hpp"
-#include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/rollout.hpp"
-#include "maxent/optim/step_rules.hpp"
-#include "maxent/optim/trainer.hpp"
 #include "maxent/policy/belief_averaged.hpp"
 
 #include "runtime/output.hpp"
@@ -58,6 +55,7 @@
 #include "runtime/tables.hpp"
 #include "runtime/threads.hpp"
 #include "heatmaps.hpp"
+#include "training.hpp"
 
 namespace maxent::rescue_range {
 namespace {
@@ -75,24 +73,11 @@ const std::vector<RangeExperiment>& experiments() {
     return list;
 }
 
-constexpr std::size_t true_bins_per_side = 10, belief_bins_per_side = 8, feature_nodes_per_side = 6;
-constexpr std::size_t heat_per_side = 40, batch = 10, knn_k = 3;
-constexpr double rho = 0.02, alpha = 0.3;
+using namespace maxent::rescue;  // the agent, the constants, train_seed (training.hpp)
+using RangeFilter = Filter<RescueRangeWorld>;
+constexpr std::size_t knn_k = 3;
 constexpr double knn_floor = 1e-3;  // metres: repeated positions (blocked moves) count as 1 mm apart
 constexpr std::array<double, 4> moe_bin_widths{0.5, 0.25, 0.1, 0.05};
-constexpr std::uint64_t prior_stream = ~std::uint64_t{0} - 1;
-constexpr std::uint64_t heat_stream = ~std::uint64_t{0};
-
-using Features = BilinearGridFeatures<RescuePosition>;
-using Filter = ParticleFilter<RescueRangeWorld, RescueGridBinning, Features>;
-constexpr std::size_t num_features = feature_nodes_per_side * feature_nodes_per_side;
-
-Filter make_filter(const RescueRangeWorld& world, std::size_t particles, std::uint64_t seed) {
-    DefaultRng g = stream(seed, prior_stream);
-    return Filter(world, belief_bins_per_side * belief_bins_per_side, RescueGridBinning{belief_bins_per_side},
-                  Features(feature_nodes_per_side, feature_nodes_per_side, Box{}, RescuePosition{}),
-                  {.particles = particles}, g);
-}
 
 /// The curves' feedbacks, one type for the Trainer.
 enum class Kind { mse_bins, mse_knn, moe_knn, moe_bins, mbe, reg_mbe };
@@ -121,40 +106,25 @@ programs::Objective objective_of(Kind k) {
     return programs::Objective::mse;
 }
 
-class RangeFeedback {
-public:
-    explicit RangeFeedback(Kind kind) : kind_(kind) {}
-    template <class G>
-    double operator()(const Trajectory& t, G& g) const {
-        switch (kind_) {
-            case Kind::mse_bins: return mse_(t, g);
-            case Kind::mse_knn: return mse_knn_(t, g);
-            case Kind::moe_knn: return moe_knn_(t, g);
-            case Kind::moe_bins: return moe_(t, g);
-            case Kind::mbe: return mbe_(t, g);
-            case Kind::reg_mbe: return reg_(t, g);
-        }
-        return 0.0;
+/// The feedback of curve kind k: the runtime's box, the kNN entropies held as callables (they
+/// draw nothing).
+programs::AnyFeedback feedback_of(Kind k) {
+    auto knn = [](auto entropy, const char* name) {
+        programs::CallableFeedback f;
+        f.needs = entropy.needs();
+        f.fn = [entropy](const Trajectory& t) {
+            int unused = 0;
+            return entropy(t, unused);
+        };
+        f.name = name;
+        return programs::AnyFeedback(std::move(f));
+    };
+    switch (k) {
+        case Kind::mse_knn: return knn(KnnStateEntropy(knn_k, knn_floor), "mse-knn");
+        case Kind::moe_knn: return knn(KnnObservationEntropy(knn_k, knn_floor), "moe-knn");
+        default: return programs::AnyFeedback(objective_of(k), rho);
     }
-    [[nodiscard]] RolloutNeeds needs() const {
-        switch (kind_) {
-            case Kind::mse_knn: return mse_knn_.needs();
-            case Kind::moe_knn: return moe_knn_.needs();
-            case Kind::mbe: return mbe_.needs();
-            case Kind::reg_mbe: return reg_.needs();
-            default: return {};
-        }
-    }
-
-private:
-    Kind kind_;
-    StateEntropy mse_;
-    KnnStateEntropy mse_knn_{knn_k, knn_floor};
-    KnnObservationEntropy moe_knn_{knn_k, knn_floor};
-    ObservationEntropy moe_;
-    BelievedStateEntropy mbe_;
-    RegularizedBelievedEntropy reg_{rho};
-};
+}
 
 /// What the final policy of one run (or the uniform policy) does, averaged over its episodes.
 struct Final {
@@ -188,7 +158,7 @@ double binned_reading_entropy(std::span<const double> points, double w, std::vec
     return h;
 }
 
-Final evaluate_final(const RescueRangeWorld& world, const Filter& filter, const BeliefAveragedPolicy& policy,
+Final evaluate_final(const RescueRangeWorld& world, const RangeFilter& filter, const BeliefAveragedPolicy& policy,
                      std::uint64_t seed, std::size_t episodes) {
     const auto fine = with_state_binning(world, heat_per_side * heat_per_side, RescueGridBinning{heat_per_side});
     Final f;
@@ -228,27 +198,14 @@ struct SeedResult {
     Final final;
 };
 
-SeedResult train_seed(const RescueRangeWorld& world, const RangeExperiment& x, Kind kind, std::size_t iterations,
+SeedResult train_kind(const RescueRangeWorld& world, const RangeExperiment& x, Kind kind, std::size_t iterations,
                       std::uint64_t seed) {
-    const auto binned =
-        with_state_binning(world, true_bins_per_side * true_bins_per_side, RescueGridBinning{true_bins_per_side});
-    const Filter filter = make_filter(world, x.particles, seed);
-    TrainerConfig config;
-    config.iterations = iterations;
-    config.batch = batch;
-    config.seed = seed;
-    Trainer trainer(binned, filter, BeliefAveragedPolicy(num_features, 4), RangeFeedback(kind), BatchMeanBaseline{},
-                    ConstantStep(alpha), config);
+    const RangeFilter filter = make_filter(world, x.particles, seed);
+    TrainedSeed trained = train_seed(world, filter, feedback_of(kind), iterations, seed);
     SeedResult out;
-    out.run.seed = seed;
-    out.run.records.reserve(iterations);
-    const TrainResult trained = trainer.run([&](const IterationMetrics& m) {
-        out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
-        return !programs::stop_requested();  // SIGINT / SIGTERM: stop between iterations
-    });
-    if (trained.stopped_early) return out;
-    out.run.complete = true;
-    out.final = evaluate_final(world, filter, trainer.policy(), seed, x.heatmap_episodes);
+    out.run = std::move(trained.run);
+    if (!out.run.complete) return out;
+    out.final = evaluate_final(world, filter, trained.policy, seed, x.heatmap_episodes);
     return out;
 }
 
@@ -364,7 +321,7 @@ int range_main(int argc, char** argv) try {
                                      seed, x.heatmap_episodes);
             return r;
         }
-        return train_seed(world, x, kinds[c], iterations, seed);
+        return train_kind(world, x, kinds[c], iterations, seed);
     });
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (programs::stop_requested()) {

@@ -152,7 +152,7 @@ void bind_analysis(py::module_& m) {
         "names the bound; raise it for a longer horizon at the cost of time).");
 
     // evaluate / evaluate_uniform: a finite Model with a bound policy runs here, with the GIL
-    // released; a simulator (or ObservationFeaturePolicy) in generative.cpp, on this thread.
+    // released; a simulator (or ObservationFeaturePolicy) in sim_evaluate.cpp, on this thread.
     constexpr const char* evaluation_doc =
         "\n\nThe dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,\n"
         "true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:\n"

@@ -5,12 +5,28 @@
 // (the same sparse matrices, so the same bits); their labels live on the Python side
 // (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
 // policy class) are held in small variant boxes that satisfy the library's concepts (the
-// estimator and step boxes are the programs', runtime/components.hpp), so each
-// trainer is instantiated once per policy class.
+// runtime's, runtime/components.hpp and runtime/algorithm.hpp), and every run goes through the
+// runtime's run_algorithm1, which compiles each trainer once: the module compiles none.
 //
 // The GIL: C++ training runs with the GIL released on worker threads; the calling thread
 // waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
 // world written in Python is called with the GIL taken (py::gil_scoped_acquire).
+//
+// The files, each one job, each calling only the files below it (module.cpp calls every bind_*):
+//   module.cpp      the module: calls the bind_* functions in order
+//   train.cpp       train, train_learned, experiments   -> sim_train.cpp, models, runs, components, checks
+//   analysis.cpp    exact objective, quality, evaluate  -> sim_evaluate.cpp, components, checks
+//   sim_train.cpp   training on a simulator             -> features, sim_worlds, runs, components, checks
+//   sim_evaluate.cpp evaluation on a simulator          -> features, sim_worlds, checks
+//   features.cpp/.hpp observation features and ObservationFeaturePolicy -> sim_worlds, checks
+//   sim_worlds.cpp/.hpp Python worlds, Rng, GenerativeView, ParticleFilter -> checks
+//   models.cpp      models, filters, policies          -> checks
+//   components.cpp  feedbacks, estimators, step rules  -> runs (PyRef)
+//   runs.cpp        train options, run_jobs, signals, progress, results -> checks
+//   errors.cpp      exceptions, the pickling refusal
+//   checks.cpp      argument checks and conversions
+// This header declares what crosses files (bind.hpp the bind_* functions); sim_worlds.hpp and
+// features.hpp the simulator types; results.hpp a runtime run's result as Python sees it.
 #pragma once
 
 #include <algorithm>
@@ -47,6 +63,8 @@
 #include "maxent/policy/tabular_belief_policy.hpp"
 
 #include "runtime/components.hpp"
+
+#include "bind.hpp"
 
 namespace maxent::python {
 /// numpy.bool_ and numpy.ma.MaskedArray (set when the module is imported: init_argument_checks).
@@ -169,13 +187,6 @@ void require_memory(const std::string& setting, const std::string& what, double 
 Eigen::MatrixXd real_matrix(const py::handle& x, const std::string& who, Eigen::Index rows = -1,
                             Eigen::Index cols = -1);
 
-/// Sets __reduce__ on every class of the module that has none: a class with __getstate__ /
-/// __setstate__ (TrainResult) pickles through them under every protocol, every other one raises
-/// TypeError naming it (the protocols 0 and 1 would otherwise build a bare pybind11 instance and
-/// abort the interpreter). maxent/_extras.py replaces it for the classes it pickles.
-void guard_pickling(py::module_& m);
-/// Looks up numpy.bool_ and numpy.ma.MaskedArray for the std::size_t caster.
-void init_argument_checks();
 
 /// Labels 0..n-1.
 py::list index_labels(std::size_t n);
@@ -319,19 +330,6 @@ struct TrainOptions {
     std::optional<std::vector<std::uint64_t>> seeds;  ///< several runs (threads) instead of config.seed
     std::size_t threads = 0;
 };
-/// train() with a world that is not a finite Model: a Python simulator or GenerativeView, with a ParticleFilter.
-py::object train_generative(const py::object& world, const py::object& updater, const PyPolicy& policy,
-                            const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
-                            const TrainOptions& options);
-/// evaluate() (a policy) or evaluate_uniform() (policy None) with a world that is not a finite
-/// Model (a Python simulator with its ParticleFilter, run on the calling thread) or a policy
-/// that is not a bound Policy (ObservationFeaturePolicy), as evaluation_dict.
-py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
-                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn);
-/// An Evaluation as Python sees it (a dict; see evaluate's docstring).
-py::dict evaluation_dict(const Evaluation& e);
-/// The Python object of a finished run.
-py::object to_python(PyTrainResult r);
 /// A train call's options from its Python arguments (Config validated; seeds, when given,
 /// not empty; progress a callable or None, progress_every >= 1), each refusal named.
 TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
@@ -353,13 +351,21 @@ py::array_t<T> to_array(const std::vector<T>& v) {
     return a;
 }
 
-/// Registers the Python classes of the translation units.
-void bind_errors(py::module_& m);
-void bind_models(py::module_& m);
-void bind_components(py::module_& m);
-void bind_train(py::module_& m);
-void bind_analysis(py::module_& m);
-void bind_generative(py::module_& m);
-void bind_sequences(py::module_& m);
+// ---------------------------------------------------------------------------------------
+// Simulators: what train.cpp and analysis.cpp hand to the simulator files
+// ---------------------------------------------------------------------------------------
+
+/// train() with a world that is not a finite Model: a Python simulator or GenerativeView, with a
+/// ParticleFilter (sim_train.cpp).
+py::object train_generative(const py::object& world, const py::object& updater, const PyPolicy& policy,
+                            const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
+                            const TrainOptions& options);
+/// evaluate() (a policy) or evaluate_uniform() (policy None) with a world that is not a finite
+/// Model (a Python simulator with its ParticleFilter, run on the calling thread) or a policy
+/// that is not a bound Policy (ObservationFeaturePolicy), as evaluation_dict (sim_evaluate.cpp).
+py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn);
+/// An Evaluation as Python sees it (a dict; see evaluate's docstring).
+py::dict evaluation_dict(const Evaluation& e);
 
 }  // namespace maxent::python

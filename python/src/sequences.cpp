@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bind.hpp"
 #include "common.hpp"
 #include "maxent/belief/filter_sequence.hpp"
 

@@ -1,24 +1,27 @@
 // python/src/train.cpp — train() on finite models, train_learned() (Algorithm 1 with a belief
 // model learned from the agent's own data) and the paper's experiments by name.
 //
-// One trainer type per policy class: Trainer<Model, NoisyBelief<BayesFilter<Model>>, P,
-// FeedbackBox, EstimatorBox, StepBox> with the runtime's boxes (σ = 0 is the exact filter bit
-// for bit), so a run is the same arithmetic as maxent-paper's (tests/test_bit_identity.py).
+// Runs go through the runtime's run_algorithm1 (runtime/algorithm.hpp), which compiles the
+// trainers of the module's Model (runtime/algorithm_finite.hpp) with the runtime's boxes and
+// NoisyBelief<BayesFilter<Model>> (σ = 0 is the exact filter bit for bit), so a run is the same
+// arithmetic as maxent-paper's (tests/test_bit_identity.py); this file compiles no trainer.
 //
-// Learned beliefs: LearnedBeliefTrainer<Model, P, ...> for the four policy classes the
-// programs' runner offers with a learned model: ObservationPolicy over the world's
-// observations, BeliefAveragedPolicy, BelievedStatePolicy and BeliefMixturePolicy over the L
-// latent states; the belief-state class B is refused (runtime/policy_classes.hpp).
+// Learned beliefs: the four policy classes the programs' runner offers with a learned model:
+// ObservationPolicy over the world's observations, BeliefAveragedPolicy, BelievedStatePolicy
+// and BeliefMixturePolicy over the L latent states; the belief-state class B is refused
+// (runtime/policy_classes.hpp).
 // run_experiment is the programs' own (runtime/runner.hpp), on the grid world itself.
 #include <cmath>
 #include <sstream>
 
 #include "common.hpp"
+#include "results.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned/score.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/optim/learned_belief.hpp"
+#include "runtime/algorithm_finite.hpp"
 #include "runtime/cli.hpp"
 #include "runtime/policy_classes.hpp"
 #include "runtime/runner.hpp"
@@ -39,31 +42,41 @@ struct FiniteJob {
     const Progress* progress = nullptr;
 };
 
-PyTrainResult finish(TrainResult r, std::uint64_t seed, PolicyVariant policy, const char* name) {
+/// A run's result as Python sees it: θ, the history, and the trained policy (of the class of
+/// the policy given, `name`).
+PyTrainResult finish(programs::Algorithm1Run&& r, std::uint64_t seed, const char* name) {
     PyTrainResult out;
     out.seed = seed;
-    out.parameters = std::move(r.parameters);
-    out.history = std::move(r.history);
-    out.stopped_early = r.stopped_early;
-    out.policy = std::move(policy);
-    std::visit([&](auto& p) { p.parameters() = out.parameters; }, *out.policy);
+    out.parameters = std::move(r.trained.parameters);
+    out.history = std::move(r.trained.history);
+    out.stopped_early = r.trained.stopped_early;
+    out.policy = bound_policy(std::move(*r.policy));
     out.policy_class = name;
     return out;
 }
 
+/// The run-time choices of a job (the policy as the runtime's AnyPolicy).
+programs::RunChoices run_choices(const PolicyVariant& policy, const FeedbackBox& feedback,
+                                 const EstimatorBox& estimator, const StepBox& step, const TrainerConfig& config) {
+    return {std::visit([](const auto& p) -> programs::AnyPolicy { return p; }, policy), feedback, estimator, step,
+            config};
+}
+
+/// Stops after an iteration when `stop` is set or the progress callback says so.
+programs::RunControl run_control(const std::atomic<bool>& stop, const Progress& progress, std::uint64_t seed) {
+    programs::RunControl control;
+    control.after_iteration = [&stop, &progress, seed](const IterationMetrics& m) {
+        return !stop.load(std::memory_order_relaxed) && progress(seed, m);
+    };
+    return control;
+}
+
+/// Trains with the runtime's run_algorithm1 (runtime/algorithm.hpp), which compiles the trainers.
 PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
-    return std::visit(
-        [&](const auto& p) {
-            using P = std::decay_t<decltype(p)>;
-            Trainer<Model, Noisy, P, FeedbackBox, EstimatorBox, StepBox> trainer(
-                *j.world->model, j.updater, p, j.feedback, j.estimator, j.step, j.config);
-            TrainResult r = trainer.run([&](const IterationMetrics& m) {
-                return !stop.load(std::memory_order_relaxed) && (*j.progress)(j.config.seed, m);
-            });
-            PolicyVariant trained = trainer.policy();
-            return finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
-        },
-        j.policy);
+    programs::Algorithm1Run r =
+        programs::run_algorithm1(*j.world->model, j.updater, run_choices(j.policy, j.feedback, j.estimator, j.step, j.config),
+                                 run_control(stop, *j.progress, j.config.seed));
+    return finish(std::move(r), j.config.seed, PyPolicy{j.policy}.class_name());
 }
 
 /// A learned-belief run: ObservationPolicy (over the world's observations), BeliefAveragedPolicy,
@@ -86,32 +99,22 @@ struct LearnedOut {
 };
 
 PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, LearnedOut& extra) {
-    return std::visit(
-        [&](const auto& p) -> PyTrainResult {
-            using P = std::decay_t<decltype(p)>;
-            if constexpr (std::is_same_v<P, TabularBeliefPolicy>) {
-                programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned");  // refused earlier
-                return {};
-            } else {
-                LearnedBeliefOptions options = j.options;
-                options.fit.stop = &stop;  // Ctrl-C also cuts an EM fit short, between its iterations
-                LearnedBeliefTrainer<Model, P, FeedbackBox, EstimatorBox, StepBox> trainer(
-                    *j.world->model, p, j.feedback, j.estimator, j.step, j.config, options);
-                TrainResult r = trainer.run([&](const IterationMetrics& m) {
-                    return !stop.load(std::memory_order_relaxed) && (*j.progress)(j.config.seed, m);
-                });
-                extra.fits = trainer.fits();
-                PolicyVariant trained = trainer.policy();
-                PyTrainResult out = finish(std::move(r), j.config.seed, std::move(trained), PyPolicy{p}.class_name());
-                // The final learned model (the one the agent's filter ends with) and the held-out episodes.
-                out.learned = trainer.learned_model();
-                out.learned_horizon = j.world->model->horizon();
-                out.learned_prior = trainer.options().learned_prior;
-                out.heldout.assign(trainer.heldout_episodes().begin(), trainer.heldout_episodes().end());
-                return out;
-            }
-        },
-        j.policy);
+    programs::LearnedBelief belief{j.options};
+    belief.options.fit.stop = &stop;  // Ctrl-C also cuts an EM fit short, between its iterations
+    programs::Algorithm1Run r =
+        programs::run_algorithm1(*j.world->model, belief, run_choices(j.policy, j.feedback, j.estimator, j.step, j.config),
+                                 run_control(stop, *j.progress, j.config.seed));
+    extra.fits = std::move(r.fits);
+    std::optional<IohmmModel> learned = std::move(r.learned_model);
+    const bool learned_prior = r.learned_prior;
+    std::vector<ActionObservationSequence> heldout = std::move(r.heldout);
+    PyTrainResult out = finish(std::move(r), j.config.seed, PyPolicy{j.policy}.class_name());
+    // The final learned model (the one the agent's filter ends with) and the held-out episodes.
+    out.learned = std::move(learned);
+    out.learned_horizon = j.world->model->horizon();
+    out.learned_prior = learned_prior;
+    out.heldout = std::move(heldout);
+    return out;
 }
 
 /// The learned model of a learned-belief run as the agent's Model and its filter (the prior
@@ -263,33 +266,6 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
 }
 
 }  // namespace
-
-TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint64_t seed,
-                           std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting,
-                           bool track, std::size_t threads, const py::object& progress, std::size_t every) {
-    TrainOptions o;
-    o.config.iterations = iterations;
-    o.config.batch = batch;
-    o.config.seed = seed;
-    o.config.counting = to_counting(counting);
-    o.config.track_belief_entropy = track;
-    o.config.validate();
-    o.seeds = std::move(seeds);
-    if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
-    o.threads = threads;
-    if (!progress.is_none()) {
-        if (!PyCallable_Check(progress.ptr()))
-            throw py::type_error(detail::message("train: progress must be a callable (or True: a progress bar, or None), "
-                                                 "got ", std::string(py::repr(progress))));
-        if (every == 0) throw py::value_error("train: progress_every must be >= 1, got 0");
-        o.progress.fn = PyRef(progress);
-        o.progress.every = every;
-        o.progress.iterations = iterations;
-    }
-    return o;
-}
-
-py::object to_python(PyTrainResult r) { return py::cast(std::move(r)); }
 
 void bind_train(py::module_& m) {
     py::class_<PyTrainResult>(m, "TrainResult", "One training run: θ and the per-iteration history as numpy arrays.")

@@ -974,22 +974,45 @@ TEST_CASE("the run-time estimator and step boxes give the held component's bits"
 }
 
 TEST_CASE("run-time choices: policy classes, the learned class-B refusal, the feedback box", "[paper][components]") {
-    // One dispatch from PolicyClass to the library's type, and the rows of its parameters.
+    // One mapping from PolicyClass to the library's type (make_policy), and the rows of its parameters.
     auto type_of = [](mp::PolicyClass c) {
-        return mp::with_policy_class(c, []<class P>(std::type_identity<P>) -> int {
-            if constexpr (std::is_same_v<P, maxent::ObservationPolicy>) return 0;
-            if constexpr (std::is_same_v<P, maxent::BeliefAveragedPolicy>) return 1;
-            if constexpr (std::is_same_v<P, maxent::BelievedStatePolicy>) return 2;
-            if constexpr (std::is_same_v<P, maxent::BeliefMixturePolicy>) return 3;
-            if constexpr (std::is_same_v<P, maxent::TabularBeliefPolicy>) return 4;
-            return -1;
-        });
+        const mp::AnyPolicy p = mp::make_policy(c, 3, 2);
+        CHECK(std::visit([](const auto& q) { return q.parameters().rows(); }, p) == 3);
+        return static_cast<int>(p.index());
     };
     CHECK(type_of(mp::PolicyClass::observation) == 0);
-    CHECK(type_of(mp::PolicyClass::belief_averaged) == 1);
-    CHECK(type_of(mp::PolicyClass::believed_state) == 2);
-    CHECK(type_of(mp::PolicyClass::belief_mixture) == 3);
-    CHECK(type_of(mp::PolicyClass::belief_state) == 4);
+    CHECK(std::holds_alternative<maxent::ObservationPolicy>(mp::make_policy(mp::PolicyClass::observation, 3, 2)));
+    CHECK(std::holds_alternative<maxent::BeliefAveragedPolicy>(mp::make_policy(mp::PolicyClass::belief_averaged, 3, 2)));
+    CHECK(std::holds_alternative<maxent::BelievedStatePolicy>(mp::make_policy(mp::PolicyClass::believed_state, 3, 2)));
+    CHECK(std::holds_alternative<maxent::BeliefMixturePolicy>(mp::make_policy(mp::PolicyClass::belief_mixture, 3, 2)));
+    CHECK(std::holds_alternative<maxent::TabularBeliefPolicy>(mp::make_policy(mp::PolicyClass::belief_state, 3, 2)));
+    CHECK(mp::policy_type_name(mp::make_policy(mp::PolicyClass::belief_mixture, 3, 2)) == "BeliefMixturePolicy");
+    // run_algorithm1: K iterations, or none when stopped before the first; a class the kind is
+    // not offered (B with a learned belief model) is refused by name, before any fit.
+    {
+        const maxent::GridPomdp world = mp::find_experiment("fig2a")->env.build();
+        maxent::TrainerConfig config;
+        config.iterations = 2;
+        config.batch = 2;
+        const mp::RunChoices choices{mp::make_policy(mp::PolicyClass::belief_averaged, world.num_states(), 4),
+                                     mp::AnyFeedback(mp::Objective::mse, 0.0), mp::AnyEstimator(mp::EstimatorKind::batch_mean),
+                                     mp::AnyStep(mp::StepKind::constant, 0.1), config};
+        const mp::NoisyFilter<maxent::GridPomdp> filter(maxent::BayesFilter<maxent::GridPomdp>(world), 0.0);
+        const mp::Algorithm1Run r = mp::run_algorithm1(world, filter, choices);
+        CHECK(r.complete(config));
+        CHECK(r.trained.history.size() == 2);
+        CHECK(std::holds_alternative<maxent::BeliefAveragedPolicy>(*r.policy));
+        std::atomic<bool> stop{true};
+        mp::RunControl control;
+        control.stop = &stop;
+        const mp::Algorithm1Run stopped = mp::run_algorithm1(world, filter, choices, control);
+        CHECK(stopped.trained.stopped_early);
+        CHECK(stopped.trained.history.empty());
+        mp::RunChoices b = choices;
+        b.policy = mp::make_policy(mp::PolicyClass::belief_state, world.num_states(), 4);
+        CHECK_THROWS_WITH(mp::run_algorithm1(world, mp::LearnedBelief{}, b),
+                          "run_algorithm1: TabularBeliefPolicy is not offered with this world and belief model");
+    }
     CHECK(mp::policy_rows(mp::PolicyClass::observation, 7, 3) == 7);
     CHECK(mp::policy_rows(mp::PolicyClass::belief_mixture, 7, 3) == 3);
     // The refusal, thrown from one place, names the caller.

@@ -1,0 +1,94 @@
+// python/src/sim_evaluate.cpp — evaluate() and evaluate_uniform() on a Python simulator with its
+// particle filter (run on the calling thread, with the GIL), for every policy a simulator is
+// offered with, ObservationFeaturePolicy included; analysis.cpp binds both and sends simulators here.
+#include <string_view>
+
+#include "features.hpp"
+#include "maxent/optim/evaluate.hpp"
+#include "sim_worlds.hpp"
+
+namespace maxent::python {
+
+/// Evaluation as Python sees it: per quantity mean, low, high, n (None when not computed),
+/// the estimators used, and how the kNN quantities counted ties.
+py::dict evaluation_dict(const Evaluation& e) {
+    auto interval = [](const MeanInterval& x) -> py::object {
+        if (x.n == 0) return py::none();
+        py::dict d;
+        d["mean"] = x.mean;
+        d["low"] = x.low;
+        d["high"] = x.high;
+        d["n"] = x.n;
+        return d;
+    };
+    py::dict d;
+    d["episodes"] = e.episodes;
+    d["true_entropy"] = interval(e.true_entropy);
+    d["observation_entropy"] = interval(e.observation_entropy);
+    d["believed_entropy"] = interval(e.believed_entropy);
+    d["belief_entropy_sum"] = interval(e.belief_entropy_sum);
+    d["true_entropy_knn"] = interval(e.true_entropy_knn);
+    d["true_entropy_estimator"] = "binned";
+    d["observation_entropy_estimator"] = std::string(e.observation_entropy_estimator);
+    d["true_entropy_knn_estimator"] = std::string(e.true_entropy_knn_estimator);
+    d["knn_k"] = e.knn_k;
+    d["knn_rule"] = std::string(e.knn_rule);
+    d["knn_resolution_low"] = e.knn_resolution_low;
+    d["knn_resolution_high"] = e.knn_resolution_high;
+    d["knn_floored"] = e.knn_floored;
+    return d;
+}
+
+namespace {
+
+Evaluation evaluate_simulator(const py::object& world, const py::object& updater, const SimPolicy* policy,
+                              std::size_t episodes, std::uint64_t seed, StateCounting counting, KnnCounting knn) {
+    const char* who = policy != nullptr ? "evaluate" : "evaluate_uniform";
+    if (py::isinstance<PyModel>(world))
+        throw config_error(detail::message(who, ": ObservationFeaturePolicy reads observations as vectors; a finite "
+                                           "Model observes indices"));
+    if (!py::isinstance<PyParticleFilter>(updater))
+        throw config_error(detail::message(who, ": a simulator world needs a ParticleFilter as its updater, got ",
+                                           std::string(py::repr(updater))));
+    const auto pf = updater.cast<std::shared_ptr<PyParticleFilter>>();
+    // A GenerativeView is refused: its model is evaluated as a Model (each world type here
+    // instantiates the evaluation for every policy class, compile time the module pays).
+    if (py::isinstance<PyGenerativeView>(world))
+        throw config_error(detail::message(who, ": a GenerativeView is evaluated through its finite model: ", who,
+                                           "(view.model, updater, ...) with a BayesFilter or NoisyBelief"));
+    check_filter_world(*pf, world, who);
+    const FilterInUse hold(*pf);
+    // A Python world runs on this thread, with the GIL (the results do not depend on the thread count).
+    auto run = [&](const auto& w, const auto& filter) -> Evaluation {
+        using W = std::decay_t<decltype(w)>;
+        knn.state_points = w.has_state_map();
+        // The uniform policy as the θ = 0 belief-averaged policy, which evaluate_uniform equals bit
+        // for bit (optim/evaluate.hpp): one rollout instantiation fewer per world type.
+        if (policy == nullptr)
+            return evaluate(w, filter, BeliefAveragedPolicy(filter.dimension(), w.num_actions()), episodes, seed, 1,
+                            counting, knn);
+        return with_policy<W>(*policy, who, [&](const auto& p) {
+            return evaluate(w, filter, p, episodes, seed, 1, counting, knn);
+        });
+    };
+    try {
+        if (pf->vec_filter) return run(PyVecWorld(world), *pf->vec_filter);
+        return run(PyWorld(world), *pf->py_filter);
+    } catch (const numeric_error& e) {
+        if (std::string_view(e.what()).find("knn_entropy") == std::string_view::npos) throw;
+        throw numeric_error(detail::message(e.what(), " (", who, ": leave knn_min_distance None for the scale rule, "
+                                            "pass a resolution > 0 in the points' units, or knn_k = 0 for no kNN "
+                                            "quantity)"));
+    }
+}
+
+}  // namespace
+
+py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn) {
+    if (policy.is_none()) return evaluation_dict(evaluate_simulator(world, updater, nullptr, episodes, seed, counting, knn));
+    const SimPolicy p = sim_policy(policy);
+    return evaluation_dict(evaluate_simulator(world, updater, &p, episodes, seed, counting, knn));
+}
+
+}  // namespace maxent::python

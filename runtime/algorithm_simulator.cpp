@@ -1,0 +1,15 @@
+// runtime/algorithm_simulator.cpp — run_algorithm1 for simulators with particle filters
+// (algorithm_simulator.hpp), in maxent_runtime_simulators.
+#include "algorithm_simulator.hpp"
+#include "algorithm_impl.hpp"
+
+namespace maxent::programs {
+
+template Algorithm1Run run_algorithm1(const IndexSimulator&, const IndexSimulatorFilter&, const RunChoices&,
+                                      const RunControl&);
+template Algorithm1Run run_algorithm1(const VectorSimulator&, const VectorSimulatorFilter&, const RunChoices&,
+                                      const RunControl&);
+template Algorithm1Run run_algorithm1(const IndexPomdpView&, const IndexPomdpViewFilter&, const RunChoices&,
+                                      const RunControl&);
+
+}  // namespace maxent::programs

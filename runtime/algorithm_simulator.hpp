@@ -1,0 +1,31 @@
+// runtime/algorithm_simulator.hpp — run_algorithm1 (algorithm.hpp) for worlds seen as
+// simulators and filtered by a particle filter, compiled once in the runtime
+// (algorithm_simulator.cpp, library maxent_runtime_simulators, which the Python module links):
+// the run-time simulators of simulator.hpp (the Python module's worlds written in Python),
+// observing indices or vectors, and an explicit finite model seen as a simulator
+// (GenerativeView). Classes: O, BA, S̃ and BM with index observations; BA and the
+// observation-feature policy with vector observations (class B needs the exact filter).
+#pragma once
+
+#include "maxent/belief/particle_filter.hpp"
+#include "maxent/model/generative_view.hpp"
+
+#include "algorithm.hpp"
+#include "algorithm_finite.hpp"
+#include "simulator.hpp"
+
+namespace maxent::programs {
+
+using IndexSimulatorFilter = ParticleFilter<IndexSimulator, SimulatorBinning>;
+using VectorSimulatorFilter = ParticleFilter<VectorSimulator, SimulatorBinning>;
+using IndexPomdpView = GenerativeView<IndexPomdp>;
+using IndexPomdpViewFilter = ParticleFilter<IndexPomdpView, IdentityBinning>;
+
+extern template Algorithm1Run run_algorithm1(const IndexSimulator&, const IndexSimulatorFilter&, const RunChoices&,
+                                             const RunControl&);
+extern template Algorithm1Run run_algorithm1(const VectorSimulator&, const VectorSimulatorFilter&, const RunChoices&,
+                                             const RunControl&);
+extern template Algorithm1Run run_algorithm1(const IndexPomdpView&, const IndexPomdpViewFilter&, const RunChoices&,
+                                             const RunControl&);
+
+}  // namespace maxent::programs
