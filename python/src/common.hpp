@@ -284,6 +284,9 @@ struct PyTrainResult {
     bool stopped_early = false;
     std::string policy_class;
     std::optional<PolicyVariant> policy;  ///< the trained policy (θ = parameters)
+    /// ObservationFeaturePolicy runs (a simulator's vector observations): the trained policy as
+    /// its Python object (set with the GIL held; `policy` stays empty).
+    PyRef feature_policy;
     std::vector<py::dict> fits;  ///< learned-belief runs: every fit of the belief model
     /// Learned-belief runs: the final learned model (the last fit's), its horizon, whether the
     /// agent's filter started from its μ̂, and the held-out episodes the fits were scored on.
@@ -362,10 +365,10 @@ py::object train_generative(const py::object& world, const py::object& updater, 
                             const TrainOptions& options);
 /// evaluate() (a policy) or evaluate_uniform() (policy None) with a world that is not a finite
 /// Model (a Python simulator with its ParticleFilter, run on the calling thread) or a policy
-/// that is not a bound Policy (ObservationFeaturePolicy), as evaluation_dict (sim_evaluate.cpp).
-py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
-                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn);
-/// An Evaluation as Python sees it (a dict; see evaluate's docstring).
-py::dict evaluation_dict(const Evaluation& e);
+/// that is not a bound Policy (ObservationFeaturePolicy) (sim_evaluate.cpp); analysis.cpp
+/// converts it as it converts a finite model's.
+Evaluation evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                               std::size_t episodes, std::uint64_t seed, StateCounting counting,
+                               const KnnCounting& knn);
 
 }  // namespace maxent::python

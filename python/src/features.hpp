@@ -5,6 +5,7 @@
 // sim_evaluate.cpp share. Bound in features.cpp.
 #pragma once
 
+#include <memory>
 #include <variant>
 
 #include "common.hpp"
@@ -20,12 +21,23 @@ struct PyUserFeatures {
     std::size_t F = 0;
 };
 
+/// The arguments a feature map was built from (the library's maps keep theirs private): what
+/// ObservationFeatures.arguments gives back, so pickling and Policy.save rebuild the same map.
+struct FeatureArgs {
+    std::size_t observation_dim = 0;  ///< RawObservationFeatures, ObservationTiles
+    Eigen::MatrixXd centres;          ///< RbfObservationFeatures
+    double width = 0.0;               ///< RbfObservationFeatures
+    double low = 0.0, high = 0.0;     ///< ObservationTiles
+    std::size_t tiles = 0, tilings = 0;
+};
+
 /// The feature maps ObservationFeaturePolicy is offered with, in one box (one instantiation):
-/// the library's three and a Python callable.
+/// the library's three and a Python callable, with the arguments each was built from.
 class PyFeatureMap {
 public:
     using Variant = std::variant<RawObservationFeatures, RbfObservationFeatures, ObservationTiles, PyUserFeatures>;
-    explicit PyFeatureMap(Variant f) : f_(std::move(f)) {}
+    explicit PyFeatureMap(Variant f, FeatureArgs args = {})
+        : f_(std::move(f)), args_(std::make_shared<const FeatureArgs>(std::move(args))) {}
 
     [[nodiscard]] std::size_t dimension() const {
         return std::visit(
@@ -56,9 +68,39 @@ public:
                                                 "a Python callable"};
         return names[f_.index()];
     }
+    /// The function of the module that builds this map ("UserObservationFeatures" for a callable).
+    [[nodiscard]] const char* factory() const {
+        static constexpr const char* names[] = {"RawObservationFeatures", "RbfObservationFeatures", "ObservationTiles",
+                                                "UserObservationFeatures"};
+        return names[f_.index()];
+    }
+    /// The keyword arguments of factory() that build this map again (the callable itself for a Python one).
+    [[nodiscard]] py::dict arguments() const {
+        py::dict d;
+        const FeatureArgs& a = *args_;
+        switch (f_.index()) {
+            case 0: d["observation_dim"] = a.observation_dim; break;
+            case 1:
+                d["centres"] = a.centres;
+                d["width"] = a.width;
+                break;
+            case 2:
+                d["observation_dim"] = a.observation_dim;
+                d["low"] = a.low;
+                d["high"] = a.high;
+                d["tiles"] = a.tiles;
+                d["tilings"] = a.tilings;
+                break;
+            default:
+                d["fn"] = std::get<PyUserFeatures>(f_).fn;
+                d["dimension"] = std::get<PyUserFeatures>(f_).F;
+        }
+        return d;
+    }
 
 private:
     Variant f_;
+    std::shared_ptr<const FeatureArgs> args_;
 };
 using FeaturePolicy = ObservationFeaturePolicy<PyFeatureMap>;
 

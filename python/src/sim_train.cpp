@@ -64,7 +64,9 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
             out[i].history = std::move(r.history);
             out[i].stopped_early = r.stopped_early;
             if constexpr (std::is_same_v<P, FeaturePolicy>) {
-                out[i].policy_class = "ObservationFeaturePolicy";  // result.policy: None (θ is `parameters`)
+                // A vector world's run: on this thread, with the GIL held.
+                out[i].policy_class = "ObservationFeaturePolicy";
+                out[i].feature_policy = PyRef(py::cast(PyFeaturePolicy{t.policy()}));
             } else {
                 out[i].policy = t.policy();
                 out[i].policy_class = PyPolicy{*out[i].policy}.class_name();
