@@ -12,19 +12,20 @@
 // waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
 // world written in Python is called with the GIL taken (py::gil_scoped_acquire).
 //
-// The files, each one job, each calling only the files below it (module.cpp calls every bind_*):
-//   module.cpp      the module: calls the bind_* functions in order
-//   train.cpp       train, train_learned, experiments   -> sim_train.cpp, models, runs, components, checks
-//   analysis.cpp    exact objective, quality, evaluate  -> sim_evaluate.cpp, components, checks
-//   sim_train.cpp   training on a simulator             -> features, sim_worlds, runs, components, checks
-//   sim_evaluate.cpp evaluation on a simulator          -> features, sim_worlds, checks
-//   features.cpp/.hpp observation features and ObservationFeaturePolicy -> sim_worlds, checks
+// The files, each one job, each calling only the files below it (the calls between the object
+// files, read with nm; module.cpp calls every bind_*):
+//   module.cpp        the module: calls the bind_* functions in order (bind.hpp)
+//   train.cpp         train, train_learned, experiments -> sim_train, models, runs, components, checks
+//   analysis.cpp      exact objective, quality, evaluate -> sim_evaluate, components, checks
+//   sim_train.cpp     training on a simulator   -> features, sim_worlds, models, runs, components, checks
+//   sim_evaluate.cpp  evaluation on a simulator -> features, sim_worlds, models, checks
+//   features.cpp/.hpp observation features, ObservationFeaturePolicy -> sim_worlds.hpp, checks
 //   sim_worlds.cpp/.hpp Python worlds, Rng, GenerativeView, ParticleFilter -> checks
-//   models.cpp      models, filters, policies          -> checks
-//   components.cpp  feedbacks, estimators, step rules  -> runs (PyRef)
-//   runs.cpp        train options, run_jobs, signals, progress, results -> checks
-//   errors.cpp      exceptions, the pickling refusal
-//   checks.cpp      argument checks and conversions
+//   models.cpp        models, filters, policies -> checks
+//   components.cpp    feedbacks, estimators, step rules -> runs (PyRef), checks
+//   runs.cpp          train options, run_jobs, signals, progress, results -> checks
+//   errors.cpp        exceptions, the pickling refusal
+//   checks.cpp        argument checks and conversions
 // This header declares what crosses files (bind.hpp the bind_* functions); sim_worlds.hpp and
 // features.hpp the simulator types.
 #pragma once
