@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -52,6 +53,17 @@ struct CallableObservationFeatures {
     std::function<void(std::span<const double>, Eigen::VectorXd&)> fn;
     std::size_t F = 0;
     std::string name = "a callable";
+    std::shared_ptr<const void> source;  ///< what built fn (the caller's handle: a Python function), kept for it
+};
+
+/// The arguments a feature map was built from (the library's maps keep theirs private), for a
+/// caller that rebuilds the map: pickling and saving a Python policy. Unused fields stay zero.
+struct ObservationFeatureArgs {
+    std::size_t observation_dim = 0;  ///< RawObservationFeatures, ObservationTiles
+    Eigen::MatrixXd centres;          ///< RbfObservationFeatures
+    double width = 0.0;               ///< RbfObservationFeatures
+    double low = 0.0, high = 0.0;     ///< ObservationTiles
+    std::size_t tiles = 0, tilings = 0;
 };
 
 /// The observation feature maps (policy/observation_features.hpp) in one type, so that the
@@ -60,7 +72,8 @@ class AnyObservationFeatures {
 public:
     using Variant =
         std::variant<RawObservationFeatures, RbfObservationFeatures, ObservationTiles, CallableObservationFeatures>;
-    explicit AnyObservationFeatures(Variant f) : f_(std::move(f)) {}
+    explicit AnyObservationFeatures(Variant f, ObservationFeatureArgs args = {})
+        : f_(std::move(f)), args_(std::make_shared<const ObservationFeatureArgs>(std::move(args))) {}
 
     [[nodiscard]] std::size_t dimension() const {
         return std::visit(
@@ -86,8 +99,13 @@ public:
         return names[f_.index()];
     }
 
+    /// The map held, and the arguments it was built from.
+    [[nodiscard]] const Variant& map() const { return f_; }
+    [[nodiscard]] const ObservationFeatureArgs& arguments() const { return *args_; }
+
 private:
     Variant f_;
+    std::shared_ptr<const ObservationFeatureArgs> args_;
 };
 
 using FeaturePolicy = ObservationFeaturePolicy<AnyObservationFeatures>;

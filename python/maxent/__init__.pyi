@@ -111,7 +111,8 @@ each exact update, clipped and renormalised. sigma = 0 is the exact filter, bit 
 class ObservationFeaturePolicy:
     """softmax(θᵀ ψ(o)) over a vector observation o (worlds that declare observation_dim), θ: F x A, zero at
 the start. features: an ObservationFeatures, or a Python callable o -> float array with `dimension`
-given. train() returns its θ as result.parameters (result.policy is None: set policy.parameters)."""
+given. train() returns it trained as result.policy (θ: result.parameters). Pickles, copies and saves
+(save / maxent.save_policy, .npz) with its feature map's arguments, except a map written in Python."""
     def __init__(self, features: Any, num_actions: int, dimension: Optional[int] = ...) -> None: ...
     @property
     def class_name(self) -> str: ...
@@ -129,6 +130,10 @@ given. train() returns its θ as result.parameters (result.policy is None: set p
     def probabilities(self, observation: Any) -> numpy.ndarray:
         """π(· | o) for a float vector o"""
         ...
+    def save(self, path: Union[str, PathLike[str]]) -> str: ...
+    @staticmethod
+    def load(path: Union[str, PathLike[str]]) -> Union[Policy, ObservationFeaturePolicy]: ...
+    def __eq__(self, other: object) -> bool: ...
 
 class ObservationFeatures:
     """A feature map ψ of a vector observation, for ObservationFeaturePolicy: RawObservationFeatures,
@@ -137,7 +142,12 @@ RbfObservationFeatures, ObservationTiles or UserObservationFeatures (a Python ca
         """ψ(o)"""
         ...
     @property
+    def arguments(self) -> dict: ...
+    @property
     def dimension(self) -> int: ...
+    @property
+    def factory(self) -> str: ...
+    def __eq__(self, other: object) -> bool: ...
 
 class ParticleFilter:
     """A bootstrap particle filter of a simulator (a Python world, or GenerativeView): the belief is the
@@ -220,7 +230,7 @@ class TrainResult:
     @property
     def parameters(self) -> numpy.ndarray: ...
     @property
-    def policy(self) -> Any: ...
+    def policy(self) -> Union[Policy, ObservationFeaturePolicy]: ...
     @property
     def prior(self) -> Optional[str]: ...
     @property
@@ -383,7 +393,7 @@ on the calling thread; a GenerativeView is evaluated through its model). policy:
 ObservationFeaturePolicy for a simulator with vector observations.
 
 The dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,
-true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:
+true_entropy_knn (each {mean, low, high, n}, or None when not computed: n would be 0) and the estimators used:
 true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a
 world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'
 for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,
@@ -393,14 +403,15 @@ diagonal (the scale rule: point sets without such ties are left exactly as the p
 them), a number > 0 that resolution, 0 refuses ties (NumericError). knn_rule names it ('scale',
 'min_distance', 'refuse', or 'none' without kNN quantities), knn_resolution_low / knn_resolution_high
 give the smallest and largest resolution applied, knn_floored how many points lay closer than it to
-their k-th neighbour (summed over episodes). A simulator runs on one thread."""
+their k-th neighbour (summed over episodes). The keys are the same for every world and policy. A simulator
+runs on one thread."""
     ...
 def evaluate_uniform(world: Any, updater: Any = ..., *, episodes: int = ..., seed: int = ..., threads: int = ..., counting: str = ..., knn_k: int = ..., knn_min_distance: Optional[float] = ...) -> dict:
     """evaluate() for the uniformly random policy, on the same streams: the baseline (a simulator world
 needs its ParticleFilter as the updater).
 
 The dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,
-true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:
+true_entropy_knn (each {mean, low, high, n}, or None when not computed: n would be 0) and the estimators used:
 true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a
 world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'
 for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,
@@ -410,7 +421,8 @@ diagonal (the scale rule: point sets without such ties are left exactly as the p
 them), a number > 0 that resolution, 0 refuses ties (NumericError). knn_rule names it ('scale',
 'min_distance', 'refuse', or 'none' without kNN quantities), knn_resolution_low / knn_resolution_high
 give the smallest and largest resolution applied, knn_floored how many points lay closer than it to
-their k-th neighbour (summed over episodes). A simulator runs on one thread."""
+their k-th neighbour (summed over episodes). The keys are the same for every world and policy. A simulator
+runs on one thread."""
     ...
 def exact_objective(world: Model, policy: Policy, feedback: Any = ..., updater: Any = ..., *, counting: str = ..., max_leaves: int = ..., max_horizon: int = ...) -> dict:
     """J(θ) and ∇J(θ) exactly, by enumerating every trajectory of a tiny model: {'objective', 'gradient',
@@ -523,8 +535,8 @@ def uniform_episodes(world: Model, episodes: int, seed: int = ..., counting: str
     ...
 
 # --- pure-Python helpers (maxent/_extras.py) ---
-def save_policy(policy: Policy, path: Union[str, PathLike[str]]) -> str: ...
-def load_policy(path: Union[str, PathLike[str]]) -> Policy: ...
+def save_policy(policy: Union[Policy, ObservationFeaturePolicy], path: Union[str, PathLike[str]]) -> str: ...
+def load_policy(path: Union[str, PathLike[str]]) -> Union[Policy, ObservationFeaturePolicy]: ...
 class ProgressBar:
     def __init__(self, iterations: int, runs: int = ..., stream: Any = ..., interval: float = ..., label: str = ...) -> None: ...
     def __call__(self, info: Dict[str, Any]) -> bool: ...

@@ -106,12 +106,22 @@ _POLICY_FORMAT = "maxent.Policy/1"
 
 
 def save_policy(policy, path):
-    """Writes `policy` to `path` (.npz): its class, dimensions (rows x actions) and θ. Returns the path
-    numpy wrote (it appends .npz when missing). TypeError for TabularBeliefPolicy (see pickling)."""
-    class_name, rows, actions, theta = _policy_state(policy)
+    """Writes `policy` to `path` (.npz): its class, dimensions (rows x actions) and θ, and for an
+    ObservationFeaturePolicy its feature map (which factory, with its arguments). Returns the path
+    numpy wrote (it appends .npz when missing). TypeError for TabularBeliefPolicy and for a feature
+    map written in Python (see pickling)."""
     path = os.fspath(path)
     if not path.endswith(".npz"):
         path += ".npz"
+    if isinstance(policy, _core.ObservationFeaturePolicy):
+        factory, arguments, actions, theta = _feature_policy_state(policy)
+        np.savez(path, format=np.array(_FEATURE_POLICY_FORMAT), class_name=np.array("ObservationFeaturePolicy"),
+                 rows=np.int64(theta.shape[0]), num_actions=np.int64(actions), parameters=theta,
+                 features=np.array(factory),
+                 **{"features_" + k: np.asarray(v, dtype=_FEATURE_ARGUMENTS[factory][k])
+                    for k, v in arguments.items()})
+        return path
+    class_name, rows, actions, theta = _policy_state(policy)
     np.savez(path, format=np.array(_POLICY_FORMAT), class_name=np.array(class_name), rows=np.int64(rows),
              num_actions=np.int64(actions), parameters=theta)
     return path
@@ -131,6 +141,8 @@ def load_policy(path):
     parameters whose shape is not the header's rows x num_actions, or a non-finite θ entry."""
     path = os.fspath(path)
     with np.load(path, allow_pickle=False) as f:
+        if "format" in f.files and str(f["format"]) == _FEATURE_POLICY_FORMAT:
+            return _load_feature_policy(f, path)
         missing = {"format", "class_name", "rows", "num_actions", "parameters"} - set(f.files)
         if missing or str(f["format"]) != _POLICY_FORMAT:
             raise ValueError(f"{path}: not a policy saved by maxent (format {_POLICY_FORMAT}; "
@@ -147,6 +159,119 @@ def load_policy(path):
 
 _core.Policy.save = save_policy
 _core.Policy.load = staticmethod(load_policy)
+
+
+# ---------------------------------------------------------------------------------------------
+# ObservationFeaturePolicy and its feature maps: pickling, ==, save / load (.npz)
+# ---------------------------------------------------------------------------------------------
+
+# The factories whose maps are data, and the dtype each argument is saved with.
+_FEATURE_ARGUMENTS = {
+    "RawObservationFeatures": {"observation_dim": np.int64},
+    "RbfObservationFeatures": {"centres": np.float64, "width": np.float64},
+    "ObservationTiles": {"observation_dim": np.int64, "low": np.float64, "high": np.float64, "tiles": np.int64,
+                         "tilings": np.int64},
+}
+_FEATURE_POLICY_FORMAT = "maxent.ObservationFeaturePolicy/1"
+
+
+def _features_state(features):
+    """(factory, arguments) of a feature map; TypeError for one written in Python."""
+    factory = features.factory
+    if factory not in _FEATURE_ARGUMENTS:
+        raise TypeError(
+            "an ObservationFeaturePolicy (or ObservationFeatures) whose feature map is a Python callable "
+            "(UserObservationFeatures, or a function given with dimension=) cannot be pickled or saved: the "
+            "function is code, not data maxent writes. Save its θ instead (numpy.save(path, policy.parameters)) "
+            "and in the new process build ObservationFeaturePolicy(the same function, num_actions, dimension=F) "
+            "and set .parameters; or use RawObservationFeatures, RbfObservationFeatures or ObservationTiles, "
+            "which pickle and save")
+    return factory, features.arguments
+
+
+def _rebuild_features(factory, arguments):
+    if factory not in _FEATURE_ARGUMENTS:
+        raise ValueError(f"unknown feature map {factory!r} (known: {', '.join(_FEATURE_ARGUMENTS)})")
+    return getattr(_core, factory)(**arguments)
+
+
+def _feature_policy_state(p):
+    factory, arguments = _features_state(p.features)
+    return (factory, arguments, p.num_actions, np.array(p.parameters, dtype=np.float64))
+
+
+def _rebuild_feature_policy(factory, arguments, num_actions, parameters):
+    p = _core.ObservationFeaturePolicy(_rebuild_features(factory, arguments), int(num_actions))
+    p.parameters = parameters  # the setter refuses another shape and non-finite entries, naming them
+    return p
+
+
+def _load_feature_policy(f, path):
+    """An ObservationFeaturePolicy from an open .npz save_policy wrote (format checked)."""
+    required = {"class_name", "rows", "num_actions", "parameters", "features"}
+    if required - set(f.files):
+        raise ValueError(f"{path}: not an ObservationFeaturePolicy saved by maxent (missing "
+                         f"{sorted(required - set(f.files))})")
+    factory = str(f["features"])
+    if factory not in _FEATURE_ARGUMENTS:
+        raise ValueError(f"{path}: unknown feature map {factory!r} (known: {', '.join(_FEATURE_ARGUMENTS)})")
+    names = _FEATURE_ARGUMENTS[factory]
+    missing = {"features_" + k for k in names} - set(f.files)
+    if missing:
+        raise ValueError(f"{path}: the {factory} arguments {sorted(missing)} are missing")
+    arguments = {}
+    for k, dtype in names.items():
+        v = f["features_" + k]
+        if dtype is np.int64:
+            if v.ndim != 0 or v.dtype.kind not in "iu":
+                raise ValueError(f"{path}: features_{k} is {v.tolist()!r}, not an integer")
+            v = int(v)
+        elif k != "centres":
+            if v.ndim != 0 or v.dtype.kind != "f":
+                raise ValueError(f"{path}: features_{k} is {v.tolist()!r}, not a float")
+            v = float(v)
+        arguments[k] = v
+    rows, actions, theta = _header_count(f, "rows", path), _header_count(f, "num_actions", path), f["parameters"]
+    if theta.shape != (rows, actions):
+        raise ValueError(f"{path}: parameters have shape {theta.shape}, the header says {rows} x {actions}")
+    try:
+        return _rebuild_feature_policy(factory, arguments, actions, theta)
+    except ValueError as e:  # ConfigError, NumericError: the same class, naming the file
+        raise type(e)(f"{path}: {e}") from None
+
+
+def _feature_state_eq(a, b):
+    """Whether two feature maps are the same: same factory and arguments (callables: the same object)."""
+    if a.factory != b.factory:
+        return False
+    if a.factory not in _FEATURE_ARGUMENTS:
+        return a.arguments["fn"] is b.arguments["fn"] and a.arguments["dimension"] == b.arguments["dimension"]
+    return _same(a.arguments, b.arguments)
+
+
+def _features_eq(self, other):
+    if type(self) is not type(other):
+        return NotImplemented
+    return _feature_state_eq(self, other)
+
+
+def _feature_policy_eq(self, other):
+    if type(self) is not type(other):
+        return NotImplemented
+    return (_feature_state_eq(self.features, other.features) and self.num_actions == other.num_actions and
+            _same(np.array(self.parameters, dtype=np.float64), np.array(other.parameters, dtype=np.float64)))
+
+
+_core.ObservationFeatures.__reduce__ = lambda self: (_rebuild_features, _features_state(self))
+_core.ObservationFeatures.__eq__ = _features_eq
+_core.ObservationFeatures.__hash__ = None
+_core.ObservationFeaturePolicy.__reduce__ = lambda self: (_rebuild_feature_policy, _feature_policy_state(self))
+_core.ObservationFeaturePolicy.__eq__ = _feature_policy_eq
+_core.ObservationFeaturePolicy.__hash__ = None
+_core.ObservationFeaturePolicy.__deepcopy__ = lambda self, memo: self.copy()
+_core.ObservationFeaturePolicy.__copy__ = lambda self: self.copy()
+_core.ObservationFeaturePolicy.save = save_policy
+_core.ObservationFeaturePolicy.load = staticmethod(load_policy)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -237,15 +362,9 @@ functools.update_wrapper(_train_any, _core.train)
 train = _with_progress(_train_any, "train")
 train.__doc__ = _core.train.__doc__.replace("policy: maxent._core.Policy", "policy: object", 1) + (
     "\n\nA simulator whose observations are float vectors (observation_dim = d) trains with BeliefAveragedPolicy\n"
-    "or ObservationFeaturePolicy (its result.policy is None; its θ is result.parameters); feedbacks 'mse-knn'\n"
+    "or ObservationFeaturePolicy (result.policy: the trained ObservationFeaturePolicy); feedbacks 'mse-knn'\n"
     "and 'moe-knn' (MSEKnn(k), MOEKnn(k)) count true-state points and observation vectors by kNN.")
 train_learned = _with_progress(_core.train_learned, "train_learned")
-
-# A TrainResult of ObservationFeaturePolicy holds no bound policy: .policy is None there.
-_result_policy = _core.TrainResult.policy
-_core.TrainResult.policy = property(
-    lambda r: None if repr(r).endswith(", ObservationFeaturePolicy)") else _result_policy.fget(r),
-    doc=_result_policy.__doc__)
 
 # evaluate and evaluate_uniform take every world, policy and kNN setting in C++ (analysis.cpp).
 evaluate = _core.evaluate

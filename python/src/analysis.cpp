@@ -42,6 +42,40 @@ py::array_t<double, py::array::c_style> knn_points(const py::object& points) {
     return py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(a);
 }
 
+/// The one conversion of an Evaluation to Python, for every world (a finite model here, a
+/// simulator through evaluate_generative): always the same keys; a quantity with n = 0 (not
+/// computed for this world or these settings: true_entropy_knn of a finite model or of a world
+/// without state_point, observation_entropy of a vector world with knn_k = 0) is None, never a
+/// dict with n = 0; otherwise {mean, low, high, n}. Then the estimators used and how the kNN
+/// quantities counted ties.
+py::dict evaluation_dict(const Evaluation& e) {
+    auto interval = [](const MeanInterval& x) -> py::object {
+        if (x.n == 0) return py::none();
+        py::dict d;
+        d["mean"] = x.mean;
+        d["low"] = x.low;
+        d["high"] = x.high;
+        d["n"] = x.n;
+        return d;
+    };
+    py::dict d;
+    d["episodes"] = e.episodes;
+    d["true_entropy"] = interval(e.true_entropy);
+    d["observation_entropy"] = interval(e.observation_entropy);
+    d["believed_entropy"] = interval(e.believed_entropy);
+    d["belief_entropy_sum"] = interval(e.belief_entropy_sum);
+    d["true_entropy_knn"] = interval(e.true_entropy_knn);
+    d["true_entropy_estimator"] = "binned";
+    d["observation_entropy_estimator"] = std::string(e.observation_entropy_estimator);
+    d["true_entropy_knn_estimator"] = std::string(e.true_entropy_knn_estimator);
+    d["knn_k"] = e.knn_k;
+    d["knn_rule"] = std::string(e.knn_rule);
+    d["knn_resolution_low"] = e.knn_resolution_low;
+    d["knn_resolution_high"] = e.knn_resolution_high;
+    d["knn_floored"] = e.knn_floored;
+    return d;
+}
+
 py::dict quality(const EstimatorQuality& q) {
     py::dict d;
     d["name"] = q.name;
@@ -155,7 +189,7 @@ void bind_analysis(py::module_& m) {
     // released; a simulator (or ObservationFeaturePolicy) in sim_evaluate.cpp, on this thread.
     constexpr const char* evaluation_doc =
         "\n\nThe dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,\n"
-        "true_entropy_knn (each {mean, low, high, n}, or None when not computed) and the estimators used:\n"
+        "true_entropy_knn (each {mean, low, high, n}, or None when not computed: n would be 0) and the estimators used:\n"
         "true_entropy_estimator ('binned'), observation_entropy_estimator ('binned' for index observations or a\n"
         "world's bins, 'knn' for a simulator's raw observation vectors, 'none'), true_entropy_knn_estimator ('knn'\n"
         "for a simulator with state_point(s), else 'none'), knn_k. kNN entropies are in nats (Kozachenko-Leonenko,\n"
@@ -165,7 +199,8 @@ void bind_analysis(py::module_& m) {
         "them), a number > 0 that resolution, 0 refuses ties (NumericError). knn_rule names it ('scale',\n"
         "'min_distance', 'refuse', or 'none' without kNN quantities), knn_resolution_low / knn_resolution_high\n"
         "give the smallest and largest resolution applied, knn_floored how many points lay closer than it to\n"
-        "their k-th neighbour (summed over episodes). A simulator runs on one thread.";
+        "their k-th neighbour (summed over episodes). The keys are the same for every world and policy. A simulator\n"
+        "runs on one thread.";
     const auto finite_evaluation = [](const py::object& world, const py::object& updater, const PyPolicy* policy,
                                       const EvaluateOptions& o, const char* who) {
         const auto w = world.cast<std::shared_ptr<PyModel>>();
@@ -190,7 +225,7 @@ void bind_analysis(py::module_& m) {
                                     .counting = to_counting(counting),
                                     .knn = {.k = knn_k, .min_distance = knn_min_distance}};
             if (!py::isinstance<PyModel>(world) || !py::isinstance<PyPolicy>(policy))
-                return evaluate_generative(world, updater, policy, episodes, seed, o.counting, o.knn);
+                return evaluation_dict(evaluate_generative(world, updater, policy, episodes, seed, o.counting, o.knn));
             return finite_evaluation(world, updater, &policy.cast<const PyPolicy&>(), o, "evaluate");
         },
         py::arg("world"), py::arg("updater"), py::arg("policy"), py::kw_only(), py::arg("episodes") = 1000,
@@ -211,7 +246,7 @@ void bind_analysis(py::module_& m) {
                                     .counting = to_counting(counting),
                                     .knn = {.k = knn_k, .min_distance = knn_min_distance}};
             if (!py::isinstance<PyModel>(world))
-                return evaluate_generative(world, updater, py::none(), episodes, seed, o.counting, o.knn);
+                return evaluation_dict(evaluate_generative(world, updater, py::none(), episodes, seed, o.counting, o.knn));
             return finite_evaluation(world, updater, nullptr, o, "evaluate_uniform");
         },
         py::arg("world"), py::arg("updater") = py::none(), py::kw_only(), py::arg("episodes") = 1000,

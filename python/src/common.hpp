@@ -12,19 +12,20 @@
 // waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
 // world written in Python is called with the GIL taken (py::gil_scoped_acquire).
 //
-// The files, each one job, each calling only the files below it (module.cpp calls every bind_*):
-//   module.cpp      the module: calls the bind_* functions in order
-//   train.cpp       train, train_learned, experiments   -> sim_train.cpp, models, runs, components, checks
-//   analysis.cpp    exact objective, quality, evaluate  -> sim_evaluate.cpp, components, checks
-//   sim_train.cpp   training on a simulator             -> features, sim_worlds, runs, components, checks
-//   sim_evaluate.cpp evaluation on a simulator          -> features, sim_worlds, checks
-//   features.cpp/.hpp observation features and ObservationFeaturePolicy -> sim_worlds, checks
+// The files, each one job, each calling only the files below it (the calls between the object
+// files, read with nm; module.cpp calls every bind_*):
+//   module.cpp        the module: calls the bind_* functions in order (bind.hpp)
+//   train.cpp         train, train_learned, experiments -> sim_train, models, runs, components, checks
+//   analysis.cpp      exact objective, quality, evaluate -> sim_evaluate, components, checks
+//   sim_train.cpp     training on a simulator   -> features, sim_worlds, models, runs, components, checks
+//   sim_evaluate.cpp  evaluation on a simulator -> features, sim_worlds, models, checks
+//   features.cpp/.hpp observation features, ObservationFeaturePolicy -> sim_worlds.hpp, checks
 //   sim_worlds.cpp/.hpp Python worlds, Rng, GenerativeView, ParticleFilter -> checks
-//   models.cpp      models, filters, policies          -> checks
-//   components.cpp  feedbacks, estimators, step rules  -> runs (PyRef)
-//   runs.cpp        train options, run_jobs, signals, progress, results -> checks
-//   errors.cpp      exceptions, the pickling refusal
-//   checks.cpp      argument checks and conversions
+//   models.cpp        models, filters, policies -> checks
+//   components.cpp    feedbacks, estimators, step rules -> runs (PyRef), checks
+//   runs.cpp          train options, run_jobs, signals, progress, results -> checks
+//   errors.cpp        exceptions, the pickling refusal
+//   checks.cpp        argument checks and conversions
 // This header declares what crosses files (bind.hpp the bind_* functions); sim_worlds.hpp and
 // features.hpp the simulator types; results.hpp a runtime run's result as Python sees it.
 #pragma once
@@ -284,6 +285,9 @@ struct PyTrainResult {
     bool stopped_early = false;
     std::string policy_class;
     std::optional<PolicyVariant> policy;  ///< the trained policy (θ = parameters)
+    /// ObservationFeaturePolicy runs (a simulator's vector observations): the trained policy as
+    /// its Python object (set with the GIL held; `policy` stays empty).
+    PyRef feature_policy;
     std::vector<py::dict> fits;  ///< learned-belief runs: every fit of the belief model
     /// Learned-belief runs: the final learned model (the last fit's), its horizon, whether the
     /// agent's filter started from its μ̂, and the held-out episodes the fits were scored on.
@@ -362,10 +366,10 @@ py::object train_generative(const py::object& world, const py::object& updater, 
                             const TrainOptions& options);
 /// evaluate() (a policy) or evaluate_uniform() (policy None) with a world that is not a finite
 /// Model (a Python simulator with its ParticleFilter, run on the calling thread) or a policy
-/// that is not a bound Policy (ObservationFeaturePolicy), as evaluation_dict (sim_evaluate.cpp).
-py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
-                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn);
-/// An Evaluation as Python sees it (a dict; see evaluate's docstring).
-py::dict evaluation_dict(const Evaluation& e);
+/// that is not a bound Policy (ObservationFeaturePolicy) (sim_evaluate.cpp); analysis.cpp
+/// converts it as it converts a finite model's.
+Evaluation evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                               std::size_t episodes, std::uint64_t seed, StateCounting counting,
+                               const KnnCounting& knn);
 
 }  // namespace maxent::python

@@ -62,9 +62,9 @@ std::string pickling_hint(const std::string& name) {
         return "its particles live in C++; build a new ParticleFilter from the world and the same settings";
     if (name == "BayesFilter" || name == "NoisyBelief" || name == "GenerativeView")
         return "pickle its model (.model) and build a new one from it";
-    if (name == "ObservationFeaturePolicy")
-        return "its feature map may be a Python callable; save its parameters (a numpy array) and set them on a "
-               "new policy";
+    if (name == "ObservationFeaturePolicy" || name == "ObservationFeatures")
+        return "the package maxent pickles it (import maxent, not maxent._core alone), unless its feature map is a "
+               "Python callable: then save its parameters (a numpy array) and set them on a new policy";
     if (name == "TrajectoryView") return "it is valid only during the feedback call that received it";
     if (name == "Rng") return "build a new maxent.Rng from the seed";
     return "give its constructor's arguments (or its name) to the new process instead";

@@ -18,6 +18,12 @@ void bind_features(py::module_& m) {
         "A feature map ψ of a vector observation, for ObservationFeaturePolicy: RawObservationFeatures,\n"
         "RbfObservationFeatures, ObservationTiles or UserObservationFeatures (a Python callable).")
         .def_property_readonly("dimension", &PyFeatureMap::dimension, "F, the number of features")
+        .def_property_readonly("factory", [](const PyFeatureMap& f) { return feature_factory(f); },
+                               "the function of maxent that built it: RawObservationFeatures, RbfObservationFeatures,\n"
+                               "ObservationTiles or UserObservationFeatures")
+        .def_property_readonly("arguments", [](const PyFeatureMap& f) { return feature_arguments(f); },
+                               "the keyword arguments of `factory` that build it again (copies; `fn` itself for a\n"
+                               "Python callable): what pickling and save write")
         .def("__call__", [](const PyFeatureMap& f, const py::object& o) {
             // o as the policy would see it: a float vector (its length is the map's to check)
             const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(o);
@@ -36,13 +42,20 @@ void bind_features(py::module_& m) {
     };
     m.def("RawObservationFeatures", [feature_memory](std::size_t d) {
               feature_memory("RawObservationFeatures: observation_dim = ", d);
-              return PyFeatureMap(RawObservationFeatures(d));
+              FeatureArgs args;
+              args.observation_dim = d;
+              return PyFeatureMap(RawObservationFeatures(d), std::move(args));
           },
           py::arg("observation_dim"), "ψ(o) = (o_1, .., o_d, 1): the raw vector and a bias.");
     m.def("RbfObservationFeatures",
           [](const py::object& centres, double width) {
               // Exactly 2-d: a 1-d array is refused, not read as m centres of one coordinate.
-              return PyFeatureMap(RbfObservationFeatures(real_matrix(centres, "RbfObservationFeatures: centres"), width));
+              Eigen::MatrixXd c = real_matrix(centres, "RbfObservationFeatures: centres");
+              RbfObservationFeatures rbf(c, width);  // checks c and width, naming them
+              FeatureArgs args;
+              args.centres = std::move(c);
+              args.width = width;
+              return PyFeatureMap(std::move(rbf), std::move(args));
           },
           py::arg("centres"), py::arg("width"),
           "ψ(o) = (exp(-|o - c_i|² / (2 width²)) for each row c_i of centres (a 2-d array, m x d: reshape(-1, 1)\n"
@@ -55,7 +68,13 @@ void bind_features(py::module_& m) {
                              "its feature vector (tilings x tiles^observation_dim doubles)",
                              8.0 * static_cast<double>(tilings) *
                                  std::pow(static_cast<double>(tiles), static_cast<double>(d)));
-              return PyFeatureMap(ObservationTiles(d, low, high, tiles, tilings));
+              FeatureArgs args;
+              args.observation_dim = d;
+              args.low = low;
+              args.high = high;
+              args.tiles = tiles;
+              args.tilings = tilings;
+              return PyFeatureMap(ObservationTiles(d, low, high, tiles, tilings), std::move(args));
           },
           py::arg("observation_dim"), py::arg("low"), py::arg("high"), py::arg("tiles"), py::arg("tilings") = 1,
           "Tile coding of [low, high]^d: `tilings` offset grids of `tiles` cells per axis, one 1 per tiling.");
@@ -71,7 +90,8 @@ void bind_features(py::module_& m) {
     py::class_<PyFeaturePolicy>(m, "ObservationFeaturePolicy",
         "softmax(θᵀ ψ(o)) over a vector observation o (worlds that declare observation_dim), θ: F x A, zero at\n"
         "the start. features: an ObservationFeatures, or a Python callable o -> float array with `dimension`\n"
-        "given. train() returns its θ as result.parameters (result.policy is None: set policy.parameters).")
+        "given. train() returns it trained as result.policy (θ: result.parameters). Pickles, copies and saves\n"
+        "(save / maxent.save_policy, .npz) with its feature map's arguments, except a map written in Python.")
         .def(py::init([](const py::object& features, std::size_t num_actions, std::optional<std::size_t> dimension) {
                  // θ is F x A doubles, and the score buffers as many again.
                  auto memory = [&](std::size_t F) {

@@ -25,6 +25,7 @@ inline PyFeatureMap python_features(py::object fn, std::size_t F) {
     programs::CallableObservationFeatures f;
     f.F = F;
     f.name = "a Python callable";
+    f.source = std::make_shared<const py::object>(fn);
     f.fn = [fn = std::move(fn), F](std::span<const double> x, Eigen::VectorXd& out) {
         py::array_t<double> a(static_cast<py::ssize_t>(x.size()));
         std::copy(x.begin(), x.end(), a.mutable_data());
@@ -33,6 +34,42 @@ inline PyFeatureMap python_features(py::object fn, std::size_t F) {
         read_vector(fn(a), F, out.data(), [] { return std::string("the observation feature map ψ(o)"); }, "dimension");
     };
     return PyFeatureMap(std::move(f));
+}
+
+using FeatureArgs = programs::ObservationFeatureArgs;
+
+/// The function of the module that builds `f` ("UserObservationFeatures" for a callable).
+inline const char* feature_factory(const PyFeatureMap& f) {
+    static constexpr const char* names[] = {"RawObservationFeatures", "RbfObservationFeatures", "ObservationTiles",
+                                            "UserObservationFeatures"};
+    return names[f.map().index()];
+}
+
+/// The keyword arguments of feature_factory(f) that build `f` again (the callable itself for a
+/// Python one): what pickling and save write.
+inline py::dict feature_arguments(const PyFeatureMap& f) {
+    py::dict d;
+    const FeatureArgs& a = f.arguments();
+    switch (f.map().index()) {
+        case 0: d["observation_dim"] = a.observation_dim; break;
+        case 1:
+            d["centres"] = a.centres;
+            d["width"] = a.width;
+            break;
+        case 2:
+            d["observation_dim"] = a.observation_dim;
+            d["low"] = a.low;
+            d["high"] = a.high;
+            d["tiles"] = a.tiles;
+            d["tilings"] = a.tilings;
+            break;
+        default: {
+            const auto& c = std::get<programs::CallableObservationFeatures>(f.map());
+            d["fn"] = c.source ? *static_cast<const py::object*>(c.source.get()) : py::none();
+            d["dimension"] = c.F;
+        }
+    }
+    return d;
 }
 
 /// maxent.ObservationFeaturePolicy: softmax(θᵀ ψ(o)) over a vector world's observations.

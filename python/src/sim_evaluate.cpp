@@ -1,6 +1,7 @@
 // python/src/sim_evaluate.cpp — evaluate() and evaluate_uniform() on a Python simulator with its
 // particle filter (run on the calling thread, with the GIL), for every policy a simulator is
-// offered with, ObservationFeaturePolicy included; analysis.cpp binds both and sends simulators here.
+// offered with, ObservationFeaturePolicy included; analysis.cpp binds both, sends simulators here and
+// converts the Evaluation as it converts a finite model's (evaluation_dict).
 #include <string_view>
 
 #include "features.hpp"
@@ -8,36 +9,6 @@
 #include "sim_worlds.hpp"
 
 namespace maxent::python {
-
-/// Evaluation as Python sees it: per quantity mean, low, high, n (None when not computed),
-/// the estimators used, and how the kNN quantities counted ties.
-py::dict evaluation_dict(const Evaluation& e) {
-    auto interval = [](const MeanInterval& x) -> py::object {
-        if (x.n == 0) return py::none();
-        py::dict d;
-        d["mean"] = x.mean;
-        d["low"] = x.low;
-        d["high"] = x.high;
-        d["n"] = x.n;
-        return d;
-    };
-    py::dict d;
-    d["episodes"] = e.episodes;
-    d["true_entropy"] = interval(e.true_entropy);
-    d["observation_entropy"] = interval(e.observation_entropy);
-    d["believed_entropy"] = interval(e.believed_entropy);
-    d["belief_entropy_sum"] = interval(e.belief_entropy_sum);
-    d["true_entropy_knn"] = interval(e.true_entropy_knn);
-    d["true_entropy_estimator"] = "binned";
-    d["observation_entropy_estimator"] = std::string(e.observation_entropy_estimator);
-    d["true_entropy_knn_estimator"] = std::string(e.true_entropy_knn_estimator);
-    d["knn_k"] = e.knn_k;
-    d["knn_rule"] = std::string(e.knn_rule);
-    d["knn_resolution_low"] = e.knn_resolution_low;
-    d["knn_resolution_high"] = e.knn_resolution_high;
-    d["knn_floored"] = e.knn_floored;
-    return d;
-}
 
 namespace {
 
@@ -84,11 +55,12 @@ Evaluation evaluate_simulator(const py::object& world, const py::object& updater
 
 }  // namespace
 
-py::dict evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
-                             std::size_t episodes, std::uint64_t seed, StateCounting counting, const KnnCounting& knn) {
-    if (policy.is_none()) return evaluation_dict(evaluate_simulator(world, updater, nullptr, episodes, seed, counting, knn));
+Evaluation evaluate_generative(const py::object& world, const py::object& updater, const py::object& policy,
+                               std::size_t episodes, std::uint64_t seed, StateCounting counting,
+                               const KnnCounting& knn) {
+    if (policy.is_none()) return evaluate_simulator(world, updater, nullptr, episodes, seed, counting, knn);
     const SimPolicy p = sim_policy(policy);
-    return evaluation_dict(evaluate_simulator(world, updater, &p, episodes, seed, counting, knn));
+    return evaluate_simulator(world, updater, &p, episodes, seed, counting, knn);
 }
 
 }  // namespace maxent::python

@@ -61,9 +61,14 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
         out[i].parameters = std::move(r.trained.parameters);
         out[i].history = std::move(r.trained.history);
         out[i].stopped_early = r.trained.stopped_early;
-        out[i].policy = bound_policy(std::move(*r.policy));
-        // ObservationFeaturePolicy: result.policy is None (θ is `parameters`)
-        out[i].policy_class = out[i].policy ? PyPolicy{*out[i].policy}.class_name() : "ObservationFeaturePolicy";
+        if (auto* fp = std::get_if<programs::FeaturePolicy>(&*r.policy)) {
+            // A vector world's run: on this thread, with the GIL held.
+            out[i].policy_class = "ObservationFeaturePolicy";
+            out[i].feature_policy = PyRef(py::cast(PyFeaturePolicy{std::move(*fp)}));
+        } else {
+            out[i].policy = bound_policy(std::move(*r.policy));
+            out[i].policy_class = PyPolicy{*out[i].policy}.class_name();
+        }
     };
     if (py::isinstance<PyGenerativeView>(world)) {
         if (!pf->view_filter)

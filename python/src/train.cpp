@@ -286,8 +286,10 @@ void bind_train(py::module_& m) {
         .def_property_readonly("heldout_episodes", [](const PyTrainResult& r) { return sequences_to_python(r.heldout, false); },
                                "learned-belief runs: the held-out (actions, observations) episodes the fits were scored on")
         .def_property_readonly("iterations", [](const PyTrainResult& r) { return r.history.size(); })
-        .def_property_readonly("policy", [](const PyTrainResult& r) { return PyPolicy{*r.policy}; },
-                               "a copy of the policy with the trained θ")
+        .def_property_readonly("policy", [](const PyTrainResult& r) -> py::object {
+            if (r.feature_policy.obj) return r.feature_policy.get().attr("copy")();
+            return py::cast(PyPolicy{*r.policy});
+        }, "a copy of the policy with the trained θ (an ObservationFeaturePolicy for one)")
         .def_property_readonly("true_entropy",
                                [](const PyTrainResult& r) { return history_of(r, &IterationMetrics::true_entropy); },
                                "per iteration: the batch mean of H(d(τ_S)), what the paper plots")
@@ -344,7 +346,10 @@ void bind_train(py::module_& m) {
                                              sequences_to_python(r.heldout, false));
                 }
                 return py::make_tuple(r.seed, r.parameters, its, metrics, r.stopped_early, r.policy_class,
-                                      r.policy ? py::cast(PyPolicy{*r.policy}) : py::none(), fits, learned);
+                                      r.policy                ? py::cast(PyPolicy{*r.policy})
+                                      : r.feature_policy.obj ? r.feature_policy.get()
+                                                              : py::none(),
+                                      fits, learned);
             },
             [](const py::tuple& t) {
                 if (t.size() != 8 && t.size() != 9)
@@ -362,7 +367,15 @@ void bind_train(py::module_& m) {
                                          metrics.at(i, 2), metrics.at(i, 3)});
                 r.stopped_early = t[4].cast<bool>();
                 r.policy_class = t[5].cast<std::string>();
-                if (!t[6].is_none()) r.policy = t[6].cast<PyPolicy>().p;
+                if (py::isinstance<PyPolicy>(t[6])) {
+                    r.policy = t[6].cast<PyPolicy>().p;
+                } else if (!t[6].is_none()) {  // an ObservationFeaturePolicy's run (sim_train.cpp)
+                    if (!py::hasattr(t[6], "class_name") ||
+                        py::str(t[6].attr("class_name")).cast<std::string>() != "ObservationFeaturePolicy")
+                        throw py::value_error("TrainResult.__setstate__: the policy must be a Policy, an "
+                                              "ObservationFeaturePolicy or None");
+                    r.feature_policy = PyRef(t[6].attr("copy")());
+                }
                 for (const py::handle f : t[7]) r.fits.push_back(py::reinterpret_borrow<py::dict>(f));
                 if (t.size() == 9 && !t[8].is_none()) {
                     const auto l = t[8].cast<py::tuple>();

@@ -134,8 +134,9 @@ def test_trained_policies_beat_uniform_on_the_true_state_entropy():
     e1 = maxent.evaluate(world, pf, r1.policy, episodes=100, seed=1)
     ofp = maxent.ObservationFeaturePolicy(maxent.RawObservationFeatures(1), 2)
     r2 = maxent.train(world, pf, ofp, maxent.MSEKnn(4), step=maxent.ConstantStep(0.3), iterations=25, batch=8, seed=3)
-    assert r2.policy is None and r2.parameters.shape == (2, 2)
+    assert r2.parameters.shape == (2, 2) and np.array_equal(r2.policy.parameters, r2.parameters)
     ofp.parameters = r2.parameters
+    assert ofp == r2.policy  # result.policy: the trained policy
     e2 = maxent.evaluate(world, pf, ofp, episodes=100, seed=1)
     msg = f"uniform {uniform['true_entropy']}, moe-knn {e1['true_entropy']}, mse-knn {e2['true_entropy']}"
     assert e1["true_entropy"]["mean"] > uniform["true_entropy"]["mean"] + 0.4, msg

@@ -91,7 +91,9 @@ objects = {
     "Rng": maxent.Rng(3), "GenerativeView": maxent.GenerativeView(room),
     "ParticleFilter": maxent.ParticleFilter(world, particles=5),
     "ObservationFeatures": maxent.RawObservationFeatures(2),
+    "ObservationFeatures(user)": maxent.UserObservationFeatures(lambda o: o, 2),
     "ObservationFeaturePolicy": maxent.ObservationFeaturePolicy(lambda o: o, 3, dimension=2),
+    "ObservationFeaturePolicy(tiles)": maxent.ObservationFeaturePolicy(maxent.ObservationTiles(1, 0.0, 1.0, 4), 3),
 }
 classes = {name: cls for name, cls in vars(maxent._core).items() if isinstance(cls, type) and
            type(cls).__name__ == "pybind11_type"}
@@ -120,7 +122,10 @@ for name, obj in objects.items():
 print("done")
 """
 
-PICKLABLE = {"Model", "Policy", "StepRule", "TrainResult", "TrainResult(learned)"}
+PICKLABLE = {"Model", "Policy", "StepRule", "TrainResult", "TrainResult(learned)", "ObservationFeatures",
+             "ObservationFeaturePolicy(tiles)"}
+# Policy.copy(), which shares a feature map written in Python
+COPYABLE = {("TabularBeliefPolicy", "deepcopy"), ("ObservationFeaturePolicy", "deepcopy")}
 
 
 def test_every_pickle_protocol_works_or_raises():
@@ -132,9 +137,9 @@ def test_every_pickle_protocol_works_or_raises():
     for line in lines[1:-1]:
         name, how, p, outcome = line.split(" ", 3)
         outcomes[(name, how, p)] = outcome
-    assert len(outcomes) == 16 * (pickle.HIGHEST_PROTOCOL + 1 + 6 + 2)
+    assert len(outcomes) == 18 * (pickle.HIGHEST_PROTOCOL + 1 + 6 + 2)
     for (name, how, p), outcome in outcomes.items():
-        if name in PICKLABLE or (name, how) == ("TabularBeliefPolicy", "deepcopy"):  # Policy.copy()
+        if name in PICKLABLE or (name, how) in COPYABLE:
             assert outcome in ("same", "ok"), (name, how, p, outcome)
         else:
             assert outcome == "TypeError named", (name, how, p, outcome)
