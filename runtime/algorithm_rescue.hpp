@@ -9,6 +9,7 @@
 #include "maxent/belief/particle_filter.hpp"
 #include "maxent/belief/state_features.hpp"
 #include "maxent/model/concepts.hpp"
+#include "maxent/model/wrappers.hpp"
 #include "maxent/model/rescue_world.hpp"
 
 #include "algorithm.hpp"

@@ -20,6 +20,12 @@
 
 namespace maxent::programs {
 
+/// The `run` of the heatmap streams: episode e of seed `seed` draws from
+/// stream(seed, heatmap_stream_run, e), disjoint from the training's (seed, k, n) for any
+/// iteration k a run reaches, from the uniform baseline's and the learned model's data, so
+/// counting changes nothing else a run computes.
+inline constexpr std::uint64_t heatmap_stream_run = 0x686561746d6170ULL;  // "heatmap"
+
 /// How the curves without a simulator learn their belief model (LearnedBeliefOptions); the
 /// defaults are the library's one set (belief/learned/defaults.hpp).
 struct LearningSettings {

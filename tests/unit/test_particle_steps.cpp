@@ -32,6 +32,7 @@
 #include "maxent/belief/resamplers.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/model/draws.hpp"
 #include "maxent/model/generative_view.hpp"
 
 #include "../support/ring_model.hpp"
