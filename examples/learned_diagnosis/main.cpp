@@ -13,8 +13,10 @@
 //             probable state ŝ_t (nats; log S is perfect tracking, 0 no information), for the
 //             exact and the learned filter — identifiability in one number: a belief model
 //             whose I is near 0 gives MBE and Reg-MBE nothing that MOE lacks.
-// Learners (--learners; maxent-paper's, runtime/settings.hpp learner_kinds): em,
-// em-sparse, cloned-hmm (know nothing of the dynamics), em-known-motion, em-known-sensor (L = S).
+// Learners (--learners; maxent-paper's, runtime/settings.hpp learner_kinds): from the logs
+// only (given L = S unless --latent-states) em, em-sparse, cloned-hmm; oracles, given parts of
+// the true model: em-known-motion (the world's transitions, L = S), em-known-sensor (the
+// world's emissions, L = S). The CSV's learner column holds the flag's names.
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
 //        [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor]
@@ -173,6 +175,9 @@ constexpr const char* help_text =
     "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
     "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor]\n"
     "How much of the true state a learned belief model recovers (see the source's header).\n"
+    "Learners: em, em-sparse, cloned-hmm read only the logs (given L = S unless --latent-states);\n"
+    "em-known-motion (oracle: given the world's transitions, L = S) and em-known-sensor (oracle:\n"
+    "given the world's emissions, L = S) are given parts of the true model.\n"
     "Ctrl-C or SIGTERM stops after the rows printed so far (exit 130 or 143).\n";
 
 }  // namespace
