@@ -26,6 +26,7 @@
 #include <system_error>
 #include <vector>
 
+#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/model/pomdp_file.hpp"
 
 #include "runtime/choices.hpp"
@@ -160,7 +161,8 @@ struct Options {
         "(the last iteration when K < 10). Uniform value: per seed, the mean over\n"
         "--uniform-trajectories episodes (default: as many as the learned value averages, i.e.\n"
         "ceil(K / 10) x N) of the uniformly random policy (what every class is at theta = 0),\n"
-        "on streams independent of the training's. The initial belief is uniform (paper).\n"
+        "on streams independent of the training's. The initial belief of the curves with the\n"
+        "model file's beliefs is uniform (paper); for the learned-belief curves see --learned.\n"
         "\n"
         "Defaults: K = 1000 iterations, N = 10, T = max(S, 10), seeds 0-7, objectives mse,mbe,\n"
         "class BA, alpha = 0.3 (16 runs). T = S lets every state be visited once (the paper's\n"
@@ -176,10 +178,15 @@ struct Options {
         "  --objectives LIST        any of mse, moe, mbe, reg-mbe (default mse,mbe); one curve each;\n"
         "                           none: only the --learned curves (a learned-belief study)\n"
         "  --learned LIST           objectives also trained with a belief model learned from the agent's\n"
-        "                           own actions and observations (the world's model unused by the agent;\n"
-        "                           curves 'learned-<objective>[+<learner>]'; default none). Their\n"
-        "                           filter starts each episode at the learned initial distribution\n"
-        "                           (--uniform-prior: uniform). With K <= --refit-every (the default\n"
+        "                           own actions and observations (the world's model unused by the agent\n"
+        "                           but for the parts an oracle learner is given; curves\n"
+        "                           'learned-<objective>[+<learner>[(oracle)]]'; default none). Their\n") +
+        (learned_belief_defaults.learned_prior
+             ? "                           filter starts each episode at the learned initial distribution\n"
+               "                           (--uniform-prior: uniform). With K <= --refit-every (the default\n"
+             : "                           filter starts each episode uniform (--learned-prior: at the\n"
+               "                           learned initial distribution). With K <= --refit-every (the default\n") +
+        std::string(
         "                           K = 1000 < 2000) no refit happens: the model stays the warm-up\n"
         "                           fit (a note says so); give --refit-every below K to refit\n"
         "  --learners LIST          from the agent's logs only: em (default), em-sparse, cloned-hmm\n"
