@@ -104,6 +104,16 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
     return out;
 }
 
+/// "; oracles, given parts of the true model: em-known-motion (true motion), ..." for the
+/// oracle learners among l.learners; "" without one.
+[[nodiscard]] inline std::string oracles_summary(const LearningSettings& l) {
+    std::string out;
+    for (const std::string& name : l.learners)
+        if (const LearnerKind* k = find_learner(name); k != nullptr && !k->oracle.empty())
+            out += cat(out.empty() ? "; oracles, given parts of the true model: " : ", ", name, " (", k->oracle, ")");
+    return out;
+}
+
 /// One line on how the learned-belief curves learn their model and start their filter, and
 /// what their heatmaps evaluate (maxent-paper prints it for experiments with such curves).
 [[nodiscard]] inline std::string learning_summary(const LearningSettings& l) {
@@ -113,7 +123,7 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
                "; the filter's b_1 = ",
                l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
                                : "uniform, the paper's (--learned-prior: the learned initial distribution)",
-               "; heatmaps evaluate each final policy with its final learned filter");
+               "; heatmaps evaluate each final policy with its final learned filter", oracles_summary(l));
 }
 
 /// The learned-belief settings that are counts, by name: the keys of the Python module's

@@ -83,6 +83,9 @@ message(STATUS "learned/: the final model of each of the 4 learned runs, read ba
 # One learned curve per learner, labelled with what the agent was assumed to know.
 run(0 o "${EXE}" nosim2d --seeds 0 --iterations 3 --batch 2 --warmup 10 --heatmap-episodes 0 --objectives moe
     --learned reg-mbe --learners em,cloned-hmm,em-known-motion,em-sparse,em-known-sensor --threads 1 --out learners --quiet --no-plot)
+if(NOT o MATCHES "oracles, given parts of the true model: em-known-motion \\(true motion\\), em-known-sensor \\(true sensor\\)")
+  message(FATAL_ERROR "the learned-belief line does not name the oracles:\n${o}")
+endif()
 file(STRINGS "${OUT}/learners/nosim2d/runs.csv" rows)
 foreach(label learned-reg-mbe learned-reg-mbe\\+cloned-hmm "learned-reg-mbe\\+em-known-motion\\(oracle\\)"
               learned-reg-mbe\\+em-sparse "learned-reg-mbe\\+em-known-sensor\\(oracle\\)")
