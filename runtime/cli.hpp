@@ -479,7 +479,10 @@ bool shared_flag(FlagArgument& a, O& o) {
     } else if (flag == "--alpha") {
         s.alpha = positive_number(flag, a.value());
     } else if (flag == "--objectives") {
-        s.objectives = parse_list<Objective>(flag, a.value(), "mse, moe, mbe, reg-mbe", parse_objective);
+        const std::string_view v = a.value();  // none: learned-belief curves only (--learned)
+        s.objectives = iequals(v, "none") ? std::vector<Objective>{}
+                                          : parse_list<Objective>(flag, v, "mse, moe, mbe, reg-mbe (or none)",
+                                                                  parse_objective);
     } else if (flag == "--policies" || flag == "--policy") {  // --policy: maxent-explore's older spelling
         s.policies = parse_list<PolicyClass>(flag, a.value(), "O, BA, S, BM, B", parse_policy_class);
     } else if (flag == "--smooth") {
@@ -651,7 +654,8 @@ using detail::to_uint;
         "  --seeds LIST         seeds, a list 0,3,5 or a range 0-15 or both (default 0-15)\n"
         "  --iterations K       iterations of Algorithm 1 (default 12000)\n"
         "  --batch N            trajectories per iteration (default 10)\n"
-        "  --objectives LIST    any of mse,moe,mbe,reg-mbe (default: the figure's)\n"
+        "  --objectives LIST    any of mse,moe,mbe,reg-mbe, or none (only --learned curves) (default:\n"
+        "                       the figure's)\n"
         "  --rho X              Reg-MBE regularisation weight (default 0.02)\n"
         "  --noise LIST         belief noise: STANDARD DEVIATIONS sigma of the Gaussian noise added to\n"
         "                       every belief entry after each update (default 0; fig3: 0,0.01,0.03,0.04 —\n"
@@ -676,11 +680,13 @@ using detail::to_uint;
         "  --learned LIST       objectives trained with a learned belief model, or none (default: the\n"
         "                       experiment's; nosim*: mbe,reg-mbe)\n"
         "  --learners LIST      how the learned curves learn their model, one curve each (default em;\n"
-        "                       labels 'learned-reg-mbe+<learner>' for the others): em (an IOHMM,\n"
-        "                       knows nothing), em-sparse (EM, sparse Dirichlet(0.1) transition\n"
-        "                       prior), cloned-hmm (clones of observations; knows nothing of the\n"
-        "                       dynamics), em-known-motion (the world's transitions held: odometry),\n"
-        "                       em-known-sensor (the world's emissions held)\n"
+        "                       labels 'learned-reg-mbe+<learner>' for the others, '+<learner>(oracle)'\n"
+        "                       for the oracles). From the agent's logs only: em (an IOHMM),\n"
+        "                       em-sparse (EM, sparse Dirichlet(0.1) transition prior), cloned-hmm\n"
+        "                       (clones of observations); all given L = S unless --latent-states.\n"
+        "                       Oracles, given parts of the true model: em-known-motion (oracle:\n"
+        "                       given the world's transitions, L = S and the state identities),\n"
+        "                       em-known-sensor (oracle: given the world's emissions, L = S)\n"
         "  --latent-states L    latent states of the learned model (default: the world's S)\n"
         ) + learned_flags_help() + std::string(
         "  --heatmap-episodes E episodes of each run's final policy (with its belief model: the\n"

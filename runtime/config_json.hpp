@@ -82,6 +82,47 @@ void settings_fields(const Settings& s, Field&& field) {
     field("counting", json_string(name_of(s.counting)));
 }
 
+/// A learned curve's fields in config.json's "curves" list: its learner, whether it is an
+/// oracle, the parts of the true model it was given (learner_given) and the filter's b_1
+/// ("learned" or "uniform"); "" for a curve with the true model.
+[[nodiscard]] inline std::string learned_curve_fields(const Curve& c, const LearningSettings& l) {
+    if (!c.learned) return {};
+    std::string given;
+    for (const std::string& g : learner_given(c.learner, l)) given += cat(given.empty() ? "" : ", ", json_string(g));
+    const LearnerKind* k = find_learner(c.learner);
+    return cat(", \"learner\": ", json_string(c.learner), ", \"oracle\": ",
+               k != nullptr && !k->oracle.empty() ? json_string(cat("given the ", k->oracle)) : std::string("null"),
+               ", \"given\": [", given, "], \"prior\": ", l.learned_prior ? "\"learned\"" : "\"uniform\"");
+}
+
+/// config.json's "learning" field (the learned-belief settings, L as the number used: `states`
+/// when L defaulted to the world's S) and "learners" (what each learner knows, is given, and
+/// whether it is an oracle); maxent-paper and maxent-explore write the same.
+template <class Field>
+void learning_fields(const LearningSettings& l, std::size_t states, Field&& field) {
+    auto num = [](double v) { return format_number(v); };
+    field("learning",
+          cat("{\"latent_states\": ", std::to_string(l.latent_states == 0 ? states : l.latent_states),
+              ", \"warmup_episodes\": ", std::to_string(l.warmup), ", \"heldout_episodes\": ",
+              std::to_string(l.heldout), ", \"refit_every\": ", std::to_string(l.refit_every),
+              ", \"refit_em_iterations\": ", std::to_string(l.refit_iterations), ", \"window\": ",
+              std::to_string(l.window), ", \"restarts\": ", std::to_string(l.restarts),
+              ", \"first_fit_em_iterations\": ", std::to_string(l.em_iterations), ", \"smoothing\": ",
+              num(l.smoothing), ", \"emission\": \"shared\", \"initial_belief\": ",
+              l.learned_prior ? "\"learned\"}" : "\"uniform\"}"));
+    std::string list;
+    for (const std::string& name : l.learners) {
+        const LearnerKind* k = find_learner(name);
+        std::string given;
+        for (const std::string& g : learner_given(name, l)) given += cat(given.empty() ? "" : ", ", json_string(g));
+        list += cat(list.empty() ? "" : ", ", "{\"name\": ", json_string(name), ", \"knows\": ",
+                    json_string(k != nullptr ? std::string(k->knows) : std::string()), ", \"oracle\": ",
+                    k != nullptr && !k->oracle.empty() ? json_string(cat("given the ", k->oracle)) : std::string("null"),
+                    ", \"given\": [", given, "]}");
+    }
+    field("learners", cat("[", list, "]"));
+}
+
 [[nodiscard]] inline std::string config_json(const ExperimentResult& r, const RunInfo& info) {
     const Experiment& e = *r.experiment;
     const Settings& s = r.settings;
@@ -122,7 +163,8 @@ void settings_fields(const Settings& s, Field&& field) {
         if (i) curves += ", ";
         curves += cat("{\"label\": ", str(c.label), ", \"objective\": ", str(name_of(c.objective)),
                       ", \"policy_class\": ", str(name_of(c.policy)), ", \"belief_noise_sigma\": ", num(c.noise),
-                      ", \"complete_runs\": ", std::to_string(r.curves[i].complete_runs()));
+                      ", \"complete_runs\": ", std::to_string(r.curves[i].complete_runs()),
+                      learned_curve_fields(c, s.learning));
         if (c.policy == PolicyClass::belief_state) {  // the lazy table's size per run
             const TableStats t = table_stats(r.curves[i]);
             curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",
@@ -144,23 +186,7 @@ void settings_fields(const Settings& s, Field&& field) {
     field("total_runs", std::to_string(r.total_runs()));
     field("interrupted", r.interrupted ? "true" : "false");
     if (has_learned_curves(r)) {
-        const LearningSettings& l = s.learning;
-        field("learning",
-              cat("{\"latent_states\": ", std::to_string(l.latent_states == 0 ? model.num_states() : l.latent_states),
-                  ", \"warmup_episodes\": ", std::to_string(l.warmup), ", \"heldout_episodes\": ",
-                  std::to_string(l.heldout), ", \"refit_every\": ", std::to_string(l.refit_every),
-                  ", \"refit_em_iterations\": ", std::to_string(l.refit_iterations), ", \"window\": ",
-                  std::to_string(l.window), ", \"restarts\": ", std::to_string(l.restarts),
-                  ", \"first_fit_em_iterations\": ", std::to_string(l.em_iterations), ", \"smoothing\": ",
-                  num(l.smoothing), ", \"emission\": \"shared\", \"initial_belief\": ",
-                  l.learned_prior ? "\"learned\"}" : "\"uniform\"}"));
-        if (l.learners != std::vector<std::string>{"em"}) {  // what each learner assumed the agent knew
-            std::string list;
-            for (const std::string& name : l.learners)
-                list += cat(list.empty() ? "" : ", ", "{\"name\": ", str(name), ", \"knows\": ",
-                            str(std::string(find_learner(name)->knows)), "}");
-            field("learners", cat("[", list, "]"));
-        }
+        learning_fields(s.learning, model.num_states(), field);
     }
     if (s.heatmap_episodes > 0) {
         char streams[64];

@@ -338,7 +338,7 @@ inline std::vector<Experiment> make_registry() {
         for (const std::string& learner : s.learning.learners)
             for (const PolicyClass p : policies) {
                 Curve c{o, 0.0, p, cat("learned-", name_of(o)), true, learner};
-                if (learner != "em") c.label += cat("+", learner);
+                c.label += learner_label(learner);
                 if (with_policy) c.label += cat("/", name_of(p));
                 out.push_back(std::move(c));
             }

@@ -56,24 +56,68 @@ struct LearningSettings {
 
 /// How a learned curve's belief model is learned, and what that assumes the agent knows
 /// (runner.cpp apply_learner). "em" is the default and keeps the plain "learned-<objective>" label.
+/// `oracle`: the part of the true model the learner is handed ("" for the learners that read
+/// only the agent's logs); such learners are oracles, labelled so wherever they appear (curve
+/// labels, --help, config.json). `given`: the parts of the truth the learner is handed besides
+/// L = S (learner_given adds "number of states" wherever L is the world's S).
 struct LearnerKind {
     std::string_view name;
     std::string_view knows;
+    std::string_view oracle;
+    std::string_view given[2];
 };
 inline constexpr LearnerKind learner_kinds[] = {
-    {"em", "EM on an IOHMM with L latent states; knows nothing of the world"},
+    {"em", "EM on an IOHMM with L latent states; knows nothing of the world", "", {}},
     {"em-sparse", "EM with a sparse Dirichlet(0.1) prior on the transitions (each action leads to few places); "
-                  "knows nothing of the world"},
+                  "knows nothing of the world", "", {}},
     {"cloned-hmm", "a cloned HMM, L clones split equally among the observations, transition pseudo-count 1e-3, "
-                   "at least 1000 EM steps in the first fit; knows nothing of the dynamics"},
-    {"em-known-motion", "EM with the transitions held at the world's (known odometry, L = S): learns the sensor"},
-    {"em-known-sensor", "EM with the emissions held at the world's (a known sensor, L = S): learns the dynamics"}};
+                   "at least 1000 EM steps in the first fit; knows nothing of the dynamics", "", {}},
+    {"em-known-motion", "oracle: EM with the transitions held at the world's (known odometry, L = S): learns the sensor",
+     "true motion", {"transitions", "state identities"}},
+    {"em-known-sensor", "oracle: EM with the emissions held at the world's (a known sensor, L = S): learns the dynamics",
+     "true sensor", {"emissions"}}};
 
 /// The learner called `name`, or null.
 [[nodiscard]] inline const LearnerKind* find_learner(std::string_view name) {
     for (const LearnerKind& k : learner_kinds)
         if (k.name == name) return &k;
     return nullptr;
+}
+
+/// The marker an oracle learner's curve label ends its learner part with (CSV- and file-safe:
+/// no comma, quote, space or slash): "learned-reg-mbe+em-known-motion(oracle)".
+inline constexpr std::string_view oracle_label_marker = "(oracle)";
+
+/// The label part of a learned curve's learner: "" for em, "+<name>" for the other log-only
+/// learners, "+<name>(oracle)" for the oracles.
+[[nodiscard]] inline std::string learner_label(std::string_view name) {
+    if (name == "em") return {};
+    const LearnerKind* k = find_learner(name);
+    return cat("+", name, k != nullptr && !k->oracle.empty() ? oracle_label_marker : std::string_view());
+}
+
+/// The parts of the true model a learner is handed under the settings `l`: "number of states"
+/// when L is the world's S (every oracle; the others when --latent-states is not given), then
+/// the learner's own (LearnerKind::given). Empty: it reads only the agent's logs.
+[[nodiscard]] inline std::vector<std::string> learner_given(std::string_view name, const LearningSettings& l) {
+    std::vector<std::string> out;
+    const LearnerKind* k = find_learner(name);
+    const bool oracle = k != nullptr && !k->oracle.empty();
+    if (oracle || l.latent_states == 0) out.emplace_back("number of states");
+    if (k != nullptr)
+        for (const std::string_view g : k->given)
+            if (!g.empty()) out.emplace_back(g);
+    return out;
+}
+
+/// "; oracles, given parts of the true model: em-known-motion (true motion), ..." for the
+/// oracle learners among l.learners; "" without one.
+[[nodiscard]] inline std::string oracles_summary(const LearningSettings& l) {
+    std::string out;
+    for (const std::string& name : l.learners)
+        if (const LearnerKind* k = find_learner(name); k != nullptr && !k->oracle.empty())
+            out += cat(out.empty() ? "; oracles, given parts of the true model: " : ", ", name, " (", k->oracle, ")");
+    return out;
 }
 
 /// One line on how the learned-belief curves learn their model and start their filter, and
@@ -85,7 +129,7 @@ inline constexpr LearnerKind learner_kinds[] = {
                "; the filter's b_1 = ",
                l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
                                : "uniform, the paper's (--learned-prior: the learned initial distribution)",
-               "; heatmaps evaluate each final policy with its final learned filter");
+               "; heatmaps evaluate each final policy with its final learned filter", oracles_summary(l));
 }
 
 /// The learned-belief settings that are counts, by name: the keys of the Python module's

@@ -26,6 +26,7 @@
 #include <system_error>
 #include <vector>
 
+#include "maxent/belief/learned/defaults.hpp"
 #include "maxent/model/pomdp_file.hpp"
 
 #include "runtime/choices.hpp"
@@ -160,7 +161,8 @@ struct Options {
         "(the last iteration when K < 10). Uniform value: per seed, the mean over\n"
         "--uniform-trajectories episodes (default: as many as the learned value averages, i.e.\n"
         "ceil(K / 10) x N) of the uniformly random policy (what every class is at theta = 0),\n"
-        "on streams independent of the training's. The initial belief is uniform (paper).\n"
+        "on streams independent of the training's. The initial belief of the curves with the\n"
+        "model file's beliefs is uniform (paper); for the learned-belief curves see --learned.\n"
         "\n"
         "Defaults: K = 1000 iterations, N = 10, T = max(S, 10), seeds 0-7, objectives mse,mbe,\n"
         "class BA, alpha = 0.3 (16 runs). T = S lets every state be visited once (the paper's\n"
@@ -173,14 +175,31 @@ struct Options {
         "about half that in wall time.\n"
         "\n"
         "Options:\n"
-        "  --objectives LIST        any of mse, moe, mbe, reg-mbe (default mse,mbe); one curve each\n"
+        "  --objectives LIST        any of mse, moe, mbe, reg-mbe (default mse,mbe); one curve each;\n"
+        "                           none: only the --learned curves (a learned-belief study)\n"
         "  --learned LIST           objectives also trained with a belief model learned from the agent's\n"
-        "                           own actions and observations (the world's model unused by the agent;\n"
-        "                           curves 'learned-<objective>[+<learner>]'; default none)\n"
-        "  --learners LIST          em (default), em-sparse, cloned-hmm, em-known-motion,\n"
-        "                           em-known-sensor; one learned curve each (maxent-paper --help); and\n"
-        "                           maxent-paper's --latent-states, --warmup, --refit-every,\n"
-        "                           --refit-iterations, --window, --smoothing, --learned-prior\n"
+        "                           own actions and observations (the world's model unused by the agent\n"
+        "                           but for the parts an oracle learner is given; curves\n"
+        "                           'learned-<objective>[+<learner>[(oracle)]]'; default none). Their\n") +
+        (learned_belief_defaults.learned_prior
+             ? "                           filter starts each episode at the learned initial distribution\n"
+               "                           (--uniform-prior: uniform). With K <= --refit-every (the default\n"
+             : "                           filter starts each episode uniform (--learned-prior: at the\n"
+               "                           learned initial distribution). With K <= --refit-every (the default\n") +
+        std::string(
+        "                           K = 1000 < 2000) no refit happens: the model stays the warm-up\n"
+        "                           fit (a note says so); give --refit-every below K to refit\n"
+        "  --learners LIST          from the agent's logs only: em (default), em-sparse, cloned-hmm\n"
+        "                           (all given L = S unless --latent-states); oracles, given parts of\n"
+        "                           the true model: em-known-motion (oracle: given the world's\n"
+        "                           transitions, L = S and the state identities), em-known-sensor\n"
+        "                           (oracle: given the world's emissions, L = S); one learned curve\n"
+        "                           each, labelled '+<learner>', '+<learner>(oracle)' for oracles\n"
+        "                           (maxent-paper --help); config.json lists what each was given\n"
+        "  --latent-states L, --warmup E, --refit-every M, --refit-iterations I, --window W,\n"
+        "  --restarts R, --em-iterations I, --smoothing A, --uniform-prior, --learned-prior\n"
+        "                           maxent-paper's learned-belief settings, the same defaults\n"
+        "                           (maxent-paper --help); learning.csv and learned/ are written\n"
         "  --policies LIST          policy classes: O (observation), BA (belief-averaged, default),\n"
         "                           S (believed state S~), BM (BA mixture form), B (belief-state\n"
         "                           table, one row per distinct belief); several: one curve each.\n"

@@ -172,6 +172,19 @@ using maxent::state_observed_optimum;
     return programs::make_curves(defaults, s);
 }
 
+/// With learned-belief curves and K at or below the refit interval (the default K = 1000 <
+/// --refit-every 2000), no refit ever happens: a one-line note saying so; "" otherwise.
+[[nodiscard]] inline std::string refit_note(const std::vector<programs::Curve>& curves, const programs::Settings& s) {
+    bool learned = false;
+    for (const programs::Curve& c : curves) learned = learned || c.learned;
+    const std::size_t every = s.learning.refit_every;
+    if (!learned || (every != 0 && s.iterations > every)) return {};
+    if (every == 0) return "learned beliefs: --refit-every 0: no refit happens; the model stays the warm-up fit";
+    return programs::cat("learned beliefs: no refit happens: K = ", std::to_string(s.iterations),
+                         s.iterations == every ? " = " : " < ", "--refit-every ", std::to_string(every),
+                         "; the model stays the warm-up fit");
+}
+
 struct Result {
     programs::ExperimentResult runs;  ///< runs.experiment is null (there is no paper experiment)
     std::size_t window = 1;        ///< final_window(K)
@@ -321,34 +334,39 @@ struct WorkEstimate {
     char buf[256];
     std::string t = cat("True-state entropy H(d(tau_S)) in nats: mean and 95% Student-t interval over ",
                         std::to_string(seeds), seeds == 1 ? " seed (one seed: no interval)\n" : " seeds\n");
-    std::snprintf(buf, sizeof buf, "  %-24s %8s   %-20s %8s\n", "policy", "mean", "95% interval", "/ best");
+    int width = 24;  // the name column: wider only for a longer label (an oracle's)
+    for (const programs::CurveRuns& c : x.runs.curves)
+        width = std::max(width, static_cast<int>(std::min<std::size_t>(c.curve.label.size() + (c.curve.learned ? 0 : 10), 120)));
+    std::snprintf(buf, sizeof buf, "  %-*s %8s   %-20s %8s\n", width, "policy", "mean", "95% interval", "/ best");
     t += buf;
     auto row = [&](const std::string& name, const maxent::MeanInterval& ci) {
         if (ci.n == 0) {  // after an interruption
-            std::snprintf(buf, sizeof buf, "  %-24s %8s   (%s)\n", name.c_str(), "-",
+            std::snprintf(buf, sizeof buf, "  %-*s %8s   (%s)\n", width, name.c_str(), "-",
                           x.runs.selected.empty() || x.runs.interrupted ? "interrupted: no value" : "no run in this shard");
             t += buf;
             return;
         }
         char interval[64];
         std::snprintf(interval, sizeof interval, "[%.4f, %.4f]", ci.low, ci.high);
-        std::snprintf(buf, sizeof buf, "  %-24s %8.4f   %-20s %7.1f%%\n", name.c_str(), ci.mean, interval,
+        std::snprintf(buf, sizeof buf, "  %-*s %8.4f   %-20s %7.1f%%\n", width, name.c_str(), ci.mean, interval,
                       best > 0.0 ? 100.0 * ci.mean / best : 0.0);
         t += buf;
     };
     row("uniform random", x.uniform);
     for (std::size_t c = 0; c < x.runs.curves.size(); ++c)
-        row(cat(x.runs.curves[c].curve.label, " (learned)"), x.learned[c]);
+        row(x.runs.curves[c].curve.learned ? x.runs.curves[c].curve.label  // "learned-..." already: no "(learned)" marker
+                                          : cat(x.runs.curves[c].curve.label, " (learned)"),
+            x.learned[c]);
     if (x.state_observed) {
-        std::snprintf(buf, sizeof buf, "  %-24s %8.4f   (best = any policy that sees the state)\n",
+        std::snprintf(buf, sizeof buf, "  %-*s %8.4f   (best = any policy that sees the state)\n", width,
                       "best, true state seen", *x.state_observed);
         t += buf;
     }
-    std::snprintf(buf, sizeof buf, "  %-24s %8.4f   (%s)\n", "even split of T states", even,
+    std::snprintf(buf, sizeof buf, "  %-*s %8.4f   (%s)\n", width, "even split of T states", even,
                   x.state_observed ? "T states counted as evenly as possible"
                                    : "best = this bound; too many states to enumerate");
     t += buf;
-    std::snprintf(buf, sizeof buf, "  %-24s %8.4f\n", cat("log S = log ", std::to_string(S)).c_str(), logS);
+    std::snprintf(buf, sizeof buf, "  %-*s %8.4f\n", width, cat("log S = log ", std::to_string(S)).c_str(), logS);
     t += buf;
     const std::size_t N = x.runs.settings.batch;
     t += cat("learned = per seed, the mean of the batch means of the last ", std::to_string(x.window),
@@ -396,7 +414,8 @@ struct WorkEstimate {
         curves += cat(i ? ", " : "", "{\"label\": ", str(c.label), ", \"objective\": ", str(programs::name_of(c.objective)),
                       ", \"policy_class\": ", str(programs::name_of(c.policy)), ", \"complete_runs\": ",
                       std::to_string(x.runs.curves[i].complete_runs()), ", \"final_true_entropy\": ",
-                      x.learned[i].n == 0 ? std::string("null") : cat("{", ci(x.learned[i]), "}"));
+                      x.learned[i].n == 0 ? std::string("null") : cat("{", ci(x.learned[i]), "}"),
+                      programs::learned_curve_fields(c, s.learning));
         if (c.policy == programs::PolicyClass::belief_state) {  // the lazy table's size per run, as maxent-paper
             const programs::TableStats t = programs::table_stats(x.runs.curves[i]);
             curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",
@@ -419,6 +438,7 @@ struct WorkEstimate {
     field("plotted", str("true_entropy"));
     field("confidence", str("95% Student t across seeds, n - 1 degrees of freedom; n = 1: bounds = mean"));
     field("threads", std::to_string(info.threads));
+    if (programs::has_learned_curves(x.runs)) programs::learning_fields(s.learning, m.states, field);
     if (x.runs.interrupted) field("interrupted", "true");  // (absent from a complete run's file)
     field("command_line", str(info.command_line), info.extra_fields.empty());
     for (std::size_t i = 0; i < info.extra_fields.size(); ++i)
@@ -444,7 +464,11 @@ inline programs::WrittenFiles write_outputs(programs::OutputFolder& folder, cons
     programs::write_file_atomically(dir / programs::output_name("runs.csv"), [&](std::FILE* f) { programs::write_runs_csv(f, x.runs); });
     programs::write_file_atomically(dir / programs::output_name("summary.csv"), [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
     programs::write_string_atomically(dir / programs::output_name("config.json"), config_json(lm, x, info));
-    if (programs::has_learned_curves(x.runs)) programs::write_learned_models(dir, x.runs);
+    if (programs::has_learned_curves(x.runs)) {  // as maxent-paper: every fit, and each run's final model
+        programs::write_file_atomically(dir / programs::output_name("learning.csv"),
+                                        [&](std::FILE* f) { programs::write_learning_csv(f, x.runs); });
+        programs::write_learned_models(dir, x.runs);
+    }
 
     programs::PlotSpec p;
     p.generator = cat("maxent-explore: ", lm.name);

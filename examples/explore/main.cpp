@@ -188,8 +188,9 @@ int merge_main(const std::vector<std::string>& args) {
                     g.data.result.runs.complete_runs());
         std::fputs(mx::table(g.data.facts, g.data.result).c_str(), stdout);
         const mp::WrittenFiles w = mx::write_outputs(folder, g.data.facts, g.data.result, g.info, options.plot && g.data.plot, g.data.smooth);
-        std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
-                    w.plot.drawn ? ",curves.png" : "");
+        std::printf("wrote %s/{config.json,runs.csv,summary.csv,curves.gp%s%s}\n", w.dir.string().c_str(),
+                    w.plot.drawn ? ",curves.png" : "",
+                    mp::has_learned_curves(g.data.result.runs) ? ",learning.csv,learned/*.pomdp" : "");
         if (!w.plot.failed) return true;
         std::fprintf(stderr, "maxent-explore: error: %s\n", w.plot.message.c_str());
         return false;
@@ -272,6 +273,7 @@ int main(int argc, char** argv) try {
     if (!model.file.absorbing_rows.empty())
         std::printf("  --empty-rows self-loop: %zu (action, state) rows without T: entries made absorbing\n",
                     model.file.absorbing_rows.size());
+    if (const std::string note = mx::refit_note(curves, settings); !note.empty()) std::printf("  %s\n", note.c_str());
     std::fflush(stdout);
 
     std::vector<std::string> labels;
@@ -348,15 +350,17 @@ int main(int argc, char** argv) try {
                 mp::write_string_atomically(folder.staging() / mp::output_name("config.json"), mx::config_json(facts, result, mp::with_shard_files(shard_info, folder.staging())));
                 folder.commit();
                 w.wrote = true;
-                std::printf("\nwrote shard %s/{config.json,runs.csv}\n", w.dir.string().c_str());
+                std::printf("\nwrote shard %s/{config.json,runs.csv%s}\n", w.dir.string().c_str(),
+                            mp::has_learned_curves(result.runs) ? ",learning.csv,learned/*.pomdp" : "");
             }
         } else {
             w = mx::write_outputs(folder, facts, result, info, options.plot, options.smooth);
         }
         if (!result.runs.interrupted) store.clear();
         if (w.wrote && !options.shard.active()) {
-            std::printf("\nwrote %s/{config.json,runs.csv,summary.csv,curves.gp%s}\n", w.dir.string().c_str(),
-                        w.plot.drawn ? ",curves.png" : "");
+            std::printf("\nwrote %s/{config.json,runs.csv,summary.csv,curves.gp%s%s}\n", w.dir.string().c_str(),
+                        w.plot.drawn ? ",curves.png" : "",
+                        mp::has_learned_curves(result.runs) ? ",learning.csv,learned/*.pomdp" : "");
             if (w.plot.failed)
                 std::fprintf(stderr, "maxent-explore: error: %s\n", w.plot.message.c_str());
             else

@@ -32,16 +32,53 @@ require_matches("${out}" "the printed output" "uniform random " "mse \\(learned\
 set(dir "${OUT}/tiger.95")
 require_files("${dir}" config.json runs.csv summary.csv curves.gp)
 
-# Learned-belief curves for any model file: one per learner.
+# Learned-belief curves for any model file: one per learner; the oracle labelled as such; no
+# "(learned)" marker next to learned-belief curves; the note that K below --refit-every means
+# no refit; learning.csv and learned/ written and listed; config.json's learning settings and
+# what each learner was given.
 execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0 --iterations 5 --objectives mse --learned mbe
                         --learners em,cloned-hmm,em-known-motion --warmup 20 --threads 1 --out "${OUT}/learned" --quiet
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "maxent-explore with learned curves failed (${rc}):\n${out}\n${err}")
 endif()
-require_matches("${out}" "the printed output (learned curves)" "learned-mbe \\(learned\\)"
-                "learned-mbe\\+cloned-hmm \\(learned\\)" "learned-mbe\\+em-known-motion \\(learned\\)")
+require_matches("${out}" "the printed output (learned curves)" "\n  learned-mbe +0\\."
+                "\n  learned-mbe\\+cloned-hmm +0\\." "\n  learned-mbe\\+em-known-motion\\(oracle\\) +0\\."
+                "no refit happens: K = 5 < --refit-every 2000; the model stays the warm-up fit"
+                "wrote [^\n]*learning\\.csv,learned/")
+if(out MATCHES "learned-mbe[^\n]*\\(learned\\)")
+  message(FATAL_ERROR "a learned-belief curve is marked '(learned)':\n${out}")
+endif()
 check_csv("${OUT}/learned/tiger.95/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 21)
+require_files("${OUT}/learned/tiger.95" learning.csv learned/learned-mbe-seed0.pomdp
+              "learned/learned-mbe+em-known-motion(oracle)-seed0.pomdp")
+file(STRINGS "${OUT}/learned/tiger.95/learning.csv" fits)
+if(NOT fits MATCHES "(^|;)learned-mbe\\+em-known-motion\\(oracle\\),0,0,0,20,")
+  message(FATAL_ERROR "learning.csv has no first fit of the oracle curve:\n${fits}")
+endif()
+file(READ "${OUT}/learned/tiger.95/config.json" config)
+require_matches("${config}" "config.json (learned curves)" "\"learning\": {\"latent_states\": 2, \"warmup_episodes\": 20"
+                "\"initial_belief\": \"learned\"}"
+                "\"label\": \"learned-mbe\"[^}]*}, \"learner\": \"em\", \"oracle\": null, \"given\": \\[\"number of states\"\\], \"prior\": \"learned\""
+                "\"learner\": \"em-known-motion\", \"oracle\": \"given the true motion\", \"given\": \\[\"number of states\", \"transitions\", \"state identities\"\\]")
+# A learned-only study (--objectives none), L given (so nothing of the world), the uniform prior
+# and a refit within K: no note.
+execute_process(COMMAND "${EXE}" "${tiger}" --seeds 0 --iterations 5 --objectives none --learned mbe --latent-states 3
+                        --uniform-prior --refit-every 2 --warmup 20 --threads 1 --out "${OUT}/learned-only" --quiet --no-plot
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "maxent-explore --objectives none --learned mbe failed (${rc}):\n${out}\n${err}")
+endif()
+if(out MATCHES "no refit" OR out MATCHES "\n  mse")
+  message(FATAL_ERROR "--objectives none --refit-every 2: a true-model curve or the no-refit note:\n${out}")
+endif()
+check_csv("${OUT}/learned-only/tiger.95/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 6)
+file(READ "${OUT}/learned-only/tiger.95/config.json" config)
+require_matches("${config}" "config.json (learned only)" "\"learner\": \"em\", \"oracle\": null, \"given\": \\[\\], \"prior\": \"uniform\""
+                "\"latent_states\": 3")
+execute_process(COMMAND "${EXE}" --help RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+require_matches("${out}" "--help" "--uniform-prior" "--restarts" "--em-iterations" "em-known-motion \\(oracle:[ \n]+given the world's[ \n]+transitions"
+                "no refit happens" "none: only the --learned curves")
 
 # 2 objectives x 3 seeds x 20 iterations + header
 check_csv("${dir}/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 121)

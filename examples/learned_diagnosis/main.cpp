@@ -217,6 +217,9 @@ constexpr const char* help_text =
     "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,\n"
     "                   em-select,em-spectral-select,cloned-hmm-select]\n"
     "How much of the true state a learned belief model recovers (see the source's header).\n"
+    "Learners: em, em-sparse, cloned-hmm read only the logs (given L = S unless --latent-states);\n"
+    "em-known-motion (oracle: given the world's transitions, L = S) and em-known-sensor (oracle:\n"
+    "given the world's emissions, L = S) are given parts of the true model.\n"
     "Ctrl-C or SIGTERM stops after the rows printed so far (exit 130 or 143).\n";
 
 }  // namespace

@@ -83,9 +83,12 @@ message(STATUS "learned/: the final model of each of the 4 learned runs, read ba
 # One learned curve per learner, labelled with what the agent was assumed to know.
 run(0 o "${EXE}" nosim2d --seeds 0 --iterations 3 --batch 2 --warmup 10 --heatmap-episodes 0 --objectives moe
     --learned reg-mbe --learners em,cloned-hmm,em-known-motion,em-sparse,em-known-sensor --threads 1 --out learners --quiet --no-plot)
+if(NOT o MATCHES "oracles, given parts of the true model: em-known-motion \\(true motion\\), em-known-sensor \\(true sensor\\)")
+  message(FATAL_ERROR "the learned-belief line does not name the oracles:\n${o}")
+endif()
 file(STRINGS "${OUT}/learners/nosim2d/runs.csv" rows)
-foreach(label learned-reg-mbe learned-reg-mbe\\+cloned-hmm learned-reg-mbe\\+em-known-motion learned-reg-mbe\\+em-sparse
-              learned-reg-mbe\\+em-known-sensor)
+foreach(label learned-reg-mbe learned-reg-mbe\\+cloned-hmm "learned-reg-mbe\\+em-known-motion\\(oracle\\)"
+              learned-reg-mbe\\+em-sparse "learned-reg-mbe\\+em-known-sensor\\(oracle\\)")
   if(NOT rows MATCHES "(^|;)${label},0,2,")
     message(FATAL_ERROR "runs.csv has no curve '${label}':\n${rows}")
   endif()
@@ -97,6 +100,17 @@ endforeach()
 file(READ "${OUT}/learners/nosim2d/config.json" config)
 if(NOT config MATCHES "\"learners\": \\[{\"name\": \"em\", \"knows\": \"EM on an IOHMM" OR NOT config MATCHES "known odometry")
   message(FATAL_ERROR "config.json does not say what each learner knew:\n${config}")
+endif()
+# Each learned curve: its learner, whether it is an oracle, what it was given (L = S by default).
+foreach(expected "\"learned-reg-mbe\\+em-known-sensor\\(oracle\\)\"[^}]*\"learner\": \"em-known-sensor\", \"oracle\": \"given the true sensor\", \"given\": \\[\"number of states\", \"emissions\"\\], \"prior\": \"learned\""
+                 "\"learned-reg-mbe\\+cloned-hmm\"[^}]*\"learner\": \"cloned-hmm\", \"oracle\": null, \"given\": \\[\"number of states\"\\]")
+  if(NOT config MATCHES "${expected}")
+    message(FATAL_ERROR "config.json's curves do not say what each learner was given ('${expected}'):\n${config}")
+  endif()
+endforeach()
+run(0 o "${EXE}" --help)
+if(NOT o MATCHES "em-known-motion \\(oracle:\n *given the world's transitions" OR NOT o MATCHES "--objectives LIST +any of mse,moe,mbe,reg-mbe, or none")
+  message(FATAL_ERROR "--help does not mark the oracles or list --objectives none:\n${o}")
 endif()
 run(2 o "${EXE}" nosim2d --learners em,magic --out bad)
 if(NOT o MATCHES "--learners" OR NOT o MATCHES "'magic'")

@@ -231,6 +231,28 @@ TEST_CASE("the registry names every panel and labels curves", "[paper]") {
     CHECK(mp::find_experiment("fig5b")->env.build().num_states() == 16);
 }
 
+TEST_CASE("oracle learners are labelled and say what of the truth they were given", "[paper]") {
+    // Every learner handed part of the true model carries the oracle marker in its curve labels;
+    // the log-only ones are given only L = S, and only when --latent-states is not given.
+    mp::Settings s;
+    s.learning.learners = {"em", "em-sparse", "cloned-hmm", "em-known-motion", "em-known-sensor"};
+    s.objectives = std::vector<mp::Objective>{};
+    s.learned = std::vector<mp::Objective>{mp::Objective::reg_mbe};
+    std::vector<std::string> labels;
+    for (const mp::Curve& c : mp::make_curves(*mp::find_experiment("nosim2b"), s)) labels.push_back(c.label);
+    CHECK(labels == std::vector<std::string>{"learned-reg-mbe", "learned-reg-mbe+em-sparse", "learned-reg-mbe+cloned-hmm",
+                                             "learned-reg-mbe+em-known-motion(oracle)",
+                                             "learned-reg-mbe+em-known-sensor(oracle)"});
+    using Given = std::vector<std::string>;
+    CHECK(mp::learner_given("em", s.learning) == Given{"number of states"});
+    CHECK(mp::learner_given("em-known-motion", s.learning) == Given{"number of states", "transitions", "state identities"});
+    CHECK(mp::learner_given("em-known-sensor", s.learning) == Given{"number of states", "emissions"});
+    s.learning.latent_states = 7;  // L given: the log-only learners know nothing of the world
+    CHECK(mp::learner_given("cloned-hmm", s.learning).empty());
+    CHECK(mp::learner_given("em-sparse", s.learning).empty());
+    CHECK(mp::learner_given("em-known-sensor", s.learning) == Given{"number of states", "emissions"});
+}
+
 TEST_CASE("the command line overrides settings and rejects bad values", "[paper]") {
     const mp::Options o = mp::parse_command_line({"fig3a", "--seeds", "0-3,8", "--iterations=50", "--batch", "4",
                                                   "--objectives", "mbe,reg-mbe", "--noise", "0,0.02", "--rho",
