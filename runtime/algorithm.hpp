@@ -145,12 +145,6 @@ struct RunControl {
     std::function<bool(const IterationMetrics&)> after_iteration;  ///< after every iteration; false stops the run
 };
 
-/// The `run` of the visit counts' streams: episode e of seed `seed` draws from
-/// stream(seed, heatmap_stream_run, e), disjoint from the training's (seed, k, n) for any
-/// iteration k a run reaches, from the uniform baseline's and the learned model's data, so
-/// counting changes nothing else a run computes.
-inline constexpr std::uint64_t heatmap_stream_run = 0x686561746d6170ULL;  // "heatmap"
-
 /// One run of Algorithm 1.
 struct Algorithm1Run {
     TrainResult trained;          ///< θ, one IterationMetrics per iteration run, stopped_early

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,12 @@
 #include "text.hpp"
 
 namespace maxent::programs {
+
+/// The `run` of the heatmap streams (results.hpp count_visits, algorithm.hpp's visit counts):
+/// episode e of seed `seed` draws from stream(seed, heatmap_stream_run, e), disjoint from the
+/// training's (seed, k, n) for any iteration k a run reaches, from the uniform baseline's and
+/// the learned model's data, so counting changes nothing else a run computes.
+inline constexpr std::uint64_t heatmap_stream_run = 0x686561746d6170ULL;  // "heatmap"
 
 // ---------------------------------------------------------------------------------------
 // Environments

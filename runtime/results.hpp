@@ -136,11 +136,6 @@ struct TableStats {
 // Heatmap counts
 // ---------------------------------------------------------------------------------------
 
-/// The `run` of the heatmap streams: episode e of seed `seed` draws from
-/// stream(seed, heatmap_stream_run, e), disjoint from the training's (seed, k, n) for any
-/// iteration k a run reaches, from the uniform baseline's and the learned model's data, so
-/// counting changes nothing else a run computes.
-inline constexpr std::uint64_t heatmap_stream_run = 0x686561746d6170ULL;  // "heatmap"
 
 /// The true states visited by `episodes` episodes of `policy` (copied: class B adds rows for
 /// new beliefs) acting with `updater` (copied) on `model`, counted as `counting` says,
