@@ -533,7 +533,10 @@ learned_prior=False: the paper's uniform b_1; `prior` says which), so evaluate(w
 r.policy) evaluates the learned policy on fresh episodes; `heldout_episodes` are the episodes the fits'
 held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the
 library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;
-progress and progress_every as in train()."""
+progress and progress_every as in train(). learner: how the model is learned, maxent-paper's --learners
+(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), and the oracle ablations
+'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S); the
+selections and em-spectral are fit_belief_model's only."""
     ...
 def uniform_episodes(world: Model, episodes: int, seed: int = ..., counting: str = ...) -> list:
     """Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e)."""
