@@ -145,7 +145,6 @@ struct RunControl {
     std::function<bool(const IterationMetrics&)> after_iteration;  ///< after every iteration; false stops the run
 };
 
-
 /// One run of Algorithm 1.
 struct Algorithm1Run {
     TrainResult trained;          ///< θ, one IterationMetrics per iteration run, stopped_early

@@ -441,10 +441,15 @@ def filter_sequence(model: Model, actions: Sequence[int], observations: Sequence
 belief before o_t, a_{t-1})), 'prior': 'uniform' | 'model' | 'learned' | 'given', 'prior_belief': the
 vector, 'first_observation': 'not_filtered' | 'filtered'}."""
     ...
-def fit_belief_model(sequences: Iterable, latent_states: int, num_actions: int, num_observations: int, horizon: int, smoothing: float = ..., restarts: int = ..., max_iterations: int = ..., tolerance: float = ..., seed: int = ..., threads: int = ..., heldout: Optional[Iterable] = ..., emission: str = ...) -> tuple:
+def fit_belief_model(sequences: Iterable, latent_states: int, num_actions: int, num_observations: int, horizon: int, smoothing: float = ..., restarts: int = ..., max_iterations: int = ..., tolerance: float = ..., seed: int = ..., threads: int = ..., heldout: Optional[Iterable] = ..., emission: str = ..., *, learner: str = ..., world: Optional[Model] = ..., clones: Any = ..., prior: Optional[dict] = ..., selection: Optional[dict] = ...) -> tuple:
     """An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;
 returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's
-log-likelihoods."""
+log-likelihoods. learner: the C++ learners by name (info['learner']; info['given']: what it is given of the
+world besides the logs): 'em', 'em-sparse', 'em-spectral', 'cloned-hmm' (clones= per-observation counts or
+a total), the oracle ablations 'em-known-motion' / 'em-known-sensor' (need world=, the true Model: its
+transitions / emissions and its number of states), and the held-out selections 'em-select',
+'em-spectral-select', 'cloned-hmm-select' (latent_states = 0; selection= SelectionOptions as a dict;
+info['candidates'], info['chosen']). prior= IohmmPrior's Dirichlet concentrations as a dict."""
     ...
 def grid_world(width: int, height: int, layout: str = ..., slip: float = ..., observation: str = ..., precision: Optional[float] = ..., variance: Optional[float] = ..., horizon: Optional[int] = ..., start: Tuple[int, int] = ...) -> Model:
     """A grid world (docs/reference.md, 'Grid worlds'): states (x, y), actions up/down/left/right,
@@ -516,7 +521,7 @@ raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-
 None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early); any other
 return value is a TypeError naming it."""
     ...
-def train_learned(world: Model, policy: Policy, feedback: Any = ..., estimator: Any = ..., step: Any = ..., *, latent_states: int = ..., warmup: int = ..., heldout: int = ..., refit_every: int = ..., refit_iterations: int = ..., window: int = ..., restarts: int = ..., em_iterations: int = ..., smoothing: float = ..., learned_prior: bool = ..., iterations: int = ..., batch: int = ..., seed: int = ..., seeds: Optional[List[int]] = ..., counting: str = ..., threads: int = ..., progress: Any = ..., progress_every: int = ...) -> Any:
+def train_learned(world: Model, policy: Policy, feedback: Any = ..., estimator: Any = ..., step: Any = ..., *, latent_states: int = ..., warmup: int = ..., heldout: int = ..., refit_every: int = ..., refit_iterations: int = ..., window: int = ..., restarts: int = ..., em_iterations: int = ..., smoothing: float = ..., learned_prior: bool = ..., iterations: int = ..., batch: int = ..., seed: int = ..., seeds: Optional[List[int]] = ..., counting: str = ..., threads: int = ..., progress: Any = ..., progress_every: int = ..., learner: str = ...) -> Any:
     """Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`
 states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`
 iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:
@@ -528,7 +533,10 @@ learned_prior=False: the paper's uniform b_1; `prior` says which), so evaluate(w
 r.policy) evaluates the learned policy on fresh episodes; `heldout_episodes` are the episodes the fits'
 held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the
 library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;
-progress and progress_every as in train()."""
+progress and progress_every as in train(). learner: how the model is learned, maxent-paper's --learners
+(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), and the oracle ablations
+'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S); the
+selections and em-spectral are fit_belief_model's only."""
     ...
 def uniform_episodes(world: Model, episodes: int, seed: int = ..., counting: str = ...) -> list:
     """Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e)."""

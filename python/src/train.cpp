@@ -19,6 +19,7 @@
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/belief/learned/defaults.hpp"
 #include "maxent/belief/learned/score.hpp"
+#include "maxent/belief/learned/select.hpp"
 #include "maxent/belief/learned/sequences.hpp"
 #include "maxent/optim/learned_belief.hpp"
 #include "runtime/algorithm_finite.hpp"
@@ -265,6 +266,102 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
     }
 }
 
+/// fit_belief_model's learners: the runtime's (learner_kinds, set by apply_learner) and the
+/// log-only selections and spectral start of the learned-belief diagnosis
+/// (examples/learned_diagnosis/main.cpp; belief/learned/select.hpp, spectral.hpp).
+constexpr const char* extra_learners[] = {"em-spectral", "em-select", "em-spectral-select", "cloned-hmm-select"};
+
+std::string known_learners() {
+    std::string out;
+    for (const programs::LearnerKind& k : programs::learner_kinds) out += (out.empty() ? "" : ", ") + std::string(k.name);
+    for (const char* n : extra_learners) out += std::string(", ") + n;
+    return out;
+}
+
+bool oracle_learner(const std::string& learner) { return learner == "em-known-motion" || learner == "em-known-sensor"; }
+
+/// What an oracle learner is given of the world besides the logs ([] for the others).
+py::list learner_given(const std::string& learner) {
+    py::list g;
+    if (learner == "em-known-motion") g.append("transitions");
+    if (learner == "em-known-sensor") g.append("emissions");
+    if (oracle_learner(learner)) g.append("number of states");
+    return g;
+}
+
+/// A finite number from Python (not a bool); config_error naming `what` otherwise.
+double number_from(const py::handle& v, const std::string& what) {
+    const bool number = (py::isinstance<py::float_>(v) || py::isinstance<py::int_>(v)) && !py::isinstance<py::bool_>(v);
+    const double x = number ? v.cast<double>() : std::nan("");
+    if (!std::isfinite(x))
+        throw config_error(detail::message(what, " must be a finite number, got ", std::string(py::repr(v))));
+    return x;
+}
+
+/// IohmmPrior's fields (initial, transitions, emissions, floor) from a dict, over `p`.
+void set_prior(const py::dict& d, IohmmPrior& p) {
+    for (const auto& [k, v] : d) {
+        const std::string key = py::str(k);
+        const std::string what = detail::message("fit_belief_model: prior['", key, "']");
+        if (key == "initial") p.initial = number_from(v, what);
+        else if (key == "transitions") p.transitions = number_from(v, what);
+        else if (key == "emissions") p.emissions = number_from(v, what);
+        else if (key == "floor") p.floor = number_from(v, what);
+        else
+            throw config_error(detail::message("fit_belief_model: unknown prior setting '", key,
+                                               "' (known: initial, transitions, emissions, floor)"));
+    }
+}
+
+/// SelectionOptions' fields from a dict, over `s`.
+void set_selection(const py::dict& d, SelectionOptions& s) {
+    for (const auto& [k, v] : d) {
+        const std::string key = py::str(k);
+        const std::string what = detail::message("fit_belief_model: selection['", key, "']");
+        if (key == "latent_states") s.latent_states = indices_from(v, what);
+        else if (key == "max_latent_states") s.max_latent_states = index_from(v, what);
+        else if (key == "split_seed") s.split_seed = static_cast<std::uint64_t>(index_from(v, what));
+        else if (key == "heldout_fraction") s.heldout_fraction = number_from(v, what);
+        else if (key == "standard_errors") s.standard_errors = number_from(v, what);
+        else if (key == "pseudo_counts") {
+            if (py::isinstance<py::str>(v) || !py::hasattr(v, "__iter__"))
+                throw config_error(detail::message(what, " must be a list of numbers, got ", std::string(py::repr(v))));
+            s.pseudo_counts.clear();
+            for (const py::handle x : py::reinterpret_borrow<py::iterable>(v))
+                s.pseudo_counts.push_back(number_from(x, detail::message(what, "[", s.pseudo_counts.size(), "]")));
+        } else if (key == "refit") {
+            if (!py::isinstance<py::bool_>(v))
+                throw config_error(detail::message(what, " must be True or False, got ", std::string(py::repr(v))));
+            s.refit = v.cast<bool>();
+        } else {
+            throw config_error(detail::message("fit_belief_model: unknown selection setting '", key,
+                                               "' (known: latent_states, max_latent_states, pseudo_counts, "
+                                               "heldout_fraction, standard_errors, refit, split_seed)"));
+        }
+    }
+}
+
+py::list candidates_to_python(const SelectionReport& r) {
+    py::list out;
+    for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+        const SelectionCandidate& c = r.candidates[i];
+        py::dict d;
+        d["latent_states"] = c.latent_states;
+        d["pseudo_count"] = c.pseudo_count;
+        d["allocation"] = std::string(name_of(c.allocation));
+        d["clones"] = c.clones;
+        d["heldout_per_observation"] = c.heldout_per_observation;
+        d["train_per_observation"] = c.train_per_observation;
+        d["gap_per_observation"] = c.gap_per_observation;
+        d["gap_standard_error"] = c.gap_standard_error;
+        d["iterations"] = c.iterations;
+        d["converged"] = c.converged;
+        d["chosen"] = i == r.chosen;
+        out.append(d);
+    }
+    return out;
+}
+
 }  // namespace
 
 void bind_train(py::module_& m) {
@@ -452,9 +549,20 @@ void bind_train(py::module_& m) {
            std::size_t restarts, std::size_t em_iterations, double smoothing, bool learned_prior,
            std::size_t iterations, std::size_t batch, std::uint64_t seed,
            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads,
-           const py::object& progress, std::size_t progress_every) {
+           const py::object& progress, std::size_t progress_every, const std::string& learner) {
             const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads,
                                                  progress, progress_every);
+            if (programs::find_learner(learner) == nullptr) {
+                std::string runtime;
+                for (const programs::LearnerKind& k : programs::learner_kinds)
+                    runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
+                bool extra = false;
+                for (const char* n : extra_learners) extra = extra || learner == n;
+                if (extra)
+                    throw config_error(detail::message("train_learned: learner '", learner, "' is fit_belief_model's "
+                                                       "only (the runtime's learned-belief runs offer ", runtime, ")"));
+                throw config_error(detail::message("train_learned: unknown learner '", learner, "' (known: ", runtime, ")"));
+            }
             if (std::holds_alternative<TabularBeliefPolicy>(policy.p))
                 programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned: TabularBeliefPolicy");
             programs::LearningSettings ls;
@@ -471,7 +579,9 @@ void bind_train(py::module_& m) {
             const Model& w = *world->model;
             require_learned_memory("train_learned", latent_states, w.num_states(), w.num_actions(),
                                    w.num_observations(), w.horizon(), warmup, window, heldout);
-            const LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
+            LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
+            // The learner's settings, as maxent-paper's learned curves apply them (train_seed.hpp).
+            if (learner != "em") programs::apply_learner(lo, learner, to_iohmm(*world->model));
             lo.validate();  // the library's checks (smoothing, ...), before any episode is drawn
             const auto in_use = models_in_use(world, py::none());
             // The policy against the agent the trainer will build (L latent states, the world's actions and
@@ -507,7 +617,7 @@ void bind_train(py::module_& m) {
         py::arg("smoothing") = learned_belief_defaults.smoothing,
         py::arg("learned_prior") = learned_belief_defaults.learned_prior, py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0,
         py::arg("seeds") = py::none(), py::arg("counting") = "paper", py::arg("threads") = 0,
-        py::arg("progress") = py::none(), py::arg("progress_every") = 1,
+        py::arg("progress") = py::none(), py::arg("progress_every") = 1, py::arg("learner") = "em",
         "Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`\n"
         "states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`\n"
         "iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:\n"
@@ -519,7 +629,10 @@ void bind_train(py::module_& m) {
         "r.policy) evaluates the learned policy on fresh episodes; `heldout_episodes` are the episodes the fits'\n"
         "held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the\n"
         "library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;\n"
-        "progress and progress_every as in train().");
+        "progress and progress_every as in train(). learner: how the model is learned, maxent-paper's --learners\n"
+        "(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), and the oracle ablations\n"
+        "'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S); the\n"
+        "selections and em-spectral are fit_belief_model's only.");
 
     // --- learned belief models (fit_iohmm) -------------------------------------------------------------
     m.def(
@@ -563,8 +676,52 @@ void bind_train(py::module_& m) {
         [](const py::iterable& data, std::size_t latent_states, std::size_t num_actions, std::size_t num_observations,
            std::size_t horizon, double smoothing, std::size_t restarts, std::size_t max_iterations, double tolerance,
            std::uint64_t seed, std::size_t threads, const std::optional<py::iterable>& heldout,
-           const std::string& emission) {
-            IohmmOptions o;
+           const std::string& emission, const std::string& learner, const std::shared_ptr<PyModel>& world,
+           const py::object& clones, const std::optional<py::dict>& prior, const std::optional<py::dict>& selection) {
+            constexpr const char* who = "fit_belief_model";
+            bool extra = false;
+            for (const char* n : extra_learners) extra = extra || learner == n;
+            if (programs::find_learner(learner) == nullptr && !extra)
+                throw config_error(detail::message(who, ": unknown learner '", learner, "' (known: ", known_learners(), ")"));
+            const bool oracle = oracle_learner(learner), select = learner.ends_with("-select");
+            const bool cloned = learner == "cloned-hmm" || learner == "cloned-hmm-select";
+            if (oracle && !world)
+                throw config_error(detail::message(
+                    who, ": learner '", learner, "' is an oracle ablation: it is given the world's ",
+                    learner == "em-known-motion" ? "transitions" : "emissions",
+                    " and its number of states; pass the true model as world="));
+            if (!oracle && world)
+                throw config_error(detail::message(who, ": learner '", learner, "' learns from the logs only; world= is "
+                                                        "for the oracle ablations em-known-motion and em-known-sensor"));
+            if (!select && selection)
+                throw config_error(detail::message(who, ": selection= is read by the -select learners only, not by '",
+                                                   learner, "'"));
+            if (!cloned && !clones.is_none())
+                throw config_error(detail::message(who, ": clones= is read by the cloned-hmm learner only, not by '",
+                                                   learner, "'"));
+            if (select && latent_states != 0)
+                throw config_error(detail::message(who, ": learner '", learner, "' chooses the number of latent states "
+                                                        "from the logs: latent_states must be 0, got ", latent_states));
+            if (select && heldout)
+                throw config_error(detail::message(who, ": learner '", learner, "' holds out its own part of the "
+                                                        "sequences (selection['heldout_fraction']); heldout= is not read"));
+            if (cloned && emission != "shared")
+                throw config_error(detail::message(who, ": learner '", learner, "' has shared emissions, got emission '",
+                                                   emission, "'"));
+            if (emission != "shared" && emission != "per_action")
+                throw config_error(detail::message(who, ": emission '", emission, "' (known: shared, per_action)"));
+            IohmmModel truth;
+            if (world) {
+                const Model& w = *world->model;
+                if (w.num_actions() != num_actions || w.num_observations() != num_observations)
+                    throw config_error(detail::message(who, ": world= has ", w.num_actions(), " actions and ",
+                                                       w.num_observations(), " observations, but num_actions = ",
+                                                       num_actions, " and num_observations = ", num_observations));
+                truth = to_iohmm(w);
+                if (latent_states == 0) latent_states = w.num_states();
+            }
+            LearnedBeliefOptions lo;
+            IohmmOptions& o = lo.fit;
             o.latent_states = latent_states;
             o.num_actions = num_actions;
             o.num_observations = num_observations;
@@ -575,28 +732,64 @@ void bind_train(py::module_& m) {
             o.seed = seed;
             o.threads = threads;
             if (emission == "per_action") o.emission = EmissionModel::per_action;
-            else if (emission != "shared")
-                throw config_error(detail::message("fit_belief_model: emission '", emission, "' (known: shared, per_action)"));
-            const auto train = sequences_from(data, "fit_belief_model");
+            // The runtime's settings of each learner (runner.cpp apply_learner); the -select and
+            // -spectral learners on em's or cloned-hmm's, as the diagnosis program sets them.
+            if (learner == "cloned-hmm-select") programs::apply_learner(lo, "cloned-hmm", truth);
+            else if (programs::find_learner(learner) != nullptr) programs::apply_learner(lo, learner, truth);
+            o.spectral = learner == "em-spectral" || learner == "em-spectral-select";
+            if (prior) set_prior(*prior, o.prior);
+            std::vector<std::size_t> clone_counts;
+            if (!clones.is_none()) {
+                if (py::isinstance<py::int_>(clones) && !py::isinstance<py::bool_>(clones)) {
+                    const std::size_t total = index_from(clones, "fit_belief_model: clones");
+                    if (latent_states != 0 && latent_states != total)
+                        throw config_error(detail::message(who, ": clones = ", total, " (a total) but latent_states = ",
+                                                           latent_states, "; give one of them or the same number"));
+                    clone_counts = equal_clones(total, num_observations);
+                } else {
+                    clone_counts = indices_from(clones, "fit_belief_model: clones");
+                }
+            }
+            SelectionOptions so;
+            so.split_seed = seed;
+            if (selection) set_selection(*selection, so);
+            const auto train = sequences_from(data, who);
             const auto held = heldout ? sequences_from(*heldout, "fit_belief_model (heldout)") : std::vector<ActionObservationSequence>{};
             std::size_t longest = 0;  // the forward-backward variables are per step of a sequence
             for (const auto* set : {&train, &held})
                 for (const ActionObservationSequence& q : *set) longest = std::max(longest, q.observations.size());
+            // The largest model fitted: L, the clones' sum, or a selection's largest candidate.
+            std::size_t largest = o.latent_states;
+            if (!clone_counts.empty()) {
+                largest = 0;
+                for (const std::size_t c : clone_counts) largest += c;
+            }
+            if (select) {
+                largest = so.max_latent_states;
+                for (const std::size_t c : so.latent_states) largest = std::max(largest, c);
+            }
             const double emission_columns = static_cast<double>(num_observations) *
                                             (o.emission == EmissionModel::per_action ? static_cast<double>(num_actions) : 1.0);
-            require_memory(detail::message("fit_belief_model: latent_states = ", latent_states, ", num_actions = ",
+            require_memory(detail::message("fit_belief_model: latent_states = ", largest, ", num_actions = ",
                                            num_actions, ", num_observations = ", num_observations,
                                            o.emission == EmissionModel::per_action ? " (per action)" : "",
                                            ", the longest sequence's length = ", longest),
                            "the model and its fit",
-                           programs::iohmm_fit_bytes(static_cast<double>(latent_states), static_cast<double>(num_actions),
+                           programs::iohmm_fit_bytes(static_cast<double>(largest), static_cast<double>(num_actions),
                                                      emission_columns, static_cast<double>(longest)));
             IohmmFit fit;
+            std::optional<SelectionReport> report;
             // Off the GIL on a worker; this thread checks signals every 100 ms and on Ctrl-C sets
             // `stop`, which EM reads every iteration (then KeyboardInterrupt is raised).
             std::atomic<bool> stop{false};
             o.stop = &stop;
-            run_jobs(1, 1, [&](std::size_t) { fit = fit_iohmm(train, o, held); }, stop);
+            run_jobs(1, 1, [&](std::size_t) {
+                if (learner == "cloned-hmm-select") report = select_cloned_hmm(train, o, so);
+                else if (select) report = select_iohmm(train, o, so);
+                else if (cloned) fit = fit_cloned_hmm(train, o, clone_counts, held);
+                else fit = fit_iohmm(train, o, held);
+                if (report) fit = std::move(report->fit);
+            }, stop);
             py::dict info;
             info["log_likelihood"] = to_array(fit.log_likelihood);
             info["heldout_log_likelihood"] = to_array(fit.heldout_log_likelihood);
@@ -604,8 +797,19 @@ void bind_train(py::module_& m) {
             info["iterations"] = fit.iterations;
             info["restart"] = fit.restart;
             info["converged"] = fit.converged;
-            auto model = wrap_model(to_finite_pomdp(fit.model, horizon), index_labels(latent_states),
-                              index_labels(num_actions), index_labels(num_observations), "learned belief model");
+            info["learner"] = learner;
+            info["given"] = learner_given(learner);
+            if (report) {
+                info["candidates"] = candidates_to_python(*report);
+                info["chosen"] = report->chosen;
+                info["highest"] = report->highest;
+                if (!report->clones.empty()) info["clones"] = report->clones;
+            } else if (cloned) {
+                info["clones"] = clone_counts.empty() ? equal_clones(o.latent_states, num_observations) : clone_counts;
+            }
+            const std::size_t L = fit.model.num_latent_states();
+            auto model = wrap_model(to_finite_pomdp(fit.model, horizon), index_labels(L), index_labels(num_actions),
+                                    index_labels(num_observations), "learned belief model");
             return py::make_tuple(model, info);
         },
         py::arg("sequences"), py::arg("latent_states"), py::arg("num_actions"), py::arg("num_observations"),
@@ -613,10 +817,27 @@ void bind_train(py::module_& m) {
         py::arg("restarts") = learned_belief_defaults.restarts,
         py::arg("max_iterations") = learned_belief_defaults.em_iterations,
         py::arg("tolerance") = 1e-6, py::arg("seed") = 0, py::arg("threads") = 1, py::arg("heldout") = py::none(),
-        py::arg("emission") = "shared",
+        py::arg("emission") = "shared", py::kw_only(), py::arg("learner") = "em", py::arg("world") = py::none(),
+        py::arg("clones") = py::none(), py::arg("prior") = py::none(), py::arg("selection") = py::none(),
         "An input-output HMM with `latent_states` states fitted by EM to (actions, observations) sequences;\n"
         "returns (model, info): the agent's finite model over its latent states (for BayesFilter) and the fit's\n"
-        "log-likelihoods.");
+        "log-likelihoods. learner (the C++ names; info['learner'], and info['given']: what it is given of the\n"
+        "world besides the logs):\n"
+        "  'em' plain EM; 'em-sparse' a sparse Dirichlet(0.1) prior on the transitions; 'em-spectral' restart 0\n"
+        "  from the spectral start (IohmmOptions::spectral); 'cloned-hmm' a cloned HMM (fit_cloned_hmm): clones=\n"
+        "  per-observation clone counts or a total split evenly (None: latent_states split evenly), transition\n"
+        "  pseudo-count 1e-3, at least 1000 EM steps; info['clones'];\n"
+        "  'em-known-motion', 'em-known-sensor': ORACLE ABLATIONS, given the true world= (a Model): its\n"
+        "  transitions (resp. emissions, with its emission model) are held fixed, and its number of states\n"
+        "  (latent_states 0 or S); refused without world=;\n"
+        "  'em-select', 'em-spectral-select', 'cloned-hmm-select': logs only, latent_states = 0: L (or the clone\n"
+        "  total and allocation) and the pseudo-count chosen on held-out sequences by the one-standard-error rule\n"
+        "  (select_iohmm / select_cloned_hmm), then refitted on all; selection= a dict of SelectionOptions\n"
+        "  (latent_states, max_latent_states, pseudo_counts, heldout_fraction, standard_errors, refit, split_seed =\n"
+        "  seed); info['candidates'] (a dict per candidate: latent_states, pseudo_count, allocation, clones,\n"
+        "  heldout_per_observation, ..., chosen) and info['chosen'] (its index).\n"
+        "prior= a dict of IohmmPrior (initial, transitions, emissions: Dirichlet concentrations c = 1 + pseudo-count;\n"
+        "floor) over the learner's.");
     m.def(
         "score_sequences",
         [](const std::shared_ptr<PyModel>& model, const py::iterable& sequences, bool per_observation,

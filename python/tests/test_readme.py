@@ -44,3 +44,14 @@ def test_readme_python_beliefs_example(tmp_path):
     lines = p.stdout.splitlines()
     assert len(lines) == 2 and lines[0].startswith("uniform b_1: H(b_1) 2.77") and lines[1].startswith("learned b_1"), \
         p.stdout
+
+
+def test_readme_python_learners_example(tmp_path):
+    code = readme_block("python-learners")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert len(lines) == 4, p.stdout
+    assert lines[0].startswith("cloned-hmm: 8 states"), p.stdout  # 2 clones for each of room_id's 4 rooms
+    assert lines[2].startswith("truth: 9 states"), p.stdout
+    assert lines[3].startswith("em-select tried L = [1, ") and lines[3].endswith("given []"), p.stdout
