@@ -1,36 +1,19 @@
 // maxent/belief/learned/select.hpp — model selection on held-out logs: the number of latent
-// states, the clone allocation and the Dirichlet pseudo-count chosen by how well each
-// candidate predicts sequences it was not fitted on. Uses the logs only (the world's model,
-// its number of states included, is never read).
+// states L (or clone total T), the clone allocation and the Dirichlet pseudo-count α chosen by
+// how well each candidate predicts sequences it was not fitted on. Logs only: the world's
+// model, its number of states included, is never read.
 //
-//   split_sequences(n, fraction, seed)  a seeded split of n sequences into a fit part and a
-//       held-out part of round(fraction n) sequences (at least 1, at most n - 1); each part in
-//       index order. Shuffle: Fisher–Yates with maxent::stream(seed, 0, 0).
-//   select_iohmm(sequences, base, selection)  fits fit_iohmm(fit part, base with L and the
-//       smoothing α of each candidate) and scores the held-out part: log-likelihood per
-//       observation (score_sequences, same block size). Candidates: every L of
-//       selection.latent_states (or a doubling search L = 1, 2, 4, ... up to max_latent_states
-//       that stops at the first L whose best score does not beat the best so far) times every
-//       α of selection.pseudo_counts (α sets IohmmOptions::smoothing; blocks with a prior keep it).
-//   select_cloned_hmm(sequences, base, selection)  the same for fit_cloned_hmm over clone totals
-//       T (selection.latent_states, or T = O, 2 O, 4 O, ... up to max_latent_states) and two
-//       allocations of T: even (equal_clones) and by frequency (frequency_clones; skipped where
-//       it equals the even one); α sets the prior c = 1 + α of μ̂ and the transitions.
-//   frequency_clones(sequences, T, O)  T clones in proportion to how often each observation
-//       occurs, at least one each (rounded to the sum T by largest remainders, ties to the
-//       lowest index).
-// The winner, by the one-standard-error rule: the first candidate tried (smallest L or T, the
-// even allocation, the smallest α, in that order) whose held-out log-likelihood is below the
-// highest one by at most selection.standard_errors standard errors of the difference (from the
-// paired per-sequence differences d_n: SE = sqrt(N var(d))); 0 picks the highest (the first on
-// ties). Why: a larger model that fits the noise of the fit part scores within noise of the
-// right one, so the plain maximum often picks a larger L than the data's. Then, with selection.refit, the winner's
-// settings are fitted on all the sequences (SelectionReport::fit); otherwise `fit` is the
-// winner's fit on the fit part. write_selection_csv writes the candidates' table.
-// base.stop is read by every fit; a stopped fit ends the selection (SelectionReport::stopped).
-// Errors: config_error naming the value for fewer than 2 sequences, a fraction outside (0, 1),
-// an empty candidate (L = 0, a total below O), a pseudo-count that is negative or not finite,
-// a max_latent_states of 0 in a doubling search; what fit_iohmm / fit_cloned_hmm throw.
+//   split_sequences      a seeded split into a fit part and round(fraction n) held-out sequences
+//   select_iohmm         fit_iohmm per candidate (L from a list, or doubling 1, 2, 4, ... until
+//                        the best score stops improving) x α; scored by score_sequences
+//   select_cloned_hmm    the same for fit_cloned_hmm over T (or O, 2 O, 4 O, ...), each split
+//                        evenly and by frequency (frequency_clones)
+// The winner, by the one-standard-error rule: the first candidate tried (smallest L or T, even
+// allocation, smallest α) whose held-out log-likelihood is within selection.standard_errors
+// standard errors (of the paired per-sequence differences) of the highest; 0 picks the highest.
+// A larger model that fits the fit part's noise scores within noise of the right one, so the
+// plain maximum tends to pick too large an L. With selection.refit the winner is refitted on all
+// sequences. base.stop ends the selection; bad settings are config_errors naming the value.
 #pragma once
 
 #include <algorithm>
@@ -59,8 +42,9 @@ struct SequenceSplit {
     std::vector<std::size_t> fit, heldout;
 };
 
-/// The seeded split of this header's comment. Throws config_error for n < 2 or a fraction
-/// outside (0, 1).
+/// n sequences split into a fit part and a held-out part of round(fraction n) sequences (at
+/// least 1, at most n - 1), each in index order; the shuffle is Fisher–Yates on
+/// maxent::stream(seed, 0, 0). Throws config_error for n < 2 or a fraction outside (0, 1).
 [[nodiscard]] inline SequenceSplit split_sequences(std::size_t n, double heldout_fraction, std::uint64_t seed) {
     if (n < 2)
         throw config_error(detail::message("split_sequences: ", n,
@@ -82,7 +66,9 @@ struct SequenceSplit {
 }
 
 /// T clones for O observations in proportion to the observations' counts in `sequences`, at
-/// least one each (see the loops; equal_clones when no observation is counted). Throws config_error for O = 0, T < O or an observation >= O.
+/// least one each, rounded to the sum T by largest remainders (ties to the lowest index);
+/// equal_clones when no observation is counted. Throws config_error for O = 0, T < O or an
+/// observation >= O.
 [[nodiscard]] inline std::vector<std::size_t> frequency_clones(std::span<const ActionObservationSequence> sequences,
                                                                std::size_t total, std::size_t O) {
     if (O == 0) throw config_error("frequency_clones: the number of observations must be at least 1, got 0");
