@@ -34,6 +34,7 @@
 
 #include <Eigen/Core>
 
+#include "maxent/core/actions.hpp"
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/point.hpp"
@@ -55,6 +56,57 @@ concept has_horizon = requires(const M& m) { { m.horizon() } -> std::convertible
 // --- GenerativePomdp --------------------------------------------------------------------------
 template <class M>
 concept has_copyable_state_type = requires { typename M::state_type; } && std::copyable<typename M::state_type>;
+// Actions: M::action_type when a simulator declares a non-integral one (continuous actions,
+// an ActionVector with an ActionBox), else indices {0..A-1}. Explicit models' action_type is
+// a label (LabelledPomdp): their actions are always indices.
+template <class M>
+concept declares_action_type = requires { typename M::action_type; };
+template <class M>
+concept index_actions = !declares_action_type<M> || std::integral<typename M::action_type>;
+template <class M>
+struct action_of {
+    using type = std::size_t;
+};
+template <class M>
+    requires declares_action_type<M> && (!index_actions<M>)
+struct action_of<M> {
+    using type = typename M::action_type;
+};
+template <class M>
+concept has_action_vector_type = index_actions<M> || ActionVector<typename M::action_type>;
+template <class M>
+concept has_action_box = requires(const M& m) { { m.action_box() } -> std::convertible_to<ActionBox>; };
+/// Converts to any floating-point type and to nothing else: a member that accepts it takes a
+/// floating-point action.
+struct floating_action_probe {
+    template <std::floating_point F>
+    operator F() const noexcept {
+        return F{};
+    }
+};
+/// Converts to any integral type and to nothing else: a member that accepts it takes an index.
+struct index_action_probe {
+    template <std::integral I>
+    operator I() const noexcept {
+        return I{};
+    }
+};
+/// The world declares no action_type (so it is passed indices) but sample_next_state takes a
+/// floating-point action: declare the type.
+template <class M>
+concept takes_floating_action_without_type =
+    !declares_action_type<M> && has_copyable_state_type<M> &&
+    requires(const M& m, const typename M::state_type& s, floating_action_probe a, DefaultRng& g) {
+        m.sample_next_state(s, a, g);
+    };
+/// The world declares a continuous action_type but sample_next_state takes an index (the
+/// action would be truncated).
+template <class M>
+concept takes_index_action_with_type =
+    !index_actions<M> && has_copyable_state_type<M> &&
+    requires(const M& m, const typename M::state_type& s, index_action_probe a, DefaultRng& g) {
+        m.sample_next_state(s, a, g);
+    };
 template <class M>
 concept has_sample_initial_state = has_copyable_state_type<M> && requires(const M& m, DefaultRng& g) {
     { m.sample_initial_state(g) } -> std::convertible_to<typename M::state_type>;
@@ -78,7 +130,7 @@ concept floating_result = std::floating_point<std::remove_cvref_t<R>>;
 template <class M>
 concept returns_floating_index =
     !declares_observation_type<M> && has_copyable_state_type<M> &&
-    requires(const M& m, const typename M::state_type& s, std::size_t a, DefaultRng& g) {
+    requires(const M& m, const typename M::state_type& s, const typename action_of<M>::type& a, DefaultRng& g) {
         { m.sample_observation(a, s, g) } -> floating_result;
     };
 template <class M>
@@ -88,14 +140,21 @@ concept has_sample_initial_observation =
     };
 template <class M>
 concept has_sample_next_state =
-    has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s, std::size_t a, DefaultRng& g) {
+    has_copyable_state_type<M> && requires(const M& m, const typename M::state_type& s,
+                                           const typename action_of<M>::type& a, DefaultRng& g) {
         { m.sample_next_state(s, a, g) } -> std::convertible_to<typename M::state_type>;
     };
 template <class M>
 concept has_sample_observation =
-    has_copyable_state_type<M> && requires(const M& m, std::size_t a, const typename M::state_type& s, DefaultRng& g) {
+    has_copyable_state_type<M> && requires(const M& m, const typename action_of<M>::type& a,
+                                           const typename M::state_type& s, DefaultRng& g) {
         { m.sample_observation(a, s, g) } -> observation_result<M>;
     };
+/// What a world must say about its actions: num_actions() for indices, an ActionVector
+/// action_type and action_box() otherwise.
+template <class M>
+concept has_action_space =
+    (index_actions<M> && has_num_actions<M>) || (!index_actions<M> && has_action_vector_type<M> && has_action_box<M>);
 
 // --- StateBinning -----------------------------------------------------------------------------
 template <class M>
@@ -118,13 +177,15 @@ struct observation_of<M> {
 template <class M>
 concept has_observation_likelihood =
     has_copyable_state_type<M> &&
-    requires(const M& m, std::size_t a, const typename observation_of<M>::type& o, const typename M::state_type& s) {
+    requires(const M& m, const typename action_of<M>::type& a, const typename observation_of<M>::type& o,
+             const typename M::state_type& s) {
         { m.observation_likelihood(a, o, s) } -> std::convertible_to<double>;
     };
 template <class M>
 concept has_observation_log_likelihood =
     has_copyable_state_type<M> &&
-    requires(const M& m, std::size_t a, const typename observation_of<M>::type& o, const typename M::state_type& s) {
+    requires(const M& m, const typename action_of<M>::type& a, const typename observation_of<M>::type& o,
+             const typename M::state_type& s) {
         { m.observation_log_likelihood(a, o, s) } -> std::convertible_to<double>;
     };
 template <class M>
@@ -193,9 +254,10 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 
 // ---------------------------------------------------------------------------------------
 // GenerativePomdp: a simulator. Required expressions, for `const M m`, a state `s` of type
-// `typename M::state_type` (std::copyable), `std::size_t a` and a generator `g` (any
+// `typename M::state_type` (std::copyable), an action `a` (std::size_t, or the declared
+// continuous action_type: see below) and a generator `g` (any
 // std::uniform_random_bit_generator; the archetype is DefaultRng):
-//   m.num_actions(), m.num_observations()    -> std::size_t, > 0
+//   m.num_actions(), m.num_observations()    -> std::size_t, > 0 (num_actions: index actions only)
 //   m.horizon()                              -> std::size_t, T >= 1
 //   m.sample_initial_state(g)                -> state_type      s_1 ~ μ
 //   m.sample_initial_observation(s, g)       -> std::size_t     o_1 given s_1, < num_observations()
@@ -208,6 +270,18 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 // `m.observation_point_dimension()` and `m.observation_point(o, std::span<double> out)`, lets
 // kNN MOE and the observation-feature policy read o as a vector. A floating-point result
 // without a declared type is refused at compile time (it would be truncated to an index).
+// Continuous (typed) actions: declare `using action_type = A;` with A a double, a
+// std::array<double, d> or an Eigen column vector of doubles (ActionVector, core/actions.hpp;
+// an integral A means indices as above) and
+//   m.action_box()                           -> maxent::ActionBox: per coordinate finite
+//                                               lower < upper bounds (the policy's range)
+// in place of num_actions(); sample_next_state, sample_observation and (for particle
+// filters) observation_(log_)likelihood then take `const action_type& a`. A world that takes
+// a floating-point action without declaring the type, or declares it and takes an index, is
+// refused at compile time with the declaration to add. Such worlds are driven by
+// continuous-action policies (policy/gaussian.hpp, policy/uniform_box.hpp) and particle
+// beliefs; the exact filter, the learned belief models and the exact objectives stay
+// finite-action (require_index_actions).
 // Every draw must come from g alone (runs are pure functions of the seed). Satisfied by
 // user simulators, e.g. the continuous room of examples/plug_in/continuous_room.hpp (used by
 // tests/unit/test_generative.cpp and maxent-plug-in).
@@ -218,7 +292,7 @@ concept looks_explicit = has_num_states<M> || has_initial_distribution<M> || has
 // Added to any generative model by with_state_binning(model, bins, fn) (model/wrappers.hpp).
 // ---------------------------------------------------------------------------------------
 template <class M>
-concept GenerativePomdp = concept_checks::has_copyable_state_type<M> && concept_checks::has_num_actions<M> &&
+concept GenerativePomdp = concept_checks::has_copyable_state_type<M> && concept_checks::has_action_space<M> &&
                           (concept_checks::has_num_observations<M> || !concept_checks::index_observations<M>) &&
                           concept_checks::has_horizon<M> &&
                           concept_checks::has_sample_initial_state<M> &&
@@ -231,7 +305,8 @@ concept StateBinning = concept_checks::has_num_state_bins<M> && concept_checks::
 // ---------------------------------------------------------------------------------------
 // ObservationLikelihood (an opt-in refinement of GenerativePomdp): the simulator can also
 // WEIGH an observation, which is what a particle filter of the world needs
-// (belief/particle_filter.hpp). Required expression, for `const M m`, `std::size_t a`, an
+// (belief/particle_filter.hpp). Required expression, for `const M m`, an action `a`
+// (std::size_t, or `const action_type&` for continuous actions), an
 // observation `o` (std::size_t, or the declared observation_type) and a state `s` of type
 // `typename M::state_type`:
 //   m.observation_likelihood(a, o, s)  -> double: a weight proportional to Obs(o | s, a),
@@ -327,7 +402,23 @@ consteval bool require_generative_pomdp() {
     using namespace concept_checks;
     static_assert(has_copyable_state_type<M>,
                   "maxent::GenerativePomdp: missing `using state_type = ...;` (any copyable type)");
-    static_assert(has_num_actions<M>, "maxent::GenerativePomdp: missing `std::size_t num_actions() const`");
+    static_assert(!takes_floating_action_without_type<M>,
+                  "maxent::GenerativePomdp: sample_next_state takes a floating-point action but the model declares "
+                  "no action_type, so it would be passed action indices; declare the type and its bounds in the "
+                  "model: `using action_type = double;` (or std::array<double, d>, an Eigen vector of doubles) and "
+                  "`maxent::ActionBox action_box() const`");
+    static_assert(!takes_index_action_with_type<M>,
+                  "maxent::GenerativePomdp: the model declares a continuous action_type but sample_next_state takes "
+                  "an index (the action would be truncated); take `const action_type& a`");
+    static_assert(has_action_vector_type<M>,
+                  "maxent::GenerativePomdp: action_type must be an integral type (action indices) or a continuous "
+                  "action: double, std::array<double, d> or an Eigen column vector of doubles");
+    static_assert(!index_actions<M> || has_num_actions<M> || takes_floating_action_without_type<M>,
+                  "maxent::GenerativePomdp: missing `std::size_t num_actions() const` (actions are indices unless "
+                  "the model declares `using action_type = ...;`)");
+    static_assert(index_actions<M> || has_action_box<M>,
+                  "maxent::GenerativePomdp: the model declares a continuous action_type but no bounds: missing "
+                  "`maxent::ActionBox action_box() const` (core/actions.hpp: lower and upper bound per coordinate)");
     static_assert(!returns_floating_index<M>,
                   "maxent::GenerativePomdp: sample_observation returns a floating-point value but the model declares "
                   "no observation_type, so the value would be read as an observation index; declare the type in the "
@@ -343,12 +434,15 @@ consteval bool require_generative_pomdp() {
     static_assert(has_sample_initial_observation<M> || returns_floating_index<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_initial_observation(const state_type& s, "
                   "G& g) const` (observation_type instead of std::size_t when the model declares one)");
-    static_assert(has_sample_next_state<M>,
+    static_assert(has_sample_next_state<M> || takes_floating_action_without_type<M> ||
+                      takes_index_action_with_type<M>,
                   "maxent::GenerativePomdp: missing `state_type sample_next_state(const state_type& s, std::size_t "
-                  "a, G& g) const`");
-    static_assert(has_sample_observation<M> || returns_floating_index<M>,
+                  "a, G& g) const` (`const action_type& a` when the model declares an action_type)");
+    static_assert(has_sample_observation<M> || returns_floating_index<M> || takes_floating_action_without_type<M> ||
+                      takes_index_action_with_type<M>,
                   "maxent::GenerativePomdp: missing `std::size_t sample_observation(std::size_t a, const "
-                  "state_type& s, G& g) const` (observation_type instead of std::size_t when the model declares one)");
+                  "state_type& s, G& g) const` (observation_type instead of std::size_t when the model declares one; "
+                  "`const action_type& a` when it declares an action_type)");
     return true;
 }
 
@@ -360,8 +454,8 @@ consteval bool require_observation_likelihood() {
     static_assert(concept_checks::has_observation_likelihood<M> || concept_checks::has_observation_log_likelihood<M>,
                   "maxent::ObservationLikelihood: missing `double observation_likelihood(std::size_t a, std::size_t o, "
                   "const state_type& s) const` (a weight proportional to Obs(o | s, a), which a particle filter needs; "
-                  "o is an observation_type when the model declares one; or its log: `double "
-                  "observation_log_likelihood(a, o, s) const`)");
+                  "o is an observation_type and a a `const action_type&` when the model declares them; or its log: "
+                  "`double observation_log_likelihood(a, o, s) const`)");
     return true;
 }
 
@@ -400,6 +494,32 @@ struct world_state<M> {
 
 template <class M>
 using world_state_t = typename detail::world_state<M>::type;
+
+/// What a rollout holds as an action: std::size_t (an index) for explicit models and index
+/// simulators, M::action_type for simulators that declare a continuous one (core/actions.hpp).
+template <class M>
+using world_action_t = std::conditional_t<ExplicitPomdp<M>, std::size_t, typename concept_checks::action_of<M>::type>;
+
+/// Whether the world's actions are continuous (an ActionVector action_type with an ActionBox).
+template <class M>
+inline constexpr bool continuous_actions = !std::same_as<world_action_t<M>, std::size_t>;
+
+/// How the library passes an action of M: by value for an index, by const reference for a
+/// continuous action.
+template <class M>
+using action_arg_t = std::conditional_t<continuous_actions<M>, const world_action_t<M>&, std::size_t>;
+
+/// Call in a static_assert at entry points that only handle action indices (the exact
+/// filter, learned belief models, exact objectives): `who` is named in the message.
+template <class M>
+consteval bool require_index_actions() {
+    static_assert(!continuous_actions<M>,
+                  "maxent: this entry point is finite-action (the exact Bayes filter, the learned IOHMM belief models "
+                  "and the exact objectives enumerate actions {0..A-1}) but the world declares a continuous "
+                  "action_type: use a ParticleFilter belief and a continuous-action policy (GaussianPolicy, "
+                  "UniformBoxPolicy) with the Sampler/Trainer");
+    return true;
+}
 
 /// What a rollout holds as an observation: std::size_t (an index) for explicit models and
 /// index-observing simulators, M::observation_type for simulators that declare a non-integral one.

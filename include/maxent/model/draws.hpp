@@ -7,7 +7,9 @@
 // of an explicit model, the model's own members (their results checked) for a simulator.
 // state_bins and state_bin say where a true state is counted (MSE): the index itself for
 // explicit models, the world's StateBinning otherwise; observation_count, observation_bin and
-// the observation points are what MOE and kNN counting read.
+// the observation points are what MOE and kNN counting read. Actions are world_action_t<M>:
+// indices, or a simulator's continuous action_type (model/concepts.hpp), passed as
+// action_arg_t<M>; action_box(m) is the bounds of the latter.
 #pragma once
 
 #include <cstddef>
@@ -55,9 +57,9 @@ template <class M, class G>
     }
 }
 
-/// s' ~ P(· | s, a).
+/// s' ~ P(· | s, a); a is an index, or the world's continuous action_type (action_arg_t).
 template <class M, class G>
-[[nodiscard]] world_state_t<M> draw_next_state(const M& m, const world_state_t<M>& s, std::size_t a, G& g) {
+[[nodiscard]] world_state_t<M> draw_next_state(const M& m, const world_state_t<M>& s, action_arg_t<M> a, G& g) {
     if constexpr (ExplicitPomdp<M>)
         return sample_categorical(m.transition(s, a), g);
     else
@@ -66,7 +68,7 @@ template <class M, class G>
 
 /// o ~ Obs(· | s', a), the observation emitted on arriving in s' after action a.
 template <class M, class G>
-[[nodiscard]] world_observation_t<M> draw_observation(const M& m, std::size_t a, const world_state_t<M>& s_next,
+[[nodiscard]] world_observation_t<M> draw_observation(const M& m, action_arg_t<M> a, const world_state_t<M>& s_next,
                                                       G& g) {
     if constexpr (ExplicitPomdp<M>) {
         return sample_categorical(m.observation(a, s_next), g);
@@ -74,10 +76,33 @@ template <class M, class G>
         return m.sample_observation(a, s_next, g);
     } else {
         const std::size_t o = m.sample_observation(a, s_next, g);
-        if (o >= m.num_observations())
-            detail::throw_observation_out_of_range("sample_observation", o, m.num_observations(), a, true);
+        if (o >= m.num_observations()) {
+            if constexpr (continuous_actions<M>)
+                throw model_error(detail::message("generative model: sample_observation returned observation ", o,
+                                                  " after action ", detail::value_text(a),
+                                                  "; observations must be < num_observations() = ",
+                                                  m.num_observations()));
+            else
+                detail::throw_observation_out_of_range("sample_observation", o, m.num_observations(), a, true);
+        }
         return o;
     }
+}
+
+/// The bounds of a continuous-action world's actions, checked (config_error naming the
+/// offending coordinate).
+template <class M>
+    requires continuous_actions<M>
+[[nodiscard]] ActionBox action_box(const M& m) {
+    ActionBox box = m.action_box();
+    box.check("the world's action_box()");
+    if constexpr (action_static_dimension<world_action_t<M>> != 0) {
+        if (box.dimension() != action_static_dimension<world_action_t<M>>)
+            throw model_error(detail::message("the world's action_box() has dimension ", box.dimension(),
+                                              " but its action_type has ",
+                                              action_static_dimension<world_action_t<M>>, " coordinates"));
+    }
+    return box;
 }
 
 /// How many bins true states are counted in: S for explicit models.

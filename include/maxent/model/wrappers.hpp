@@ -3,8 +3,8 @@
 // with_state_points (kNN counting).
 //
 // Both refer to the wrapped model (which must outlive them) and forward every member it has
-// (detail::ForwardedModel): its draws, and when it has them its observation type, density,
-// bins and points, so the wrapped world is still an ObservationLikelihood for a particle
+// (detail::ForwardedModel): its draws, and when it has them its observation type, continuous
+// action type and action box, density, bins and points, so the wrapped world is still an ObservationLikelihood for a particle
 // filter. The model is checked by a static_assert with the concepts' readable messages
 // (model/concepts.hpp), not by a constraint, so a simulator missing a member gets the same
 // message whichever entry point it meets first.
@@ -36,21 +36,42 @@ struct forwarded_observation_type<M> {
     using observation_type = typename M::observation_type;
 };
 
+/// The action_type a wrapper declares: the wrapped model's, when it declares a continuous one.
+template <class M>
+struct forwarded_action_type {};
+template <class M>
+    requires(!concept_checks::index_actions<M>)
+struct forwarded_action_type<M> {
+    using action_type = typename M::action_type;
+};
+
 /// What a wrapper of a generative model forwards unchanged: the model itself and, when the
 /// model has them, its observation members (type, density, bins, points). `model` must
 /// outlive the wrapper. M is checked by a static_assert (readable messages), not a
 /// constraint: a constraint would fail before the message is shown.
 template <class M>
-class ForwardedModel : public forwarded_observation_type<M> {
+class ForwardedModel : public forwarded_observation_type<M>, public forwarded_action_type<M> {
     static_assert(require_generative_pomdp<M>());
 
 public:
     using state_type = typename M::state_type;
     using obs_t = typename concept_checks::observation_of<M>::type;
+    /// An action as the model takes it: an index by value, a continuous action by reference.
+    using act_t = std::conditional_t<concept_checks::index_actions<M>, std::size_t,
+                                     const typename concept_checks::action_of<M>::type&>;
 
     explicit ForwardedModel(const M& model) : model_(&model) {}
 
-    [[nodiscard]] std::size_t num_actions() const { return model_->num_actions(); }
+    [[nodiscard]] std::size_t num_actions() const
+        requires concept_checks::has_num_actions<M>
+    {
+        return model_->num_actions();
+    }
+    [[nodiscard]] ActionBox action_box() const
+        requires concept_checks::has_action_box<M>
+    {
+        return model_->action_box();
+    }
     [[nodiscard]] std::size_t num_observations() const
         requires concept_checks::has_num_observations<M>
     {
@@ -66,21 +87,21 @@ public:
         return model_->sample_initial_observation(s, g);
     }
     template <class G>
-    [[nodiscard]] state_type sample_next_state(const state_type& s, std::size_t a, G& g) const {
+    [[nodiscard]] state_type sample_next_state(const state_type& s, act_t a, G& g) const {
         return model_->sample_next_state(s, a, g);
     }
     template <class G>
-    [[nodiscard]] obs_t sample_observation(std::size_t a, const state_type& s, G& g) const {
+    [[nodiscard]] obs_t sample_observation(act_t a, const state_type& s, G& g) const {
         return model_->sample_observation(a, s, g);
     }
     /// Forwarded when the model weighs observations (ObservationLikelihood), bins them or
     /// reads them or its states as points.
-    [[nodiscard]] double observation_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
+    [[nodiscard]] double observation_likelihood(act_t a, const obs_t& o, const state_type& s) const
         requires concept_checks::has_observation_likelihood<M>
     {
         return model_->observation_likelihood(a, o, s);
     }
-    [[nodiscard]] double observation_log_likelihood(std::size_t a, const obs_t& o, const state_type& s) const
+    [[nodiscard]] double observation_log_likelihood(act_t a, const obs_t& o, const state_type& s) const
         requires concept_checks::has_observation_log_likelihood<M>
     {
         return model_->observation_log_likelihood(a, o, s);
