@@ -11,10 +11,13 @@
 #include <limits>
 #include <numbers>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "maxent/core/actions.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
+#include "maxent/model/concepts.hpp"
 #include "maxent/model/pendulum.hpp"
 #include "maxent/model/rescue_velocity.hpp"
 #include "maxent/model/rescue_world.hpp"
@@ -22,6 +25,22 @@
 namespace test_control_worlds {
 
 using Catch::Matchers::Contains;
+
+// Both are simulators with continuous actions that a particle filter can weigh and the
+// trainer can count (bins and points).
+static_assert(maxent::ObservationLikelihood<maxent::PendulumWorld> && maxent::Environment<maxent::PendulumWorld>);
+static_assert(maxent::ObservationLikelihood<maxent::RescueVelocityWorld> &&
+              maxent::Environment<maxent::RescueVelocityWorld>);
+static_assert(maxent::has_state_points<maxent::PendulumWorld> && maxent::has_state_points<maxent::RescueVelocityWorld>);
+static_assert(std::is_same_v<maxent::world_action_t<maxent::PendulumWorld>, double>);
+static_assert(std::is_same_v<maxent::world_action_t<maxent::RescueVelocityWorld>, std::array<double, 2>>);
+
+TEST_CASE("the action boxes: [-2, 2] and [-1, 1]^2", "[pendulum][rescue-velocity]") {
+    const maxent::ActionBox p = maxent::PendulumWorld().action_box();
+    CHECK((p.lower == std::vector<double>{-2.0} && p.upper == std::vector<double>{2.0}));
+    const maxent::ActionBox r = maxent::RescueVelocityWorld().action_box();
+    CHECK((r.lower == std::vector<double>{-1.0, -1.0} && r.upper == std::vector<double>{1.0, 1.0}));
+}
 
 TEST_CASE("pendulum: one step is Gym's semi-implicit Euler step (hand-computed values)", "[pendulum]") {
     const maxent::PendulumWorld world;

@@ -30,12 +30,9 @@
 #include <span>
 #include <vector>
 
+#include "maxent/core/actions.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
-
-#if __has_include("maxent/core/actions.hpp")
-#include "maxent/core/actions.hpp"
-#endif
 
 namespace maxent {
 
@@ -117,9 +114,7 @@ public:
 
     [[nodiscard]] std::size_t horizon() const noexcept { return o_.horizon; }
     [[nodiscard]] const PendulumOptions& options() const noexcept { return o_; }
-#if __has_include("maxent/core/actions.hpp")
     [[nodiscard]] ActionBox action_box() const { return ActionBox{{-o_.max_torque}, {o_.max_torque}}; }
-#endif
 
     template <class G>
     [[nodiscard]] PendulumState sample_initial_state(G& g) const {

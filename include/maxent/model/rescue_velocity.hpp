@@ -26,9 +26,7 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/rescue_world.hpp"
 
-#if __has_include("maxent/core/actions.hpp")
 #include "maxent/core/actions.hpp"
-#endif
 
 namespace maxent {
 
@@ -53,9 +51,7 @@ public:
     [[nodiscard]] const RescueVelocityOptions& options() const noexcept { return o_; }
     [[nodiscard]] const RescueRangeWorld& sensor() const noexcept { return sensor_; }
     [[nodiscard]] const RescueWorld& map() const noexcept { return sensor_.motion(); }
-#if __has_include("maxent/core/actions.hpp")
     [[nodiscard]] ActionBox action_box() const { return ActionBox{{-1.0, -1.0}, {1.0, 1.0}}; }
-#endif
 
     template <class G>
     [[nodiscard]] RescueState sample_initial_state(G& g) const {
