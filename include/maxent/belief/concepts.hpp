@@ -25,7 +25,9 @@ namespace maxent {
 // observations of the world; nothing requires L or these states to be the world's (the
 // exact filter of the true model has L = S; a filter of a coarsened, misspecified or
 // learned model, or a histogram filter of a continuous world, has its own L).
-// Required expressions, for `U u`, `const U cu`, `Eigen::VectorXd& b`, `std::size_t a`, an
+// Required expressions, for `U u`, `const U cu`, `Eigen::VectorXd& b`, an action `a`
+// (std::size_t, or `typename U::action_type` when the updater declares one: the world's
+// continuous world_action_t), an
 // observation `o` (std::size_t, or `typename U::observation_type` when the updater declares
 // one: it must be the world's, world_observation_t) and a generator `g` (any
 // std::uniform_random_bit_generator; the archetype is DefaultRng):
@@ -52,13 +54,29 @@ struct updater_observation<U> {
 template <class U>
 using updater_observation_t = typename updater_observation<U>::type;
 
+/// The actions an updater reads: U::action_type when it declares one (a particle filter of a
+/// continuous-action world), else indices. The exact filter and the learned belief models
+/// read indices only.
+template <class U>
+struct updater_action {
+    using type = std::size_t;
+};
+template <class U>
+    requires requires { typename U::action_type; }
+struct updater_action<U> {
+    using type = typename U::action_type;
+};
+template <class U>
+using updater_action_t = typename updater_action<U>::type;
+
 namespace concept_checks {
 template <class U>
 concept has_updater_dimension = requires(const U& u) { { u.dimension() } -> std::convertible_to<std::size_t>; };
 template <class U>
 concept has_initial_belief = requires(const U& u, Eigen::VectorXd& b) { u.initial(b); };
 template <class U>
-concept has_update = requires(U& u, Eigen::VectorXd& b, std::size_t a, const updater_observation_t<U>& o, DefaultRng& g) {
+concept has_update = requires(U& u, Eigen::VectorXd& b, const updater_action_t<U>& a, const updater_observation_t<U>& o,
+                              DefaultRng& g) {
     u.update(b, a, o, g);
 };
 }  // namespace concept_checks
@@ -75,7 +93,8 @@ consteval bool require_belief_updater() {
     static_assert(has_initial_belief<U>, "maxent::BeliefUpdater: missing `void initial(Eigen::VectorXd& b) const`");
     static_assert(has_update<U>,
                   "maxent::BeliefUpdater: missing `void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, "
-                  "Rng& g)` (templated on the generator)");
+                  "Rng& g)` (templated on the generator; a and o of the updater's action_type and observation_type "
+                  "when it declares them)");
     return true;
 }
 

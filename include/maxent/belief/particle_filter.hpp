@@ -3,7 +3,9 @@
 // ParticleFilter<M, Binning, Features, Resample, Criterion>.
 //
 // Paper, Section 5 (beliefs the agent can afford): the belief is n weighted particles x_i with
-// weights w_i summing to 1. update(b, a, o, g) is a bootstrap filter composed of the steps of
+// weights w_i summing to 1 (a is an action index, or the world's continuous action_type:
+// the filter then declares it as its action_type). update(b, a, o, g) is a bootstrap filter
+// composed of the steps of
 // belief/particle_steps.hpp, each a documented function or type of its own:
 //   predict    x_i <- sample_next_state(x_i, a, g)            (the model's own sampler)
 //   reweight   w_i <- w_i · observation_likelihood(a, o, x_i); with observation_log_likelihood
@@ -112,9 +114,21 @@ C make_criterion(const ParticleFilterOptions& options) {
 }
 }  // namespace detail
 
+namespace detail {
+/// The action_type a particle filter declares: the world's, when its actions are continuous
+/// (what the rollout checks the updater reads: updater_action_t, belief/concepts.hpp).
+template <class M>
+struct filter_action_type {};
+template <class M>
+    requires(!concept_checks::index_actions<M>)
+struct filter_action_type<M> {
+    using action_type = typename concept_checks::action_of<M>::type;
+};
+}  // namespace detail
+
 template <class M, class Binning, class Features = NoStateFeatures, class Resample = SystematicResampler,
           class Criterion = EssThreshold>
-class ParticleFilter {
+class ParticleFilter : public detail::filter_action_type<M> {
     static_assert(require_observation_likelihood<M>());
     static_assert(require_resampler<Resample>());
     static_assert(require_resampling_criterion<Criterion>());
@@ -209,7 +223,7 @@ public:
     /// is due (the criterion asked with total² / Σ w_i², a hair lower), normalisation, n_eff
     /// and the belief share one pass; the bits are those of the separate passes.
     template <std::uniform_random_bit_generator G>
-    void update(Eigen::VectorXd& b, std::size_t a, const observation_type& o, G& g) {
+    void update(Eigen::VectorXd& b, action_arg_t<M> a, const observation_type& o, G& g) {
         const std::size_t n = particles_.size();
         steps_.predict(std::span<state_type>(particles_), a, g);
         steps_.weigh(a, o, std::span<const state_type>(particles_), std::span<double>(values_));
@@ -298,15 +312,17 @@ public:
 
 private:
     /// model_error naming the first invalid density in values_ (reweight flagged one).
-    [[noreturn]] void bad_density(std::size_t a, const observation_type& o) const {
+    [[noreturn]] void bad_density(action_arg_t<M> a, const observation_type& o) const {
         const std::size_t i = first_invalid_density<weighs_in_logs>(values_);
         const double l = i < values_.size() ? values_[i] : std::numeric_limits<double>::quiet_NaN();
         if constexpr (weighs_in_logs)
-            throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", a, ", o = ",
+            throw model_error(detail::message("ParticleFilter: observation_log_likelihood(a = ", detail::action_text(a),
+                                              ", o = ",
                                               detail::observation_text(o), ", particle ", i, ") is ", l,
                                               "; it must be < +inf (and not NaN)"));
         else
-            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", a, ", o = ",
+            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", detail::action_text(a),
+                                              ", o = ",
                                               detail::observation_text(o), ", particle ", i, ") is ", l,
                                               "; it must be finite and >= 0"));
     }
@@ -321,7 +337,7 @@ private:
     /// Depletion (every weight vanished): fresh particles from the prior weighed by o; equal
     /// weights if those vanish too. Returns Σ w_i² of the new weights.
     template <class G>
-    double reseed(std::size_t a, const observation_type& o, G& g) {
+    double reseed(action_arg_t<M> a, const observation_type& o, G& g) {
         ++depletions_;
         const std::size_t n = particles_.size();
         for (std::size_t i = 0; i < n; ++i) particles_[i] = steps_.model().sample_initial_state(g);

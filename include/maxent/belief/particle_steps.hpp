@@ -1,6 +1,7 @@
 // maxent/belief/particle_steps.hpp — the steps a particle filter's update is composed of
 // (ParticleFilter, belief/particle_filter.hpp, composes them as a bootstrap filter):
 //   predict    x_i <- sample_next_state(x_i, a, g)                    ParticleSteps::predict
+//              (a an index, or the world's continuous action_type: action_arg_t<M>)
 //   weigh      d_i <- observation_(log_)likelihood(a, o, x_i)         ParticleSteps::weigh
 //   reweight   w_i <- w_i · d_i (or, in logs, exp(log w_i + d_i - max))   reweight()
 //   normalise  w_i <- w_i / Σ w, returning Σ w_i² (n_eff = 1 / Σ w_i²)     normalise_weights()
@@ -32,16 +33,19 @@ namespace detail {
 template <class M>
 using particle_observation_t = typename concept_checks::observation_of<M>::type;
 template <class M>
-concept batched_transitions = requires(const M& m, std::span<typename M::state_type> xs, std::size_t a, DefaultRng& g) {
+concept batched_transitions = requires(const M& m, std::span<typename M::state_type> xs,
+                                      const typename concept_checks::action_of<M>::type& a, DefaultRng& g) {
     m.sample_next_states(xs, a, g);
 };
 template <class M>
-concept batched_log_likelihoods = requires(const M& m, std::size_t a, const particle_observation_t<M>& o,
+concept batched_log_likelihoods = requires(const M& m, const typename concept_checks::action_of<M>::type& a,
+                                           const particle_observation_t<M>& o,
                                            std::span<const typename M::state_type> xs, std::span<double> out) {
     m.observation_log_likelihoods(a, o, xs, out);
 };
 template <class M>
-concept batched_likelihoods = requires(const M& m, std::size_t a, const particle_observation_t<M>& o,
+concept batched_likelihoods = requires(const M& m, const typename concept_checks::action_of<M>::type& a,
+                                       const particle_observation_t<M>& o,
                                        std::span<const typename M::state_type> xs, std::span<double> out) {
     m.observation_likelihoods(a, o, xs, out);
 };
@@ -82,12 +86,12 @@ public:
 
     /// xs[i] <- sample_next_state(xs[i], a, g), i = 0, 1, ...
     template <class G>
-    void predict(std::span<state_type> xs, std::size_t a, G& g) const {
+    void predict(std::span<state_type> xs, action_arg_t<M> a, G& g) const {
         for (state_type& x : xs) x = model_->sample_next_state(x, a, g);
     }
     /// out[i] <- observation_log_likelihood(a, o, xs[i]) (in_logs) or observation_likelihood,
     /// unchecked (reweight flags bad values).
-    void weigh(std::size_t a, const observation_type& o, std::span<const state_type> xs, std::span<double> out) const {
+    void weigh(action_arg_t<M> a, const observation_type& o, std::span<const state_type> xs, std::span<double> out) const {
         for (std::size_t i = 0; i < xs.size(); ++i) {
             if constexpr (in_logs)
                 out[i] = model_->observation_log_likelihood(a, o, xs[i]);
@@ -114,10 +118,10 @@ public:
     [[nodiscard]] const M& model() const noexcept { return *model_; }
 
     template <class G>
-    void predict(std::span<state_type> xs, std::size_t a, G& g) const {
+    void predict(std::span<state_type> xs, action_arg_t<M> a, G& g) const {
         model_->sample_next_states(xs, a, g);
     }
-    void weigh(std::size_t a, const observation_type& o, std::span<const state_type> xs, std::span<double> out) const {
+    void weigh(action_arg_t<M> a, const observation_type& o, std::span<const state_type> xs, std::span<double> out) const {
         if constexpr (in_logs)
             model_->observation_log_likelihoods(a, o, xs, out);
         else

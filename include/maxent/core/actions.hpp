@@ -148,6 +148,14 @@ std::string value_text(const X& x) {
         return "(a value)";
     }
 }
+/// An action as a message shows it: an index as itself, a continuous action's coordinates.
+template <class A>
+auto action_text(const A& a) {
+    if constexpr (std::is_integral_v<A>)
+        return a;
+    else
+        return value_text(a);
+}
 }  // namespace detail
 
 }  // namespace maxent

@@ -4,7 +4,8 @@
 // empirical distribution d(τ_S) of the states of one trajectory. A `Trajectory` records, for
 // each of its steps k = 0..K (K = number of actions taken), the true state s_{k+1}, the
 // observation o_{k+1}, the entropy H(b_{k+1}) of the belief and (when a feedback needs it)
-// one believed state s̃_{k+1} ~ b_{k+1}; and the actions a_1..a_K.
+// one believed state s̃_{k+1} ~ b_{k+1}; and the actions a_1..a_K (indices, or the
+// coordinates of a continuous-action world's actions, core/actions.hpp).
 //
 // True states are the WORLD's, recorded as bins (`num_states`: an explicit model's indices or
 // a simulator's binning); believed states and beliefs are the AGENT's, over its own
@@ -71,7 +72,9 @@ struct Trajectory {
     std::size_t belief_dimension = 0;        ///< the agent's latent states (its updater's dimension())
     std::vector<std::size_t> states;         ///< s_1 .. s_{K+1}, as bins
     std::vector<std::size_t> observations;   ///< o_1 .. o_{K+1}
-    std::vector<std::size_t> actions;        ///< a_1 .. a_K
+    std::vector<std::size_t> actions;        ///< a_1 .. a_K (index actions; empty for continuous ones)
+    std::size_t action_dimension = 0;        ///< d of a continuous-action world's actions (0: index actions)
+    std::vector<double> action_points;       ///< a_1 .. a_K of a continuous-action world, row-major, d per step
     std::vector<double> belief_entropy;      ///< H(b_1) .. H(b_{K+1}) (if recorded)
     std::vector<std::size_t> believed;       ///< s̃_1 .. s̃_{K+1} in the agent's space (if recorded)
     Eigen::MatrixXd beliefs;                 ///< column k = b_{k+1}, belief_dimension rows (if recorded)

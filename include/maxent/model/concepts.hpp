@@ -369,29 +369,48 @@ concept Environment = ExplicitPomdp<M> || (GenerativePomdp<M> && StateBinning<M>
 
 // --- readable messages ------------------------------------------------------------------------
 
+/// Call in a static_assert at entry points that only handle action indices (the exact
+/// filter, learned belief models, exact objectives): a simulator with a continuous
+/// action_type gets one message saying so. require_pomdp and require_tabular_pomdp check it
+/// first.
+template <class M>
+consteval bool require_index_actions() {
+    static_assert(concept_checks::index_actions<M> || concept_checks::looks_explicit<M>,
+                  "maxent: this entry point is finite-action (the exact Bayes filter, the learned IOHMM belief models "
+                  "and the exact objectives enumerate actions {0..A-1}) but the world declares a continuous "
+                  "action_type: use a ParticleFilter belief and a continuous-action policy (GaussianPolicy, "
+                  "UniformBoxPolicy) with the Sampler/Trainer");
+    return true;
+}
+
 template <class M>
 consteval bool require_pomdp() {
     using namespace concept_checks;
-    static_assert(has_num_states<M>, "maxent::ExplicitPomdp: missing `std::size_t num_states() const`");
-    static_assert(has_num_actions<M>, "maxent::ExplicitPomdp: missing `std::size_t num_actions() const`");
-    static_assert(has_num_observations<M>,
-                  "maxent::ExplicitPomdp: missing `std::size_t num_observations() const`");
-    static_assert(has_horizon<M>, "maxent::ExplicitPomdp: missing `std::size_t horizon() const`");
-    static_assert(has_initial_distribution<M>,
-                  "maxent::ExplicitPomdp: missing `const Eigen::VectorXd& initial_distribution() const`");
-    static_assert(has_transition<M>,
-                  "maxent::ExplicitPomdp: missing `SparseDistribution transition(std::size_t s, std::size_t a) const`");
-    static_assert(has_observation<M>,
-                  "maxent::ExplicitPomdp: missing `SparseDistribution observation(std::size_t a, std::size_t s) const`");
-    static_assert(has_initial_observation<M>,
-                  "maxent::ExplicitPomdp: missing `SparseDistribution initial_observation(std::size_t s) const`");
-    return true;
+    if constexpr (!index_actions<M> && !looks_explicit<M>) {
+        return require_index_actions<M>();
+    } else {
+        static_assert(has_num_states<M>, "maxent::ExplicitPomdp: missing `std::size_t num_states() const`");
+        static_assert(has_num_actions<M>, "maxent::ExplicitPomdp: missing `std::size_t num_actions() const`");
+        static_assert(has_num_observations<M>,
+                      "maxent::ExplicitPomdp: missing `std::size_t num_observations() const`");
+        static_assert(has_horizon<M>, "maxent::ExplicitPomdp: missing `std::size_t horizon() const`");
+        static_assert(has_initial_distribution<M>,
+                      "maxent::ExplicitPomdp: missing `const Eigen::VectorXd& initial_distribution() const`");
+        static_assert(has_transition<M>,
+                      "maxent::ExplicitPomdp: missing `SparseDistribution transition(std::size_t s, std::size_t a) const`");
+        static_assert(has_observation<M>,
+                      "maxent::ExplicitPomdp: missing `SparseDistribution observation(std::size_t a, std::size_t s) const`");
+        static_assert(has_initial_observation<M>,
+                      "maxent::ExplicitPomdp: missing `SparseDistribution initial_observation(std::size_t s) const`");
+        return true;
+    }
 }
 
 template <class M>
 consteval bool require_tabular_pomdp() {
     static_assert(require_pomdp<M>());
-    static_assert(concept_checks::has_likelihood<M>,
+    static_assert(concept_checks::has_likelihood<M> || (!concept_checks::index_actions<M> &&
+                                                        !concept_checks::looks_explicit<M>),
                   "maxent::TabularPomdp: missing `SparseDistribution likelihood(std::size_t a, std::size_t o) const`"
                   " (the column Obs(o | ., a) the exact filter needs)");
     return true;
@@ -508,18 +527,6 @@ inline constexpr bool continuous_actions = !std::same_as<world_action_t<M>, std:
 /// continuous action.
 template <class M>
 using action_arg_t = std::conditional_t<continuous_actions<M>, const world_action_t<M>&, std::size_t>;
-
-/// Call in a static_assert at entry points that only handle action indices (the exact
-/// filter, learned belief models, exact objectives): `who` is named in the message.
-template <class M>
-consteval bool require_index_actions() {
-    static_assert(!continuous_actions<M>,
-                  "maxent: this entry point is finite-action (the exact Bayes filter, the learned IOHMM belief models "
-                  "and the exact objectives enumerate actions {0..A-1}) but the world declares a continuous "
-                  "action_type: use a ParticleFilter belief and a continuous-action policy (GaussianPolicy, "
-                  "UniformBoxPolicy) with the Sampler/Trainer");
-    return true;
-}
 
 /// What a rollout holds as an observation: std::size_t (an index) for explicit models and
 /// index-observing simulators, M::observation_type for simulators that declare a non-integral one.

@@ -19,6 +19,10 @@
 // keep state across calls. Row-sparse policies whose parameters may grow (class B) are not
 // supported; those with fixed parameters are sampled with their dense scores.
 //
+// For worlds exact_objective cannot enumerate (continuous actions or states), the forms taking
+// an ExactResult `reference` measure against the caller's J(θ) and ∇J(θ) (closed form or
+// numerical integration) with any Environment, updater and differentiable policy.
+//
 // Errors: config_error for N = 0, R < 2, ∇J = 0 (relative bias and cosines are undefined),
 // an estimate whose shape is not θ's; numeric_error for a non-finite estimate; and whatever
 // exact_objective throws (budget_error above max_leaves).
@@ -143,13 +147,19 @@ std::string estimator_label(const E& e, std::size_t i) {
         return detail::message("estimator ", i);
 }
 
+/// `exact`: the reference J(θ) and ∇J(θ) (exact_objective's, or the caller's).
 template <class M, class U, class P, class F, class... E>
 std::vector<EstimatorQuality> measure_estimators(const M& model, const U& updater, const P& policy,
-                                                 const F& feedback, const QualityConfig& config, E&... estimators) {
-    config.validate();
-    const ExactResult exact = exact_objective(model, updater, policy, feedback,
-                                              {.counting = config.counting, .max_leaves = config.max_leaves});
+                                                 const F& feedback, const QualityConfig& config,
+                                                 const ExactResult& exact, E&... estimators) {
     const Eigen::MatrixXd& g = exact.gradient;
+    if (g.rows() != policy.parameters().rows() || g.cols() != policy.parameters().cols())
+        throw config_error(detail::message("estimator_quality: the reference gradient is ", g.rows(), " x ", g.cols(),
+                                           ", the policy's parameters ", policy.parameters().rows(), " x ",
+                                           policy.parameters().cols()));
+    if (!g.allFinite() || !std::isfinite(exact.objective))
+        throw config_error(detail::message("estimator_quality: the reference objective or gradient is not finite "
+                                           "(J = ", exact.objective, ")"));
     const double g_norm = norm_without_overflow(g);
     if (!(g_norm > 0.0))
         throw config_error(detail::message("estimator_quality: the exact gradient is 0 at this θ (J = ", exact.objective,
@@ -268,6 +278,28 @@ std::vector<EstimatorQuality> measure_estimators(const M& model, const U& update
     return results;
 }
 
+/// exact_objective's J(θ) and ∇J(θ), after validating the config.
+template <class M, class U, class P, class F>
+ExactResult exact_reference(const M& model, const U& updater, const P& policy, const F& feedback,
+                            const QualityConfig& config) {
+    config.validate();
+    return exact_objective(model, updater, policy, feedback,
+                           {.counting = config.counting, .max_leaves = config.max_leaves});
+}
+
+/// What the reference form (the caller's exact gradient) needs: any world the Sampler takes.
+template <class M, class U, class P, class F>
+consteval bool require_reference_quality_inputs() {
+    static_assert(require_environment<M>());
+    static_assert(require_belief_updater<U>());
+    static_assert(require_differentiable_policy_for_actions<P, continuous_actions<M>>());
+    static_assert(!RowSparsePolicy<P> || policy_has_fixed_parameters<P>,
+                  "maxent::estimator_quality: row-sparse policies whose parameters may grow while sampling "
+                  "(sample_rows without `fixed_parameters`) are not supported");
+    static_assert(require_feedback<F>());
+    return true;
+}
+
 template <class M, class U, class P, class F>
 consteval bool require_quality_inputs() {
     static_assert(require_pomdp<M>());
@@ -293,7 +325,24 @@ template <class M, class U, class P, class F, class... E>
     static_assert(detail::require_quality_inputs<M, U, P, F>());
     static_assert(sizeof...(E) >= 1, "maxent::compare_estimators: give at least one estimator");
     static_assert((require_gradient_estimator<E>() && ...));
-    return detail::measure_estimators(model, updater, policy, feedback, config, estimators...);
+    const ExactResult exact = detail::exact_reference(model, updater, policy, feedback, config);
+    return detail::measure_estimators(model, updater, policy, feedback, config, exact, estimators...);
+}
+
+/// The same against the caller's reference J(θ) and ∇J(θ) (`reference.objective`,
+/// `reference.gradient`, θ's shape), for a world exact_objective cannot enumerate: a
+/// continuous-action or continuous-state world whose gradient the caller knows in closed form
+/// or by numerical integration. Any Environment, updater and (index or continuous)
+/// differentiable policy; config_error for a reference of another shape or not finite.
+template <class M, class U, class P, class F, class... E>
+[[nodiscard]] std::vector<EstimatorQuality> compare_estimators(const M& model, const U& updater, const P& policy,
+                                                               const F& feedback, const ExactResult& reference,
+                                                               const QualityConfig& config, E... estimators) {
+    static_assert(detail::require_reference_quality_inputs<M, U, P, F>());
+    static_assert(sizeof...(E) >= 1, "maxent::compare_estimators: give at least one estimator");
+    static_assert((require_gradient_estimator<E>() && ...));
+    config.validate();
+    return detail::measure_estimators(model, updater, policy, feedback, config, reference, estimators...);
 }
 
 /// One estimator against the exact gradient (see the header).
@@ -302,7 +351,19 @@ template <class M, class U, class P, class F, class E>
                                                  const F& feedback, const QualityConfig& config, E estimator) {
     static_assert(detail::require_quality_inputs<M, U, P, F>());
     static_assert(require_gradient_estimator<E>());
-    return detail::measure_estimators(model, updater, policy, feedback, config, estimator).front();
+    const ExactResult exact = detail::exact_reference(model, updater, policy, feedback, config);
+    return detail::measure_estimators(model, updater, policy, feedback, config, exact, estimator).front();
+}
+
+/// One estimator against the caller's reference J(θ) and ∇J(θ) (see compare_estimators).
+template <class M, class U, class P, class F, class E>
+[[nodiscard]] EstimatorQuality estimator_quality(const M& model, const U& updater, const P& policy,
+                                                 const F& feedback, const ExactResult& reference,
+                                                 const QualityConfig& config, E estimator) {
+    static_assert(detail::require_reference_quality_inputs<M, U, P, F>());
+    static_assert(require_gradient_estimator<E>());
+    config.validate();
+    return detail::measure_estimators(model, updater, policy, feedback, config, reference, estimator).front();
 }
 
 }  // namespace maxent

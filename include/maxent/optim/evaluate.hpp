@@ -9,8 +9,8 @@
 //   evaluate(model, updater, policy, EvaluateOptions{.episodes, .seed, .threads, .counting, .knn})
 //     -> mean and 95% Student-t interval of H(d(τ_S)), MOE's H(d(τ_O)), MBE's H(d(τ_S̃)) and
 //        Σ_t H(b_t); evaluate_uniform the same for the uniform policy (bit for bit a softmax
-//        policy at θ = 0). The positional form (episodes, seed[, threads, counting, knn]) is
-//        the same call. Typed observations: MOE binned when the world bins them, else the kNN
+//        policy at θ = 0; UniformBoxPolicy for a world with continuous actions). The
+//        positional form (episodes, seed[, threads, counting, knn]) is the same call. Typed observations: MOE binned when the world bins them, else the kNN
 //        entropy of the raw points, else not computed; worlds with state points also get a kNN
 //        true-state entropy. Repeated points are counted by the estimator's scale rule unless
 //        KnnCounting::min_distance says otherwise; Evaluation names each estimator, the kNN
@@ -50,6 +50,7 @@
 #include "maxent/optim/trainer.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/uniform.hpp"
+#include "maxent/policy/uniform_box.hpp"
 
 namespace maxent {
 
@@ -105,7 +106,7 @@ void rollout_fixed_policy(const M& model, const U& updater, const P& policy, con
                           std::uint64_t seed, std::uint64_t run, std::size_t first, std::size_t end, Sink&& sink) {
     static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
-    static_assert(require_policy<P>());
+    static_assert(require_policy_for_actions<P, continuous_actions<M>>());
     Sampler<M, U> sampler(model, updater, options);
     P local = policy;
     Eigen::MatrixXd score;  // stays 0 x 0 for a policy without parameters
@@ -135,7 +136,7 @@ template <class M, class U, class P>
                                        std::uint64_t seed, std::uint64_t run, std::size_t episodes) {
     static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
-    static_assert(require_policy<P>());
+    static_assert(require_policy_for_actions<P, continuous_actions<M>>());
     VisitCounts v;
     v.episodes = episodes;
     v.counts.assign(state_bins(model), 0);
@@ -157,7 +158,7 @@ template <class M, class U, class P>
 [[nodiscard]] Evaluation evaluate(const M& model, const U& updater, const P& policy, const EvaluateOptions& options) {
     static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
-    static_assert(require_policy<P>());
+    static_assert(require_policy_for_actions<P, continuous_actions<M>>());
     const std::size_t episodes = options.episodes;
     const KnnCounting& knn = options.knn;
     if (episodes < 2)
@@ -276,7 +277,10 @@ template <class M, class U, class P>
 template <class M, class U>
 [[nodiscard]] Evaluation evaluate_uniform(const M& model, const U& updater, const EvaluateOptions& options) {
     static_assert(require_environment<M>());
-    return evaluate(model, updater, UniformPolicy(model.num_actions()), options);
+    if constexpr (continuous_actions<M>)
+        return evaluate(model, updater, UniformBoxPolicy(action_box(model)), options);
+    else
+        return evaluate(model, updater, UniformPolicy(model.num_actions()), options);
 }
 
 /// The same with its settings as arguments.

@@ -150,6 +150,7 @@ inline double per_observation(double ll, std::span<const ActionObservationSequen
 /// sized for the learned model (e.g. BeliefAveragedPolicy(L, A)).
 template <class M, class P, class F, class E, class R>
 class LearnedBeliefTrainer {
+    static_assert(require_index_actions<M>());  // the learned (IOHMM) belief models are finite-action
     static_assert(require_environment<M>());
     static_assert(require_differentiable_policy<P>());
     static_assert(require_feedback<F>());

@@ -5,6 +5,10 @@
 // a_t ~ π(· | o_t, b_t) (accumulating the score ∇_θ log π), transition s_{t+1} ~ P(· | s_t, a_t),
 // observe o_{t+1} ~ Obs(· | s_{t+1}, a_t), update b_{t+1} = updater(b_t, a_t, o_{t+1}). The
 // number of actions follows StateCounting (core/trajectory.hpp): T - 1 (paper) or T.
+// Actions are world_action_t<M>: indices drawn by a Policy, or, for a world with continuous
+// actions (model/concepts.hpp), the d coordinates a ContinuousPolicy writes, checked inside
+// the world's ActionBox, turned into its action_type (core/actions.hpp) and recorded in
+// Trajectory::action_points; the updater then reads that action_type (a ParticleFilter).
 //
 // The world is any Environment (model/concepts.hpp), sampled only through the draw_*
 // functions of model/draws.hpp, its true states recorded as bins (state_bin); the agent's belief model sees only
@@ -32,6 +36,7 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/concepts.hpp"
+#include "maxent/core/actions.hpp"
 #include "maxent/core/budget.hpp"
 #include "maxent/core/optional_members.hpp"
 #include "maxent/model/concepts.hpp"
@@ -62,6 +67,16 @@ public:
     static_assert(std::same_as<updater_observation_t<U>, observation_type>,
                   "maxent::Sampler: the belief updater reads observations of another type than the world emits "
                   "(updater_observation_t<U> must be world_observation_t<M>: declare the same observation_type)");
+    /// The world's actions: indices, or its continuous action_type (model/concepts.hpp).
+    using action_type = world_action_t<M>;
+    static constexpr bool continuous = continuous_actions<M>;
+    static_assert(!continuous || !std::same_as<updater_action_t<U>, std::size_t>,
+                  "maxent::Sampler: the world's actions are continuous but the belief updater reads action indices: "
+                  "the exact filter (BayesFilter) and the learned (IOHMM) belief models are finite-action; use a "
+                  "ParticleFilter of the world (belief/particle_filter.hpp), which reads its action_type");
+    static_assert(!continuous || std::same_as<updater_action_t<U>, action_type>,
+                  "maxent::Sampler: the belief updater reads actions of another type than the world takes "
+                  "(updater_action_t<U> must be world_action_t<M>: declare the same action_type)");
 
     /// The world model must outlive the sampler. The updater's belief space is its own.
     /// Throws budget_error when the trajectory record for the model's horizon would exceed
@@ -99,7 +114,16 @@ public:
                                "observation_point_dimension() and observation_point(o, out))");
         traj_.states.reserve(K + 1);
         traj_.observations.reserve(K + 1);
-        traj_.actions.reserve(K);
+        if constexpr (continuous) {
+            box_ = action_box(model);
+            const std::size_t d = box_.dimension();
+            traj_.action_dimension = d;
+            traj_.action_points.reserve(K * d);
+            action_point_.assign(d, 0.0);
+            read_action(std::span<const double>(action_point_), action_);  // sized once
+        } else {
+            traj_.actions.reserve(K);
+        }
         traj_.belief_entropy.reserve(K + 1);
         traj_.believed.reserve(K + 1);
         if (options_.needs.beliefs)
@@ -162,7 +186,7 @@ public:
     /// says it pays: the same draws and the same bits.
     template <class P, std::uniform_random_bit_generator G>
     const Trajectory& run(P& policy, G& g, Eigen::MatrixXd& score) {
-        static_assert(require_policy<P>());
+        static_assert(require_policy_for_actions<P, continuous>());
         if constexpr (can_track_support) {
             if (track_) return run_on_support(policy, g, score);
         }
@@ -204,8 +228,7 @@ private:
 
             const AgentView view{k,       view_observation(o), beliefs.belief(k), beliefs.support(k), Beliefs::tracked,
                                  feature_pointer(), observation_point()};
-            const std::size_t a = policy.sample(view, g, score);
-            traj_.actions.push_back(a);
+            decltype(auto) a = act(policy, view, g, score, k);  // an index, or action_ (continuous)
             s = draw_next_state(m, s, a, g);
             o = draw_observation(m, a, s, g);
             if (update_beliefs) {
@@ -237,7 +260,7 @@ private:
             return sample_categorical(r.belief_, g);
         }
         template <class G>
-        void update(std::size_t, std::size_t a, const observation_type& o, G& g) {
+        void update(std::size_t, action_arg_t<M> a, const observation_type& o, G& g) {
             r.updater_.update(r.belief_, a, o, g);
         }
     };
@@ -312,11 +335,41 @@ private:
         return policy_needs_belief<P> || need.belief_entropy || need.believed_states || need.beliefs;
     }
 
+    /// a_k ~ π(· | view), recorded; its score added. An index, returned by value; or, for a
+    /// continuous-action world, the policy's coordinates checked (finite, inside the world's
+    /// box: model_error naming the coordinate, value and step) and turned into action_, which
+    /// is returned by reference.
+    template <class P, class G>
+    [[gnu::always_inline]] inline decltype(auto) act(P& policy, const AgentView& view, G& g, Eigen::MatrixXd& score,
+                                                     std::size_t k) {
+        if constexpr (continuous) {
+            policy.sample(view, g, score, std::span<double>(action_point_));
+            if (!box_.contains(std::span<const double>(action_point_))) throw_action_outside(k);
+            read_action(std::span<const double>(action_point_), action_);
+            traj_.action_points.insert(traj_.action_points.end(), action_point_.begin(), action_point_.end());
+            return static_cast<const action_type&>(action_);
+        } else {
+            const std::size_t a = policy.sample(view, g, score);
+            traj_.actions.push_back(a);
+            return a;
+        }
+    }
+
+    [[noreturn]] void throw_action_outside(std::size_t k) const {
+        for (std::size_t j = 0; j < action_point_.size(); ++j)
+            if (!(action_point_[j] >= box_.lower[j] && action_point_[j] <= box_.upper[j]))
+                throw model_error(detail::message("Sampler: the policy's action at step ", k + 1, " has coordinate ",
+                                                  j, " = ", action_point_[j], ", outside the world's action box [",
+                                                  box_.lower[j], ", ", box_.upper[j], "]"));
+        throw model_error("Sampler: the policy's action is outside the world's action box");
+    }
+
     /// Clears the trajectory record and the score.
     void start_episode(Eigen::MatrixXd& score) {
         traj_.states.clear();
         traj_.observations.clear();
         traj_.actions.clear();
+        traj_.action_points.clear();
         traj_.belief_entropy.clear();
         traj_.believed.clear();
         traj_.state_points.clear();
@@ -392,9 +445,11 @@ private:
     }
 
     /// The updater's zero_likelihood_error, with the rollout's step and true state added.
-    [[noreturn]] void rethrow_located(const zero_likelihood_error& e, std::size_t a, std::size_t o, std::size_t k,
-                                      const world_state_t<M>& s) const {
-        throw zero_likelihood_error(a, o, k + 1,
+    [[noreturn]] void rethrow_located(const zero_likelihood_error& e, action_arg_t<M> a, std::size_t o,
+                                      std::size_t k, const world_state_t<M>& s) const {
+        std::size_t index = 0;  // a continuous action has none (its coordinates are in the message)
+        if constexpr (!continuous) index = a;
+        throw zero_likelihood_error(index, o, k + 1,
                                     detail::message(e.what(), " [rollout: update after step ", k + 1,
                                                     ExplicitPomdp<M> ? ", true state index " : ", true state bin ",
                                                     state_bin(*model_, s), "]"));
@@ -490,6 +545,9 @@ private:
     std::vector<double> prior_sums_;     // sample_prior
     std::vector<double> observation_point_;  // the current typed observation as a point (d, once known)
     std::vector<double> state_point_;        // scratch for a true state's point (needs.state_points)
+    ActionBox box_;                          // the world's action box (continuous actions only)
+    std::vector<double> action_point_;       // the policy's action coordinates (continuous actions only)
+    action_type action_{};                   // the current action as the world takes it (continuous only)
 };
 
 }  // namespace maxent

@@ -31,6 +31,7 @@ public:
     }
 
     template <std::uniform_random_bit_generator G>
+        requires Policy<P>
     std::size_t sample(const AgentView& v, G& g, Eigen::MatrixXd& score) {
         if (v.step >= steps_.size())
             throw config_error(detail::message("StepRecordingView: step ", v.step, " but room for ", steps_.size(),
@@ -40,6 +41,18 @@ public:
         const std::size_t a = this->policy().sample(v, g, step);
         score += step;
         return a;
+    }
+    /// The same for a continuous-action policy (it writes the action's coordinates).
+    template <std::uniform_random_bit_generator G>
+        requires ContinuousPolicy<P>
+    void sample(const AgentView& v, G& g, Eigen::MatrixXd& score, std::span<double> action) {
+        if (v.step >= steps_.size())
+            throw config_error(detail::message("StepRecordingView: step ", v.step, " but room for ", steps_.size(),
+                                               " step scores"));
+        Eigen::MatrixXd& step = steps_[v.step];
+        step.setZero(score.rows(), score.cols());
+        this->policy().sample(v, g, step, action);
+        score += step;
     }
 
 private:

@@ -119,7 +119,7 @@ template <class M, class U, class P, class F, class E, class R>
 class Trainer {
     static_assert(require_environment<M>());
     static_assert(require_belief_updater<U>());
-    static_assert(require_differentiable_policy<P>());
+    static_assert(require_differentiable_policy_for_actions<P, continuous_actions<M>>());
     static_assert(require_feedback<F>());
     static_assert(require_gradient_estimator<E>());
     static_assert(require_step_rule<R>());
@@ -394,7 +394,12 @@ private:
     }
 
     static AgentDimensions agent_dimensions(const M& model, const U& updater) {
-        AgentDimensions d{updater.dimension(), model.num_actions(), observation_count(model)};
+        std::size_t actions = 0;  // A, or the dimension of a continuous action
+        if constexpr (continuous_actions<M>)
+            actions = action_box(model).dimension();
+        else
+            actions = model.num_actions();
+        AgentDimensions d{updater.dimension(), actions, observation_count(model)};
         if constexpr (BeliefFeatures<U>) d.features = updater.feature_dimension();
         return d;
     }

@@ -60,7 +60,7 @@ struct AgentView {
 /// features (0: φ(b) = b), plus the world's numbers of actions and observations.
 struct AgentDimensions {
     std::size_t belief;
-    std::size_t actions;
+    std::size_t actions;  ///< A, or the action dimension d for a continuous-action world
     std::size_t observations;
     std::size_t features = 0;
 
@@ -124,6 +124,82 @@ concept Policy = concept_checks::has_num_actions_policy<P> && concept_checks::ha
 template <class P>
 concept DifferentiablePolicy = Policy<P> && concept_checks::has_parameters<P> && concept_checks::has_log_gradient<P>;
 
+// ---------------------------------------------------------------------------------------
+// ContinuousPolicy: a policy for a world with continuous actions (model/concepts.hpp:
+// action_type and action_box). It writes an action's d coordinates as doubles; the rollout
+// turns them into the world's action_type (core/actions.hpp, read_action). Required
+// expressions, for `P p`, `const P cp`, `const AgentView v`, a generator `g`,
+// `Eigen::MatrixXd score`, `std::span<double> a` and `AgentDimensions d`:
+//   cp.action_dimension()            -> std::size_t: d
+//   p.sample(v, g, score, a)         draws an action a ~ π(· | v) into a[0..d) (with g only;
+//                                    inside the policy's box) and ADDS ∇_θ log π(a | v) to
+//                                    score (the shape of parameters(), owned by the caller)
+//   cp.check_dimensions(d)           config_error naming the mismatch (d.actions is the action
+//                                    dimension for such worlds)
+// DifferentiableContinuousPolicy, in addition, for `std::span<const double> ca`:
+//   p.parameters(), cp.parameters()  -> Eigen::MatrixXd& / const Eigen::MatrixXd&
+//   cp.log_density(v, ca)            -> double: log π(ca | v), a density on the box
+//   cp.log_gradient(v, ca, grad)     grad += ∇_θ log π(ca | v)
+// Satisfied by GaussianPolicy (policy/gaussian.hpp) and UniformBoxPolicy
+// (policy/uniform_box.hpp). The needs_belief speed hook reads as for Policy.
+// ---------------------------------------------------------------------------------------
+namespace concept_checks {
+template <class P>
+concept has_action_dimension = requires(const P& p) { { p.action_dimension() } -> std::convertible_to<std::size_t>; };
+template <class P>
+concept has_continuous_sample =
+    requires(P& p, const AgentView& v, DefaultRng& g, Eigen::MatrixXd& score, std::span<double> a) {
+        p.sample(v, g, score, a);
+    };
+template <class P>
+concept has_log_density = requires(const P& p, const AgentView& v, std::span<const double> a) {
+    { p.log_density(v, a) } -> std::convertible_to<double>;
+};
+template <class P>
+concept has_continuous_log_gradient =
+    requires(const P& p, const AgentView& v, std::span<const double> a, Eigen::MatrixXd& grad) {
+        p.log_gradient(v, a, grad);
+    };
+}  // namespace concept_checks
+
+template <class P>
+concept ContinuousPolicy = concept_checks::has_action_dimension<P> && concept_checks::has_continuous_sample<P> &&
+                           concept_checks::has_check_dimensions<P>;
+
+template <class P>
+concept DifferentiableContinuousPolicy = ContinuousPolicy<P> && concept_checks::has_parameters<P> &&
+                                         concept_checks::has_log_density<P> &&
+                                         concept_checks::has_continuous_log_gradient<P>;
+
+template <class P>
+consteval bool require_continuous_policy() {
+    using namespace concept_checks;
+    static_assert(has_action_dimension<P>,
+                  "maxent::ContinuousPolicy: missing `std::size_t action_dimension() const`");
+    static_assert(has_continuous_sample<P>,
+                  "maxent::ContinuousPolicy: missing `void sample(const AgentView&, G& g, Eigen::MatrixXd& score, "
+                  "std::span<double> action)` (templated on the generator; writes the action's coordinates)");
+    static_assert(has_check_dimensions<P>,
+                  "maxent::ContinuousPolicy: missing `void check_dimensions(const AgentDimensions&) const`");
+    return true;
+}
+
+template <class P>
+consteval bool require_differentiable_continuous_policy() {
+    using namespace concept_checks;
+    static_assert(require_continuous_policy<P>());
+    static_assert(has_parameters<P>,
+                  "maxent::DifferentiableContinuousPolicy: missing `Eigen::MatrixXd& parameters()` and "
+                  "`const Eigen::MatrixXd& parameters() const`");
+    static_assert(has_log_density<P>,
+                  "maxent::DifferentiableContinuousPolicy: missing `double log_density(const AgentView&, "
+                  "std::span<const double> action) const`");
+    static_assert(has_continuous_log_gradient<P>,
+                  "maxent::DifferentiableContinuousPolicy: missing `void log_gradient(const AgentView&, "
+                  "std::span<const double> action, Eigen::MatrixXd& grad) const`");
+    return true;
+}
+
 template <class P>
 consteval bool require_policy() {
     using namespace concept_checks;
@@ -151,6 +227,48 @@ consteval bool require_differentiable_policy() {
     return true;
 }
 
+/// Call in a static_assert where a policy meets a world: `continuous` is
+/// continuous_actions<M> (model/concepts.hpp). A policy of the other kind gets one message
+/// saying which kind the world needs.
+template <class P, bool continuous>
+consteval bool require_policy_for_actions() {
+    if constexpr (continuous) {
+        static_assert(ContinuousPolicy<P> || !Policy<P>,
+                      "maxent: the world's actions are continuous (it declares action_type and action_box()) but "
+                      "the policy draws action indices; use a continuous-action policy (maxent::GaussianPolicy, "
+                      "maxent::UniformBoxPolicy: policy/gaussian.hpp, policy/uniform_box.hpp)");
+        if constexpr (ContinuousPolicy<P> || !Policy<P>) static_assert(require_continuous_policy<P>());
+    } else {
+        static_assert(Policy<P> || !ContinuousPolicy<P>,
+                      "maxent: the policy draws continuous actions but the world's actions are indices {0..A-1} (it "
+                      "declares no continuous action_type); use an index policy (softmax, uniform) or declare "
+                      "`using action_type = ...;` and `maxent::ActionBox action_box() const` in the world");
+        if constexpr (Policy<P> || !ContinuousPolicy<P>) static_assert(require_policy<P>());
+    }
+    return true;
+}
+
+/// A policy of either kind (index or continuous), each with its own messages.
+template <class P>
+consteval bool require_any_policy() {
+    if constexpr (ContinuousPolicy<P> && !Policy<P>)
+        return require_continuous_policy<P>();
+    else
+        return require_policy<P>();
+}
+
+/// The same for entry points that need the score of a policy at its parameters (Trainer).
+template <class P, bool continuous>
+consteval bool require_differentiable_policy_for_actions() {
+    static_assert(require_policy_for_actions<P, continuous>());
+    if constexpr (continuous) {
+        if constexpr (ContinuousPolicy<P>) static_assert(require_differentiable_continuous_policy<P>());
+    } else {
+        if constexpr (Policy<P>) static_assert(require_differentiable_policy<P>());
+    }
+    return true;
+}
+
 // ---------------------------------------------------------------------------------------
 // The policy's SPEED HOOKS as the rollout reads them, one bundle: `needs_belief` (skip
 // belief updates nobody reads). A view that changes only where the score goes (the trainer's
@@ -161,18 +279,32 @@ consteval bool require_differentiable_policy() {
 template <class V, class P>
 inline constexpr bool keeps_policy_speed_hooks = policy_needs_belief<V> == policy_needs_belief<P>;
 
-/// The base of a policy view: forwards num_actions, probabilities, check_dimensions and the
-/// speed hooks to the policy; the view adds sample().
+/// The base of a policy view: forwards num_actions, probabilities (index policies) or
+/// action_dimension (continuous ones), check_dimensions and the speed hooks to the policy; the
+/// view adds sample().
 template <class P>
 class PolicyView {
-    static_assert(require_policy<P>());
+    static_assert(require_any_policy<P>());
 
 public:
     static constexpr bool needs_belief = policy_needs_belief<P>;
 
     explicit PolicyView(P& policy) noexcept : policy_(&policy) {}
-    [[nodiscard]] std::size_t num_actions() const { return policy_->num_actions(); }
-    void probabilities(const AgentView& v, Eigen::VectorXd& out) const { policy_->probabilities(v, out); }
+    [[nodiscard]] std::size_t num_actions() const
+        requires Policy<P>
+    {
+        return policy_->num_actions();
+    }
+    void probabilities(const AgentView& v, Eigen::VectorXd& out) const
+        requires Policy<P>
+    {
+        policy_->probabilities(v, out);
+    }
+    [[nodiscard]] std::size_t action_dimension() const
+        requires ContinuousPolicy<P>
+    {
+        return policy_->action_dimension();
+    }
     void check_dimensions(const AgentDimensions& d) const { policy_->check_dimensions(d); }
     [[nodiscard]] P& policy() const noexcept { return *policy_; }
 

@@ -1,0 +1,320 @@
+// Tests of continuous (typed) actions: the world-side contract (model/concepts.hpp,
+// core/actions.hpp), the rollout and the particle filter carrying the world's action type,
+// the squashed Gaussian policy (policy/gaussian.hpp) and the uniform box policy, each
+// against an independent value:
+//   * the Gaussian score against central finite differences of log π (belief features,
+//     observation features and a state-dependent σ together), and sample()'s score against
+//     log_gradient at the drawn action;
+//   * the squashed density integrates to 1 over its box (midpoint rule, 1-D and 2-D);
+//   * a one-step world whose objective is known in closed form (derivation at Reach below):
+//     the rollout's Monte Carlo objective agrees with it, training approaches its optimum,
+//     and estimator_quality against the closed-form gradient finds REINFORCE unbiased;
+//   * the particle filter predicts with the typed action (its belief after a deterministic
+//     move is the indicator of the action's bin); bad boxes and out-of-box actions are errors.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <numbers>
+#include <span>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "maxent/belief/particle_filter.hpp"
+#include "maxent/core/actions.hpp"
+#include "maxent/core/error.hpp"
+#include "maxent/core/random.hpp"
+#include "maxent/model/concepts.hpp"
+#include "maxent/model/draws.hpp"
+#include "maxent/model/wrappers.hpp"
+#include "maxent/objective/feedbacks.hpp"
+#include "maxent/optim/estimator_quality.hpp"
+#include "maxent/optim/estimators.hpp"
+#include "maxent/optim/evaluate.hpp"
+#include "maxent/optim/rollout.hpp"
+#include "maxent/optim/step_rules.hpp"
+#include "maxent/optim/trainer.hpp"
+#include "maxent/policy/gaussian.hpp"
+#include "maxent/policy/observation_features.hpp"
+#include "maxent/policy/uniform_box.hpp"
+
+namespace test_continuous_actions {
+
+// Reach: one step (horizon T = 2, paper counting: s_1, s_2 counted, one action). s_1 = 0 (bin
+// 0); the action a ∈ [-1, 1] moves the robot to s_2 = a; bin(s) = 1 if s > 1/2, else 0. The
+// observation is the position with N(0, 0.1²) noise. MSE's feedback H(d(τ_S)) of the two
+// counted states is log 2 when bin(s_2) = 1 and 0 otherwise, so
+//     J(θ) = log 2 · P(a > 1/2).
+// Under the state-independent squashed Gaussian (bias only: μ = θ_00, log σ = θ_01),
+// a = tanh(u), u ~ N(μ, σ²), and tanh is increasing, so with κ = atanh(1/2) and z = (μ - κ)/σ:
+//     J(θ) = log 2 · Φ(z),
+//     ∂J/∂μ = log 2 · φ(z) / σ,   ∂J/∂log σ = log 2 · φ(z) · ∂z/∂log σ = -log 2 · φ(z) · z.
+// The supremum is log 2, approached by any policy putting all its mass above 1/2 (μ → ∞ or
+// σ → 0 with μ > κ): the optimal policy is "always a > 1/2".
+struct Reach {
+    using state_type = double;
+    using action_type = double;
+    using observation_type = double;
+    [[nodiscard]] maxent::ActionBox action_box() const { return maxent::ActionBox::uniform(1, -1.0, 1.0); }
+    [[nodiscard]] std::size_t horizon() const { return 2; }
+    template <class G>
+    double sample_initial_state(G&) const {
+        return 0.0;
+    }
+    template <class G>
+    double sample_initial_observation(double s, G& g) const {
+        return s + 0.1 * maxent::standard_normal(g);
+    }
+    template <class G>
+    double sample_next_state(double, const double& a, G&) const {
+        return a;
+    }
+    template <class G>
+    double sample_observation(const double&, double s, G& g) const {
+        return s + 0.1 * maxent::standard_normal(g);
+    }
+    [[nodiscard]] double observation_likelihood(const double&, double o, double s) const {
+        return std::exp(-0.5 * (o - s) * (o - s) / 0.01);
+    }
+    [[nodiscard]] std::size_t num_state_bins() const { return 2; }
+    [[nodiscard]] std::size_t state_bin(double s) const { return s > 0.5 ? 1 : 0; }
+};
+
+static_assert(maxent::GenerativePomdp<Reach> && maxent::ObservationLikelihood<Reach> && maxent::Environment<Reach>);
+static_assert(maxent::continuous_actions<Reach> && std::same_as<maxent::world_action_t<Reach>, double>);
+
+// A planar robot steered by a velocity vector (Eigen): only the contract is checked here.
+struct Planar {
+    using state_type = Eigen::Vector2d;
+    using action_type = Eigen::Vector2d;
+    [[nodiscard]] maxent::ActionBox action_box() const { return maxent::ActionBox::uniform(2, -1.0, 1.0); }
+    [[nodiscard]] std::size_t num_observations() const { return 1; }
+    [[nodiscard]] std::size_t horizon() const { return 3; }
+    template <class G>
+    Eigen::Vector2d sample_initial_state(G&) const {
+        return Eigen::Vector2d::Zero();
+    }
+    template <class G>
+    std::size_t sample_initial_observation(const Eigen::Vector2d&, G&) const {
+        return 0;
+    }
+    template <class G>
+    Eigen::Vector2d sample_next_state(const Eigen::Vector2d& s, const Eigen::Vector2d& a, G&) const {
+        return s + a;
+    }
+    template <class G>
+    std::size_t sample_observation(const Eigen::Vector2d&, const Eigen::Vector2d&, G&) const {
+        return 0;
+    }
+};
+static_assert(maxent::GenerativePomdp<Planar> && maxent::continuous_actions<Planar>);
+static_assert(std::same_as<maxent::world_action_t<Planar>, Eigen::Vector2d>);
+
+/// An agent without a belief (one latent state) for a world with real observations and actions.
+struct Blind {
+    using action_type = double;
+    using observation_type = double;
+    [[nodiscard]] std::size_t dimension() const { return 1; }
+    void initial(Eigen::VectorXd& b) const { b = Eigen::VectorXd::Ones(1); }
+    template <class G>
+    void update(Eigen::VectorXd&, const double&, const double&, G&) {}
+};
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::numbers::sqrt2); }
+double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * std::numbers::pi); }
+
+/// J(θ) and ∇J(θ) of Reach under the bias-only Gaussian (see Reach).
+maxent::ExactResult reach_exact(const Eigen::MatrixXd& theta) {
+    const double kappa = std::atanh(0.5), sigma = std::exp(theta(0, 1));
+    const double z = (theta(0, 0) - kappa) / sigma;
+    maxent::ExactResult r;
+    r.objective = std::log(2.0) * normal_cdf(z);
+    r.gradient = Eigen::MatrixXd(1, 2);
+    r.gradient(0, 0) = std::log(2.0) * normal_pdf(z) / sigma;
+    r.gradient(0, 1) = -std::log(2.0) * normal_pdf(z) * z;
+    return r;
+}
+
+maxent::AgentView view_of(const Eigen::VectorXd& belief, std::span<const double> point) {
+    return maxent::AgentView{0, 0, belief, {}, false, nullptr, point};
+}
+
+TEST_CASE("continuous actions: the Gaussian score is the finite-difference gradient of log pi", "[continuous]") {
+    const maxent::ActionBox box({-2.0, 0.0}, {2.0, 1.0});
+    maxent::GaussianPolicy<maxent::RawObservationFeatures> policy(
+        box, 3, maxent::RawObservationFeatures(2), {.initial_log_std = -0.3, .state_dependent_std = true});
+    Eigen::MatrixXd& theta = policy.parameters();
+    REQUIRE(theta.rows() == 1 + 3 + 3);
+    REQUIRE(theta.cols() == 4);
+    maxent::DefaultRng g = maxent::stream(7);
+    for (Eigen::Index i = 0; i < theta.size(); ++i) theta(i) += 0.3 * maxent::standard_normal(g);
+    Eigen::VectorXd belief(3);
+    belief << 0.2, 0.5, 0.3;
+    const std::array<double, 2> point{0.4, -1.1};
+    const maxent::AgentView v = view_of(belief, point);
+
+    for (int trial = 0; trial < 5; ++trial) {
+        std::array<double, 2> a{};
+        Eigen::MatrixXd score = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+        policy.sample(v, g, score, std::span<double>(a));
+        REQUIRE(box.contains(a));
+        Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+        policy.log_gradient(v, a, grad);
+        CHECK((grad - score).cwiseAbs().maxCoeff() < 1e-8 * (1.0 + score.cwiseAbs().maxCoeff()));
+        const double h = 1e-5;
+        for (Eigen::Index i = 0; i < theta.size(); ++i) {
+            const double keep = theta(i);
+            theta(i) = keep + h;
+            const double up = policy.log_density(v, a);
+            theta(i) = keep - h;
+            const double down = policy.log_density(v, a);
+            theta(i) = keep;
+            INFO("trial " << trial << ", parameter " << i);
+            CHECK(score(i) == Approx((up - down) / (2.0 * h)).margin(1e-6).epsilon(1e-6));
+        }
+    }
+}
+
+TEST_CASE("continuous actions: the squashed density integrates to 1 over its box", "[continuous]") {
+    const Eigen::VectorXd none(0);
+    SECTION("1-D") {
+        maxent::GaussianPolicy policy(maxent::ActionBox({-2.0}, {3.0}), 0, {.initial_log_std = -0.2});
+        policy.parameters()(0, 0) = 0.3;
+        const maxent::AgentView v = view_of(none, {});
+        const int cells = 20000;
+        const double width = 5.0 / cells;
+        double integral = 0.0;
+        for (int i = 0; i < cells; ++i) {
+            const std::array<double, 1> a{-2.0 + (i + 0.5) * width};
+            integral += std::exp(policy.log_density(v, a)) * width;
+        }
+        CHECK(integral == Approx(1.0).margin(1e-6));
+    }
+    SECTION("2-D") {
+        maxent::GaussianPolicy policy(maxent::ActionBox({-1.0, 0.0}, {1.0, 2.0}), 0);
+        policy.parameters() << 0.2, -0.3, std::log(0.7), std::log(0.9);
+        const maxent::AgentView v = view_of(none, {});
+        const auto midpoint = [&](int cells) {  // over [-1, 1] x [0, 2]
+            const double w = 2.0 / cells;
+            double sum = 0.0;
+            for (int i = 0; i < cells; ++i)
+                for (int j = 0; j < cells; ++j) {
+                    const std::array<double, 2> a{-1.0 + (i + 0.5) * w, (j + 0.5) * w};
+                    sum += std::exp(policy.log_density(v, a)) * w * w;
+                }
+            return sum;
+        };
+        // Richardson: the midpoint rule's error is c h² + O(h⁴).
+        const double coarse = midpoint(300), fine = midpoint(600);
+        CHECK((4.0 * fine - coarse) / 3.0 == Approx(1.0).margin(1e-6));
+    }
+    SECTION("the uniform box policy: density 1 / volume, draws inside") {
+        const maxent::UniformBoxPolicy uniform(maxent::ActionBox({-1.0, 0.0}, {1.0, 4.0}));
+        const maxent::AgentView v = view_of(none, {});
+        const std::array<double, 2> inside{0.3, 3.9}, outside{0.3, 4.1};
+        CHECK(uniform.log_density(v, inside) == Approx(-std::log(8.0)));
+        CHECK(uniform.log_density(v, outside) == -std::numeric_limits<double>::infinity());
+    }
+}
+
+TEST_CASE("continuous actions: a one-step world against its closed-form objective", "[continuous]") {
+    const Reach world;
+    const maxent::ActionBox box = world.action_box();
+    maxent::GaussianPolicy policy(box, 0);  // θ = (μ, log σ) = (0, 0)
+
+    SECTION("the rollout's Monte Carlo objective is J(θ) = log 2 Φ((μ - κ) / σ)") {
+        policy.parameters() << 0.1, -0.2;
+        const double exact = reach_exact(policy.parameters()).objective;
+        const maxent::Evaluation e =
+            maxent::evaluate(world, Blind{}, policy, {.episodes = 4000, .seed = 11, .knn = {.k = 0}});
+        INFO("closed form " << exact << ", Monte Carlo " << e.true_entropy.mean << " ± " << e.true_entropy.half_width());
+        // Within 4 standard errors (the 95% half-width is 1.96 of them).
+        CHECK(std::abs(e.true_entropy.mean - exact) < 4.0 * e.true_entropy.half_width() / 1.96);
+        // The uniform box policy: P(a > 1/2) = 1/4.
+        const maxent::Evaluation u =
+            maxent::evaluate_uniform(world, Blind{}, {.episodes = 4000, .seed = 12, .knn = {.k = 0}});
+        CHECK(std::abs(u.true_entropy.mean - std::log(2.0) / 4.0) < 4.0 * u.true_entropy.half_width() / 1.96);
+    }
+    SECTION("training approaches the optimum log 2") {
+        const double start = reach_exact(policy.parameters()).objective;
+        const maxent::TrainResult r =
+            maxent::train(world, Blind{}, policy, maxent::StateEntropy{}, maxent::BatchMeanBaseline{},
+                          maxent::Adam(0.05), maxent::TrainerConfig{.iterations = 300, .batch = 16, .seed = 3});
+        const double end = reach_exact(r.parameters).objective;
+        INFO("J from " << start << " to " << end << " (sup log 2 = " << std::log(2.0) << ")");
+        CHECK(start < 0.3 * std::log(2.0));
+        CHECK(end > 0.95 * std::log(2.0));
+        CHECK(std::tanh(r.parameters(0, 0)) > 0.5);  // the median action is in the rewarded bin
+    }
+    SECTION("estimator_quality against the closed-form gradient: REINFORCE is unbiased") {
+        policy.parameters() << 0.2, -0.4;
+        const maxent::ExactResult exact = reach_exact(policy.parameters());
+        const maxent::EstimatorQuality q =
+            maxent::estimator_quality(world, Blind{}, policy, maxent::StateEntropy{}, exact,
+                                      maxent::QualityConfig{.batch = 10, .repetitions = 400, .seed = 5},
+                                      maxent::Reinforce{});
+        INFO("bias " << q.bias_norm << ", standard error " << q.bias_standard_error << ", |grad J| "
+                     << q.gradient_norm);
+        CHECK(q.objective == exact.objective);
+        CHECK(q.bias_norm < 4.0 * q.bias_standard_error);
+        CHECK(q.cosine_of_mean > 0.9);
+        // A wrong reference (the gradient's sign flipped) is detected: the same batches, bias
+        // far beyond the noise.
+        maxent::ExactResult wrong = exact;
+        wrong.gradient = -exact.gradient;
+        const maxent::EstimatorQuality w =
+            maxent::estimator_quality(world, Blind{}, policy, maxent::StateEntropy{}, wrong,
+                                      maxent::QualityConfig{.batch = 10, .repetitions = 400, .seed = 5},
+                                      maxent::Reinforce{});
+        CHECK(w.bias_norm > 10.0 * w.bias_standard_error);
+    }
+}
+
+TEST_CASE("continuous actions: the particle filter predicts with the typed action", "[continuous]") {
+    const Reach world;
+    const auto binning = [](double s) { return static_cast<std::size_t>(s > 0.5 ? 1 : 0); };
+    maxent::DefaultRng g0 = maxent::stream(1);
+    maxent::ParticleFilter filter(world, 2, binning, maxent::ParticleFilterOptions{.particles = 64}, g0);
+    static_assert(std::same_as<maxent::updater_action_t<decltype(filter)>, double>);
+    maxent::Sampler sampler(world, filter, maxent::RolloutOptions{.needs = {.beliefs = true}});
+    maxent::GaussianPolicy policy(world.action_box(), 2);  // reads the particle histogram
+    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(3, 2);
+    for (std::uint64_t e = 0; e < 20; ++e) {
+        maxent::DefaultRng g = maxent::stream(2, 0, e);
+        const maxent::Trajectory& t = sampler.run(policy, g, score);
+        REQUIRE(t.action_dimension == 1);
+        REQUIRE(t.action_points.size() == 1);
+        REQUIRE(t.actions.empty());
+        const double a = t.action_points[0];
+        CHECK(std::abs(a) <= 1.0);
+        // s_2 = a for every particle: the belief b_2 is the indicator of bin(a).
+        CHECK(t.beliefs(static_cast<Eigen::Index>(binning(a)), 1) == Approx(1.0).margin(1e-12));
+        CHECK(t.states[1] == binning(a));
+    }
+}
+
+/// A continuous policy that writes 2, outside Reach's box [-1, 1].
+struct Wild {
+    [[nodiscard]] std::size_t action_dimension() const { return 1; }
+    template <class G>
+    void sample(const maxent::AgentView&, G&, Eigen::MatrixXd&, std::span<double> a) const {
+        a[0] = 2.0;
+    }
+    void check_dimensions(const maxent::AgentDimensions&) const {}
+};
+
+TEST_CASE("continuous actions: bad boxes and actions outside the box are errors naming them", "[continuous]") {
+    CHECK_THROWS_WITH(maxent::ActionBox({0.0, 1.0}, {1.0, 1.0}).check("test"),
+                      Catch::Contains("coordinate 1 is [1, 1]"));
+    CHECK_THROWS_AS(maxent::GaussianPolicy(maxent::ActionBox({}, {}), 0), maxent::config_error);
+    const Reach world;
+    maxent::Sampler sampler(world, Blind{});
+    Wild wild;
+    maxent::DefaultRng g = maxent::stream(0);
+    Eigen::MatrixXd score;
+    CHECK_THROWS_WITH(sampler.run(wild, g, score), Catch::Contains("coordinate 0 = 2, outside the world's action box"));
+}
+
+}  // namespace test_continuous_actions
