@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "maxent/belief/particle_steps.hpp"
 #include "maxent/core/actions.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
@@ -34,6 +35,8 @@ static_assert(maxent::ObservationLikelihood<maxent::RescueVelocityWorld> &&
 static_assert(maxent::has_state_points<maxent::PendulumWorld> && maxent::has_state_points<maxent::RescueVelocityWorld>);
 static_assert(std::is_same_v<maxent::world_action_t<maxent::PendulumWorld>, double>);
 static_assert(std::is_same_v<maxent::world_action_t<maxent::RescueVelocityWorld>, std::array<double, 2>>);
+// The velocity robot moves and weighs whole particle sets (the filter's fast path) with its typed action.
+static_assert(maxent::BatchedParticleModel<maxent::RescueVelocityWorld>);
 
 TEST_CASE("the action boxes: [-2, 2] and [-1, 1]^2", "[pendulum][rescue-velocity]") {
     const maxent::ActionBox p = maxent::PendulumWorld().action_box();
