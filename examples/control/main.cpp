@@ -64,13 +64,13 @@ programs::Objective objective_of(Kind k) {
     return programs::Objective::mse;
 }
 
+constexpr const char* usage_line =
+    "usage: maxent-control [--out DIR] [--threads N] [--no-plot] [--iterations K] [--seeds N] EXPERIMENT\n"
+    "experiments: pendulum, rescue-velocity (and their -small variants); files in DIR/EXPERIMENT (DIR: out)\n";
+
+/// The usage on stderr after `why`; exit status 2.
 [[noreturn]] void usage(const char* why) {
-    std::string names;
-    for (const Experiment& x : experiments()) names += cat(names.empty() ? "" : ", ", x.name);
-    std::fprintf(stderr,
-                 "maxent-control: %s\nusage: maxent-control [--out DIR] [--threads N] [--no-plot] [--iterations K] "
-                 "[--seeds N] EXPERIMENT\nexperiments: %s\n",
-                 why, names.c_str());
+    std::fprintf(stderr, "maxent-control: %s\n%s", why, usage_line);
     std::exit(2);
 }
 
@@ -168,7 +168,10 @@ int control_main(int argc, char** argv) try {
         else if (a == "--iterations") iterations = parse_count("--iterations", value(), 10000000);
         else if (a == "--seeds") seeds = parse_count("--seeds", value(), 100000);
         else if (a == "--no-plot") plot = false;
-        else if (a == "--help" || a == "-h") usage("help");
+        else if (a == "--help" || a == "-h") {
+            std::fputs(usage_line, stdout);
+            return 0;
+        }
         else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
         else if (!name.empty()) usage(cat("one experiment at a time: '", name, "' and '", a, "'").c_str());
         else name = a;
