@@ -8,8 +8,9 @@
 // (MBE's believed states and Reg-MBE's H(b)), its features φ(b) the particles' mean bilinear
 // features on a grid of the phase plane (pendulum: 8 x 8 over (θ, ω)) or of the arena (rescue:
 // 6 x 6 over (x, y)); the Gaussian policy's mean linear in φ(b), its log standard deviation
-// learned (state-independent), squashed by tanh into the box. The uniform policy of the box is
-// the baseline, rolled out on the same episode streams as the final policies.
+// learned (state-independent for the robot, linear in φ(b) for the pendulum), squashed by tanh
+// into the box. The uniform policy of the box is the baseline, rolled out on the same episode
+// streams as the final policies.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -93,6 +94,14 @@ RescueVelocityFilter make_filter(const RescueVelocityWorld& world, std::size_t p
                                                                      RescuePosition{}),
                                 {.particles = particles}, g);
 }
+
+/// The pendulum's policy learns log σ linear in φ(b) too (state_dependent_std), so that its one
+/// torque coordinate has two columns of θ read through φ(b): GaussianPolicy's score loops, which
+/// take columns in pairs, lose the feature rows of a lone odd column in the version this was
+/// built on (the mean's weights would not learn). The robot's two velocity coordinates keep a
+/// state-independent log σ.
+GaussianPolicyOptions policy_options(const PendulumWorld&) { return {.state_dependent_std = true}; }
+GaussianPolicyOptions policy_options(const RescueVelocityWorld&) { return {}; }
 
 std::optional<double> knn_floor(const PendulumWorld&) { return std::nullopt; }  // the estimator's scale rule
 std::optional<double> knn_floor(const RescueVelocityWorld&) { return rescue_knn_floor; }
@@ -191,7 +200,7 @@ Job run_world(const W& world, const Experiment& x, std::optional<Kind> kind, std
     config.batch = batch;
     config.seed = seed;
     config.track_belief_entropy = true;
-    GaussianPolicy<> policy(box, filter.feature_dimension());
+    GaussianPolicy<> policy(box, filter.feature_dimension(), policy_options(world));
     auto result = train(world, filter, std::move(policy), feedback_of(*kind, world), BatchMeanBaseline{}, Adam(alpha),
                         config, [](const IterationMetrics&) { return !programs::stop_requested(); });
     out.run.records.reserve(result.history.size());
