@@ -6,6 +6,8 @@
 // own mallocs (see there), in Release builds too.
 #include "counting_allocator.hpp"  // first: replaces operator new, defines eigen_assert
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -24,6 +26,7 @@
 #include "maxent/model/grid_world.hpp"
 #include "maxent/objective/feedbacks.hpp"
 #include "maxent/optim/trainer.hpp"
+#include "maxent/policy/gaussian.hpp"
 #include "maxent/policy/policies.hpp"
 
 using maxent_alloc_count::counting;
@@ -149,6 +152,60 @@ TEMPLATE_TEST_CASE("no allocation with a particle filter on the rescue world (fe
             return TestType{};
     }();
     Trainer trainer(world, filter, BeliefAveragedPolicy(16, 4), feedback, BatchMeanBaseline{}, ConstantStep(0.3), cfg);
+    const Audit a = audit(trainer);
+    CHECK(a.operator_new == 0);
+    CHECK(a.eigen_malloc == 0);
+}
+
+namespace {
+/// A point in the unit square pushed by a velocity in [-0.1, 0.1]^2, an Eigen::VectorXd (a
+/// dynamic action: the rollout must size it once), reading its distance to the origin.
+struct Drift {
+    using state_type = std::array<double, 2>;
+    using action_type = Eigen::VectorXd;
+    using observation_type = double;
+    [[nodiscard]] ActionBox action_box() const { return ActionBox::uniform(2, -0.1, 0.1); }
+    [[nodiscard]] std::size_t horizon() const { return 20; }
+    template <class G>
+    state_type sample_initial_state(G& g) const {
+        return {uniform01(g), uniform01(g)};
+    }
+    template <class G>
+    double sample_initial_observation(const state_type& s, G& g) const {
+        return std::hypot(s[0], s[1]) + 0.05 * standard_normal(g);
+    }
+    template <class G>
+    state_type sample_next_state(const state_type& s, const action_type& a, G& g) const {
+        return {std::clamp(s[0] + a[0] + 0.01 * standard_normal(g), 0.0, 1.0),
+                std::clamp(s[1] + a[1] + 0.01 * standard_normal(g), 0.0, 1.0)};
+    }
+    template <class G>
+    double sample_observation(const action_type&, const state_type& s, G& g) const {
+        return std::hypot(s[0], s[1]) + 0.05 * standard_normal(g);
+    }
+    [[nodiscard]] double observation_log_likelihood(const action_type&, double o, const state_type& s) const {
+        const double z = (o - std::hypot(s[0], s[1])) / 0.05;
+        return -0.5 * z * z;
+    }
+};
+struct DriftBins {
+    std::size_t operator()(const std::array<double, 2>& s) const {
+        return std::min<std::size_t>(static_cast<std::size_t>(s[0] * 2), 1) * 2 +
+               std::min<std::size_t>(static_cast<std::size_t>(s[1] * 2), 1);
+    }
+};
+}  // namespace
+
+TEST_CASE("no allocation with continuous actions (Gaussian policy, particle filter, dynamic action vector)",
+          "[alloc]") {
+    const Drift drift;
+    const auto world = with_state_binning(drift, 4, DriftBins{});
+    DefaultRng g = stream(6);
+    ParticleFilter filter(drift, 4, DriftBins{}, {.particles = 32}, g);
+    TrainerConfig cfg;
+    cfg.iterations = 100;
+    Trainer trainer(world, filter, GaussianPolicy(drift.action_box(), 4, {.state_dependent_std = true}), MSE{},
+                    BatchMeanBaseline{}, Adam(0.05), cfg);
     const Audit a = audit(trainer);
     CHECK(a.operator_new == 0);
     CHECK(a.eigen_malloc == 0);

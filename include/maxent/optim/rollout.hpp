@@ -187,10 +187,14 @@ public:
     template <class P, std::uniform_random_bit_generator G>
     const Trajectory& run(P& policy, G& g, Eigen::MatrixXd& score) {
         static_assert(require_policy_for_actions<P, continuous>());
-        if constexpr (can_track_support) {
-            if (track_) return run_on_support(policy, g, score);
+        if constexpr (!policy_fits_actions<P, continuous>) {
+            return traj_;  // not compiled further: the message above says what is wrong
+        } else {
+            if constexpr (can_track_support) {
+                if (track_) return run_on_support(policy, g, score);
+            }
+            return run_dense(policy, g, score);
         }
-        return run_dense(policy, g, score);
     }
 
     /// Whether tracked episodes start from the updater's own prior (PriorStartUpdater and a

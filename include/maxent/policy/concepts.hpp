@@ -248,6 +248,11 @@ consteval bool require_policy_for_actions() {
     return true;
 }
 
+/// Whether P is a policy of the kind the world's actions need (what require_policy_for_actions
+/// asserts; entry points skip their body when it fails, so that only the message is shown).
+template <class P, bool continuous>
+inline constexpr bool policy_fits_actions = continuous ? ContinuousPolicy<P> : Policy<P>;
+
 /// A policy of either kind (index or continuous), each with its own messages.
 template <class P>
 consteval bool require_any_policy() {
