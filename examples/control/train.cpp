@@ -95,11 +95,9 @@ RescueVelocityFilter make_filter(const RescueVelocityWorld& world, std::size_t p
                                 {.particles = particles}, g);
 }
 
-/// The pendulum's policy learns log σ linear in φ(b) too (state_dependent_std), so that its one
-/// torque coordinate has two columns of θ read through φ(b): GaussianPolicy's score loops, which
-/// take columns in pairs, lose the feature rows of a lone odd column in the version this was
-/// built on (the mean's weights would not learn). The robot's two velocity coordinates keep a
-/// state-independent log σ.
+/// The pendulum's policy learns log σ linear in φ(b) too (state_dependent_std): its one torque
+/// coordinate's spread then follows the belief (the measured README table uses this setting).
+/// The robot's two velocity coordinates keep a state-independent log σ.
 GaussianPolicyOptions policy_options(const PendulumWorld&) { return {.state_dependent_std = true}; }
 GaussianPolicyOptions policy_options(const RescueVelocityWorld&) { return {}; }
 

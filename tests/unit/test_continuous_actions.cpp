@@ -178,6 +178,39 @@ TEST_CASE("continuous actions: the Gaussian score is the finite-difference gradi
     }
 }
 
+// Odd numbers of score columns (d = 1 or 3 with a state-independent sigma) and feature blocks
+// of at least 4 rows take the policy's unpaired column path; a lost update there (the score of
+// the mean's weights left at 0) shows as a mismatch with the finite differences.
+TEST_CASE("continuous actions: the Gaussian score with an odd number of columns", "[continuous]") {
+    maxent::DefaultRng g = maxent::stream(11);
+    Eigen::VectorXd belief(9);
+    belief << 0.05, 0.1, 0.2, 0.05, 0.15, 0.1, 0.05, 0.2, 0.1;
+    const std::array<double, 5> point{0.4, -1.1, 0.3, 2.0, -0.5};
+    const maxent::AgentView v = view_of(belief, point);
+    for (const std::size_t d : {std::size_t{1}, std::size_t{3}}) {
+        const maxent::ActionBox box(std::vector<double>(d, -2.0), std::vector<double>(d, 2.0));
+        maxent::GaussianPolicy<maxent::RawObservationFeatures> policy(box, 9, maxent::RawObservationFeatures(5),
+                                                                      {.initial_log_std = -0.2});
+        Eigen::MatrixXd& theta = policy.parameters();
+        REQUIRE(theta.cols() == static_cast<Eigen::Index>(2 * d));
+        for (Eigen::Index i = 0; i < theta.size(); ++i) theta(i) += 0.2 * maxent::standard_normal(g);
+        std::vector<double> a(d);
+        Eigen::MatrixXd score = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
+        policy.sample(v, g, score, std::span<double>(a));
+        const double h = 1e-5;
+        for (Eigen::Index i = 0; i < theta.size(); ++i) {
+            const double keep = theta(i);
+            theta(i) = keep + h;
+            const double up = policy.log_density(v, a);
+            theta(i) = keep - h;
+            const double down = policy.log_density(v, a);
+            theta(i) = keep;
+            INFO("d = " << d << ", parameter " << i);
+            CHECK(score(i) == Approx((up - down) / (2.0 * h)).margin(1e-6).epsilon(1e-6));
+        }
+    }
+}
+
 TEST_CASE("continuous actions: the squashed density integrates to 1 over its box", "[continuous]") {
     const Eigen::VectorXd none(0);
     SECTION("1-D") {

@@ -253,6 +253,18 @@ private:
             s1[i] += c1 * x[i];
         }
     }
+    /// s[0..n) += c x (one column: axpy2 with the same column twice would store the second,
+    /// unchanged, sum over the first).
+    static void axpy1(double c, const double* x, double* s, Eigen::Index n) noexcept {
+        const pair k{c, c};
+        Eigen::Index i = 0;
+        for (; i + 4 <= n; i += 4) {
+            const pair sa = load(s + i) + k * load(x + i), sb = load(s + i + 2) + k * load(x + i + 2);
+            store(s + i, sa);
+            store(s + i + 2, sb);
+        }
+        for (; i < n; ++i) s[i] += c * x[i];
+    }
     /// z[j] += θ column j's block of rows [first, first + n) · x, for the columns [0, m).
     void dot_columns(const double* x, Eigen::Index first, Eigen::Index n, Eigen::Index m, double* z) const noexcept {
         const Eigen::Index F = theta_.rows();
@@ -273,7 +285,7 @@ private:
         double* base = score.data() + first + col0 * F;
         Eigen::Index j = 0;
         for (; j + 2 <= m; j += 2) axpy2(c[j], c[j + 1], x, base + j * F, base + (j + 1) * F, n);
-        if (j < m) axpy2(c[j], 0.0, x, base + j * F, base + j * F, n);
+        if (j < m) axpy1(c[j], x, base + j * F, n);  // the unpaired column (odd m): its own loop
     }
 
     /// (a_j - c_j) / h_j: the tanh of u_j. config_error outside [-1, 1] (NaN included).
