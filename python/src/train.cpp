@@ -552,7 +552,7 @@ void bind_train(py::module_& m) {
            const py::object& progress, std::size_t progress_every, const std::string& learner) {
             const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads,
                                                  progress, progress_every);
-            if (programs::find_learner(learner) == nullptr) {
+            if (programs::find_learner(learner) == nullptr || programs::learner_selects(learner)) {
                 std::string runtime;
                 for (const programs::LearnerKind& k : programs::learner_kinds)
                     runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
