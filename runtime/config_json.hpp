@@ -128,6 +128,8 @@ void settings_fields(const Settings& s, Field&& field) {
                     format_number(r.selected.pseudo_count), ", \"allocation\": ", json_string(r.selected.allocation),
                     ", \"candidates\": ", std::to_string(r.selected.candidates), "}");
     }
+    if (list.empty() && runs.complete_runs() > 0)  // merged from shards: the choices are not in their files
+        return cat(out, ", \"selected\": \"not recorded by merge (L: the state count of learned/*.pomdp)\"");
     return cat(out, ", \"selected\": [", list, "]");
 }
 

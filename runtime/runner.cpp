@@ -83,7 +83,7 @@ void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const Io
 
 SelectedModel select_learned_model(LearnedBeliefOptions& o, const std::string& learner,
                                    std::span<const ActionObservationSequence> warmup, const LearningSettings& ls,
-                                   bool& stopped) {
+                                   bool& stopped, SelectionReport* report) {
     if (!learner_selects(learner))
         throw config_error(cat("settings: learner '", learner, "' does not select its size"));
     const bool cloned = learner == "cloned-hmm-select";
@@ -94,7 +94,9 @@ SelectedModel select_learned_model(LearnedBeliefOptions& o, const std::string& l
     so.refit = false;  // the trainer's first fit is the refit on all the warm-up episodes
     IohmmOptions base = o.fit;
     base.restarts = 1;
-    const SelectionReport r = cloned ? select_cloned_hmm(warmup, base, so) : select_iohmm(warmup, base, so);
+    SelectionReport own;
+    SelectionReport& r = report != nullptr ? *report : own;
+    r = cloned ? select_cloned_hmm(warmup, base, so) : select_iohmm(warmup, base, so);
     stopped = r.stopped || r.candidates.empty();
     if (stopped) return {};
     const SelectionCandidate& w = r.best();

@@ -43,6 +43,10 @@
 #include "results.hpp"
 #include "settings.hpp"
 
+namespace maxent {
+struct SelectionReport;  // belief/learned/select.hpp
+}
+
 namespace maxent::programs {
 
 class RunCache;  // run_store.hpp
@@ -72,10 +76,12 @@ void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const Io
 /// select.hpp) and sets `o` to the winner (o.fit.latent_states, smoothing or prior, o.clones),
 /// to be fitted by the trainer with o.fit.restarts on all of `warmup`. o.fit must have its
 /// actions, observations, seed and stop set (apply_learner first). Returns what was chosen;
-/// `stopped` when o.fit.stop ended the selection (then `o` is unchanged).
+/// `stopped` when o.fit.stop ended the selection (then `o` is unchanged). `report`, when
+/// given, receives every candidate's scores (maxent-learned-diagnosis prints them).
 [[nodiscard]] SelectedModel select_learned_model(LearnedBeliefOptions& o, const std::string& learner,
                                                  std::span<const ActionObservationSequence> warmup,
-                                                 const LearningSettings& ls, bool& stopped);
+                                                 const LearningSettings& ls, bool& stopped,
+                                                 SelectionReport* report = nullptr);
 
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
 /// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of

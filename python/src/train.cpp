@@ -273,7 +273,8 @@ constexpr const char* extra_learners[] = {"em-spectral", "em-select", "em-spectr
 
 std::string known_learners() {
     std::string out;
-    for (const programs::LearnerKind& k : programs::learner_kinds) out += (out.empty() ? "" : ", ") + std::string(k.name);
+    for (const programs::LearnerKind& k : programs::learner_kinds)
+        if (!k.selects) out += (out.empty() ? "" : ", ") + std::string(k.name);  // the selections: extra_learners
     for (const char* n : extra_learners) out += std::string(", ") + n;
     return out;
 }
@@ -555,7 +556,7 @@ void bind_train(py::module_& m) {
             if (programs::find_learner(learner) == nullptr || programs::learner_selects(learner)) {
                 std::string runtime;
                 for (const programs::LearnerKind& k : programs::learner_kinds)
-                    runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
+                    if (!k.selects) runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
                 bool extra = false;
                 for (const char* n : extra_learners) extra = extra || learner == n;
                 if (extra)
