@@ -415,8 +415,7 @@ inline bool learning_flag_argument(FlagArgument& a, Settings& s) {
             const std::size_t comma = v.find(',', start);
             const std::string_view name = v.substr(start, comma == std::string_view::npos ? v.size() - start : comma - start);
             if (find_learner(name) == nullptr)
-                detail::bad_value(flag, v, cat("contains '", name, "', not one of em, em-sparse, cloned-hmm, "
-                                               "em-known-motion, em-known-sensor"));
+                detail::bad_value(flag, v, cat("contains '", name, "', not one of ", learner_names()));
             s.learning.learners.emplace_back(name);
             if (comma == std::string_view::npos) break;
             start = comma + 1;
@@ -615,6 +614,8 @@ using detail::to_uint;
                "  --em-iterations I    EM steps of the first fit at most (default ", n(d.em_iterations), ")\n",
                "  --smoothing A        Dirichlet (add-A) smoothing of every fitted distribution (default ",
                format_number(d.smoothing), ")\n",
+               "  --select-max-states B  the -select learners' largest L or clone total (doubling from 1 or O;\n"
+               "                       default ", n(selection_defaults.max_latent_states), ")\n",
                d.learned_prior
                    ? "  --uniform-prior      start each episode's belief uniform (the paper's b_1) instead of at the\n"
                      "                       learned initial distribution (the default, also --learned-prior)\n"
@@ -683,7 +684,11 @@ using detail::to_uint;
         "                       labels 'learned-reg-mbe+<learner>' for the others, '+<learner>(oracle)'\n"
         "                       for the oracles). From the agent's logs only: em (an IOHMM),\n"
         "                       em-sparse (EM, sparse Dirichlet(0.1) transition prior), cloned-hmm\n"
-        "                       (clones of observations); all given L = S unless --latent-states.\n"
+        "                       (clones of observations); all given L = S unless --latent-states;\n"
+        "                       em-select, em-spectral-select (its EM from the data's moments) and\n"
+        "                       cloned-hmm-select choose L (or the clone total and allocation) and\n"
+        "                       the prior themselves by held-out likelihood on a fifth of the warm-up\n"
+        "                       episodes (given nothing; --latent-states does not apply to them).\n"
         "                       Oracles, given parts of the true model: em-known-motion (oracle:\n"
         "                       given the world's transitions, L = S and the state identities),\n"
         "                       em-known-sensor (oracle: given the world's emissions, L = S)\n"

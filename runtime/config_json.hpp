@@ -95,6 +95,44 @@ void settings_fields(const Settings& s, Field&& field) {
                ", \"given\": [", given, "], \"prior\": ", l.learned_prior ? "\"learned\"" : "\"uniform\"");
 }
 
+/// ", \"selection\": {...}" (what a learner that selects its size tries: runner.hpp
+/// select_learned_model) for such a learner, else "".
+[[nodiscard]] inline std::string selection_json(std::string_view learner, const LearningSettings& l) {
+    if (!learner_selects(learner)) return {};
+    const bool cloned = learner == "cloned-hmm-select";
+    std::string grid;
+    if (cloned) {
+        grid = "0.001";
+    } else {
+        for (const double a : selection_defaults.pseudo_counts) grid += cat(grid.empty() ? "" : ", ", format_number(a));
+    }
+    return cat(", \"selection\": {\"of\": ", json_string(cloned ? "clone total and allocation" : "latent states and smoothing"),
+               ", \"sizes\": ", json_string(cat(cloned ? "O, 2 O, 4 O, ..." : "1, 2, 4, ...", " up to ",
+                                                   std::to_string(l.select_max_states), ", until a doubling does not improve")),
+               ", \"pseudo_counts\": [", grid, "], \"heldout_fraction\": ", format_number(selection_defaults.heldout_fraction),
+               ", \"rule\": ", json_string(cat("the smallest within ", format_number(selection_defaults.standard_errors),
+                                                 " standard error of the highest held-out log-likelihood")),
+               ", \"restarts_per_candidate\": 1, \"chosen\": \"per run: the curve's 'selected'\"}");
+}
+
+/// A learned curve's fields with its runs: learned_curve_fields, then, for a learner that
+/// selects its size, "selected": per complete run, its seed and what it chose (SelectedModel).
+[[nodiscard]] inline std::string learned_curve_fields(const CurveRuns& runs, const LearningSettings& l) {
+    std::string out = learned_curve_fields(runs.curve, l);
+    if (!runs.curve.learned || !learner_selects(runs.curve.learner)) return out;
+    std::string list;
+    for (const SeedRun& r : runs.runs) {
+        if (!r.complete || r.selected.latent_states == 0) continue;
+        list += cat(list.empty() ? "" : ", ", "{\"seed\": ", std::to_string(r.seed), ", \"latent_states\": ",
+                    std::to_string(r.selected.latent_states), ", \"pseudo_count\": ",
+                    format_number(r.selected.pseudo_count), ", \"allocation\": ", json_string(r.selected.allocation),
+                    ", \"candidates\": ", std::to_string(r.selected.candidates), "}");
+    }
+    if (list.empty() && runs.complete_runs() > 0)  // merged from shards: the choices are not in their files
+        return cat(out, ", \"selected\": \"not recorded by merge (L: the state count of learned/*.pomdp)\"");
+    return cat(out, ", \"selected\": [", list, "]");
+}
+
 /// config.json's "learning" field (the learned-belief settings, L as the number used: `states`
 /// when L defaulted to the world's S) and "learners" (what each learner knows, is given, and
 /// whether it is an oracle); maxent-paper and maxent-explore write the same.
@@ -118,7 +156,7 @@ void learning_fields(const LearningSettings& l, std::size_t states, Field&& fiel
         list += cat(list.empty() ? "" : ", ", "{\"name\": ", json_string(name), ", \"knows\": ",
                     json_string(k != nullptr ? std::string(k->knows) : std::string()), ", \"oracle\": ",
                     k != nullptr && !k->oracle.empty() ? json_string(cat("given the ", k->oracle)) : std::string("null"),
-                    ", \"given\": [", given, "]}");
+                    ", \"given\": [", given, "]", selection_json(name, l), "}");
     }
     field("learners", cat("[", list, "]"));
 }
@@ -164,7 +202,7 @@ void learning_fields(const LearningSettings& l, std::size_t states, Field&& fiel
         curves += cat("{\"label\": ", str(c.label), ", \"objective\": ", str(name_of(c.objective)),
                       ", \"policy_class\": ", str(name_of(c.policy)), ", \"belief_noise_sigma\": ", num(c.noise),
                       ", \"complete_runs\": ", std::to_string(r.curves[i].complete_runs()),
-                      learned_curve_fields(c, s.learning));
+                      learned_curve_fields(r.curves[i], s.learning));
         if (c.policy == PolicyClass::belief_state) {  // the lazy table's size per run
             const TableStats t = table_stats(r.curves[i]);
             curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",

@@ -37,6 +37,16 @@ struct IterationRecord {
 /// rolled out after the last training iteration (count_visits); optim/evaluate.hpp.
 using maxent::VisitCounts;
 
+/// What a selection learner chose for one run (runner.hpp select_learned_model): L (a cloned
+/// HMM's clone total), the Dirichlet pseudo-count, the clone allocation ("none" for an IOHMM)
+/// and how many candidates it compared.
+struct SelectedModel {
+    std::size_t latent_states = 0;
+    double pseudo_count = 0.0;
+    std::string allocation{};
+    std::size_t candidates = 0;
+};
+
 /// One training run (a curve and a seed).
 struct SeedRun {
     std::uint64_t seed = 0;
@@ -52,6 +62,9 @@ struct SeedRun {
     /// output.hpp writes it to learned/), empty when the format cannot hold it (per-action
     /// emissions) or for other curves.
     std::string learned_model{};
+    /// Learned curves whose learner selects its size (LearnerKind::selects): what it chose on
+    /// the warm-up episodes (select_learned_model); latent_states 0 for the others.
+    SelectedModel selected{};
     VisitCounts visits{};  ///< the final policy's visits (Settings::heatmap_episodes > 0), else empty
     double seconds = 0.0;  ///< CPU time of its training here (0 when kept); written to no file
 };

@@ -65,6 +65,7 @@ private:
              name_of(s.step), "|", name_of(s.counting), "|seed=", std::to_string(seed));
     if (c.learned) k += cat("|learned|", s.learning.key());
     if (c.learned && c.learner != "em") k += cat("|learner=", c.learner);
+    if (c.learned && learner_selects(c.learner)) k += cat("|select_max=", std::to_string(s.learning.select_max_states));
     return k;
 }
 
@@ -137,7 +138,8 @@ void check_learned_model_text(std::string_view text, std::string_view name);
 /// A run's file <16 hex digits of fnv1a64(key)>.run:
 ///   maxent-run 1 / key <key> / build <fingerprint> / seed <seed> / table <rows> <bytes> /
 ///   records <K>, then K lines "<true_entropy> <feedback> <belief_entropy_sum>"; then, for
-///   learned-belief runs, "fits <n> <truth_heldout>" and n lines of fits; then, for runs with
+///   learned-belief runs, "fits <n> <truth_heldout>" and n lines of fits; then, for runs of a
+///   learner that selects its size, "selected <L> <pseudo-count> <allocation> <candidates>"; then, for runs with
 ///   heatmap counts, "visits <E> <mean_entropy> <S>" and one line of the S counts; then, for
 ///   learned-belief runs, "model <bytes>" and the final learned model's POMDP text (0 bytes
 ///   where the format cannot hold the model), which must read as a POMDP file. A run
@@ -273,6 +275,16 @@ public:
             }
             more = next();
         }
+        if (more && line.substr(0, 9) == "selected ") {  // runs of a learner that selects its size
+            std::istringstream f{std::string(line.substr(9))};
+            std::string alpha, rest;
+            SelectedModel& m = run.selected;
+            if (!(f >> m.latent_states >> alpha >> m.allocation >> m.candidates) || (f >> rest) ||
+                !parse_double(alpha, m.pseudo_count) || m.latent_states == 0 || m.candidates == 0)
+                throw bad("bad 'selected' line");
+            check_value(m.pseudo_count, 0.0, max_run_value, "the selected pseudo-count", bad);
+            more = next();
+        }
         if (more && line.substr(0, 7) == "visits ") {  // heatmap counts
             const std::string_view h = line.substr(7);
             const std::size_t a = h.find(' ');
@@ -358,6 +370,11 @@ public:
                 text += cat(std::to_string(f.iteration), " ", std::to_string(f.episodes), " ",
                             std::to_string(f.em_iterations), " ", f.converged ? "1" : "0", " ",
                             number(f.train_log_likelihood), " ", number(f.heldout_log_likelihood), "\n");
+        }
+        if (run.selected.latent_states > 0) {  // runs of a learner that selects its size
+            const auto res = std::to_chars(buf, buf + sizeof buf, run.selected.pseudo_count, std::chars_format::general, 17);
+            text += cat("selected ", std::to_string(run.selected.latent_states), " ", std::string_view(buf, res.ptr), " ",
+                        run.selected.allocation, " ", std::to_string(run.selected.candidates), "\n");
         }
         if (run.visits.episodes > 0) {  // heatmap counts
             const auto res = std::to_chars(buf, buf + sizeof buf, run.visits.mean_entropy, std::chars_format::general, 17);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "maxent/belief/learned/select.hpp"
 #include "maxent/core/parallel.hpp"
 
 #include "policy_classes.hpp"
@@ -61,7 +62,9 @@ void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const Io
                                std::to_string(o.fit.latent_states)));
     if (learner == "em-sparse") {
         o.fit.prior.transitions = 0.1;
-    } else if (learner == "cloned-hmm") {
+    } else if (learner == "em-spectral-select") {
+        o.fit.spectral = true;
+    } else if (learner == "cloned-hmm" || learner == "cloned-hmm-select") {
         // Clone transitions are sparse: pseudo-count 1e-3 (add-1 over L clones buried them:
         // position information 1.19 against 2.32 nats on nosim2d), and EM on clones converges
         // slowly: at least 1000 steps in the first fit (docs/performance.md).
@@ -76,6 +79,33 @@ void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const Io
         o.fit.emission = truth.emission_model;
         o.fit.fixed = known_sensor(truth);
     }
+}
+
+SelectedModel select_learned_model(LearnedBeliefOptions& o, const std::string& learner,
+                                   std::span<const ActionObservationSequence> warmup, const LearningSettings& ls,
+                                   bool& stopped, SelectionReport* report) {
+    if (!learner_selects(learner))
+        throw config_error(cat("settings: learner '", learner, "' does not select its size"));
+    const bool cloned = learner == "cloned-hmm-select";
+    SelectionOptions so;
+    so.split_seed = o.fit.seed;
+    so.max_latent_states = ls.select_max_states;
+    if (cloned) so.pseudo_counts = {1e-3};  // cloned-hmm's transition pseudo-count (apply_learner)
+    so.refit = false;  // the trainer's first fit is the refit on all the warm-up episodes
+    IohmmOptions base = o.fit;
+    base.restarts = 1;
+    SelectionReport own;
+    SelectionReport& r = report != nullptr ? *report : own;
+    r = cloned ? select_cloned_hmm(warmup, base, so) : select_iohmm(warmup, base, so);
+    stopped = r.stopped || r.candidates.empty();
+    if (stopped) return {};
+    const SelectionCandidate& w = r.best();
+    const std::size_t restarts = o.fit.restarts;
+    o.fit = r.options;
+    o.fit.restarts = restarts;
+    o.fit.latent_states = w.latent_states;
+    o.clones = r.clones;
+    return {w.latent_states, w.pseudo_count, name_of(w.allocation), r.candidates.size()};
 }
 
 namespace {

@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,10 @@
 #include "experiments.hpp"
 #include "results.hpp"
 #include "settings.hpp"
+
+namespace maxent {
+struct SelectionReport;  // belief/learned/select.hpp
+}
 
 namespace maxent::programs {
 
@@ -62,6 +67,21 @@ class RunStore;  // run_store.hpp
 /// IOHMM (to_iohmm), read only by the learners that know part of it. Throws config_error for
 /// an unknown learner, or a known-part learner whose L is not the world's S.
 void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const IohmmModel& truth);
+
+/// For a learner that selects its size (learner_selects): chooses L (em-select,
+/// em-spectral-select: 1, 2, 4, ... up to ls.select_max_states, each with the pseudo-counts
+/// 0.001, 0.01, 0.1 as smoothing) or the clone total and allocation (cloned-hmm-select: O,
+/// 2 O, ... up to the bound, even and by frequency, pseudo-count 0.001) on `warmup` (a fifth held
+/// out, split by o.fit.seed; one restart per candidate; the one-standard-error rule,
+/// select.hpp) and sets `o` to the winner (o.fit.latent_states, smoothing or prior, o.clones),
+/// to be fitted by the trainer with o.fit.restarts on all of `warmup`. o.fit must have its
+/// actions, observations, seed and stop set (apply_learner first). Returns what was chosen;
+/// `stopped` when o.fit.stop ended the selection (then `o` is unchanged). `report`, when
+/// given, receives every candidate's scores (maxent-learned-diagnosis prints them).
+[[nodiscard]] SelectedModel select_learned_model(LearnedBeliefOptions& o, const std::string& learner,
+                                                 std::span<const ActionObservationSequence> warmup,
+                                                 const LearningSettings& ls, bool& stopped,
+                                                 SelectionReport* report = nullptr);
 
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
 /// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of

@@ -40,6 +40,9 @@ struct LearningSettings {
     std::size_t em_iterations = learned_belief_defaults.em_iterations;  ///< EM steps of the first fit at most
     double smoothing = learned_belief_defaults.smoothing;  ///< Dirichlet (add-α) smoothing
     bool learned_prior = learned_belief_defaults.learned_prior;  ///< b_1 = the learned μ̂ (else uniform)
+    /// The selection learners' (LearnerKind::selects) doubling bound on L or the clone total;
+    /// in their run keys (run_store.hpp settings_key), not in key().
+    std::size_t select_max_states = selection_defaults.max_latent_states;
     /// The learners (learner_kinds' names), one learned curve per objective and learner; not in
     /// key(): the curve carries its learner (Curve::learner, run_key).
     std::vector<std::string> learners{"em"};
@@ -59,12 +62,15 @@ struct LearningSettings {
 /// `oracle`: the part of the true model the learner is handed ("" for the learners that read
 /// only the agent's logs); such learners are oracles, labelled so wherever they appear (curve
 /// labels, --help, config.json). `given`: the parts of the truth the learner is handed besides
-/// L = S (learner_given adds "number of states" wherever L is the world's S).
+/// L = S (learner_given adds "number of states" wherever L is the world's S). `selects`: the
+/// learner chooses L (or the clones) and its prior itself on a held-out part of the warm-up
+/// episodes (runner.hpp select_learned_model), so it is given nothing and ignores --latent-states.
 struct LearnerKind {
     std::string_view name;
     std::string_view knows;
     std::string_view oracle;
     std::string_view given[2];
+    bool selects = false;
 };
 inline constexpr LearnerKind learner_kinds[] = {
     {"em", "EM on an IOHMM with L latent states; knows nothing of the world", "", {}},
@@ -72,6 +78,15 @@ inline constexpr LearnerKind learner_kinds[] = {
                   "knows nothing of the world", "", {}},
     {"cloned-hmm", "a cloned HMM, L clones split equally among the observations, transition pseudo-count 1e-3, "
                    "at least 1000 EM steps in the first fit; knows nothing of the dynamics", "", {}},
+    {"em-select", "EM on an IOHMM whose L (1, 2, 4, ... up to --select-max-states) and smoothing (0.001, 0.01, 0.1) "
+                  "are chosen by held-out likelihood on a fifth of the warm-up episodes (one-standard-error rule); "
+                  "knows nothing of the world, not even S", "", {}, true},
+    {"em-spectral-select", "em-select with every candidate's EM started from the data's moments (spectral start); "
+                           "knows nothing of the world, not even S", "", {}, true},
+    {"cloned-hmm-select", "a cloned HMM whose clone total (O, 2 O, 4 O, ... up to --select-max-states) and "
+                          "allocation (even or by observation frequency) are chosen by held-out likelihood on a fifth "
+                          "of the warm-up episodes; cloned-hmm's prior and EM steps; knows nothing of the world, not "
+                          "even S", "", {}, true},
     {"em-known-motion", "oracle: EM with the transitions held at the world's (known odometry, L = S): learns the sensor",
      "true motion", {"transitions", "state identities"}},
     {"em-known-sensor", "oracle: EM with the emissions held at the world's (a known sensor, L = S): learns the dynamics",
@@ -96,14 +111,28 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
     return cat("+", name, k != nullptr && !k->oracle.empty() ? oracle_label_marker : std::string_view());
 }
 
+/// Whether the learner called `name` chooses its own size (LearnerKind::selects).
+[[nodiscard]] inline bool learner_selects(std::string_view name) {
+    const LearnerKind* k = find_learner(name);
+    return k != nullptr && k->selects;
+}
+
+/// The learners' names, comma-separated (for messages and --help).
+[[nodiscard]] inline std::string learner_names() {
+    std::string out;
+    for (const LearnerKind& k : learner_kinds) out += cat(out.empty() ? "" : ", ", k.name);
+    return out;
+}
+
 /// The parts of the true model a learner is handed under the settings `l`: "number of states"
-/// when L is the world's S (every oracle; the others when --latent-states is not given), then
+/// when L is the world's S (every oracle; the others, except those that select their size,
+/// when --latent-states is not given), then
 /// the learner's own (LearnerKind::given). Empty: it reads only the agent's logs.
 [[nodiscard]] inline std::vector<std::string> learner_given(std::string_view name, const LearningSettings& l) {
     std::vector<std::string> out;
     const LearnerKind* k = find_learner(name);
     const bool oracle = k != nullptr && !k->oracle.empty();
-    if (oracle || l.latent_states == 0) out.emplace_back("number of states");
+    if (oracle || (l.latent_states == 0 && (k == nullptr || !k->selects))) out.emplace_back("number of states");
     if (k != nullptr)
         for (const std::string_view g : k->given)
             if (!g.empty()) out.emplace_back(g);
@@ -120,6 +149,19 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
     return out;
 }
 
+/// "; em-select, ... choose L (or the clones) and the prior on a held-out fifth of the warm-up
+/// episodes, L up to <bound>, one restart per candidate" for the selection learners among
+/// l.learners; "" without one.
+[[nodiscard]] inline std::string selection_summary(const LearningSettings& l) {
+    std::string names;
+    for (const std::string& name : l.learners)
+        if (learner_selects(name)) names += cat(names.empty() ? "" : ", ", name);
+    if (names.empty()) return {};
+    return cat("; ", names, " choose L (or the clones) and the prior by held-out likelihood on a fifth of the "
+               "warm-up episodes (doubling up to ", std::to_string(l.select_max_states),
+               ", one restart per candidate; the chosen size refitted with the restarts above and kept by every refit)");
+}
+
 /// One line on how the learned-belief curves learn their model and start their filter, and
 /// what their heatmaps evaluate (maxent-paper prints it for experiments with such curves).
 [[nodiscard]] inline std::string learning_summary(const LearningSettings& l) {
@@ -129,7 +171,8 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
                "; the filter's b_1 = ",
                l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
                                : "uniform, the paper's (--learned-prior: the learned initial distribution)",
-               "; heatmaps evaluate each final policy with its final learned filter", oracles_summary(l));
+               "; heatmaps evaluate each final policy with its final learned filter", selection_summary(l),
+               oracles_summary(l));
 }
 
 /// The learned-belief settings that are counts, by name: the keys of the Python module's
@@ -149,7 +192,8 @@ inline constexpr LearningCount learning_counts[] = {
     {"refit_iterations", 1, &LearningSettings::refit_iterations, true},
     {"window", 1, &LearningSettings::window, true},
     {"restarts", 1, &LearningSettings::restarts, true},
-    {"em_iterations", 1, &LearningSettings::em_iterations, true}};
+    {"em_iterations", 1, &LearningSettings::em_iterations, true},
+    {"select_max_states", 1, &LearningSettings::select_max_states, true}};
 
 /// The entry of maxent-paper's flag `flag` ("--refit-every"), or null.
 [[nodiscard]] inline const LearningCount* learning_flag(std::string_view flag) {

@@ -415,7 +415,7 @@ struct WorkEstimate {
                       ", \"policy_class\": ", str(programs::name_of(c.policy)), ", \"complete_runs\": ",
                       std::to_string(x.runs.curves[i].complete_runs()), ", \"final_true_entropy\": ",
                       x.learned[i].n == 0 ? std::string("null") : cat("{", ci(x.learned[i]), "}"),
-                      programs::learned_curve_fields(c, s.learning));
+                      programs::learned_curve_fields(x.runs.curves[i], s.learning));
         if (c.policy == programs::PolicyClass::belief_state) {  // the lazy table's size per run, as maxent-paper
             const programs::TableStats t = programs::table_stats(x.runs.curves[i]);
             curves += cat(", \"table_rows_mean\": ", num(t.mean_rows), ", \"table_rows_max\": ",

@@ -19,20 +19,17 @@
 //                                 --latent-states; cloned-hmm splits L evenly among observations);
 //     em-known-motion             the world's transition matrices and S (an oracle ablation);
 //     em-known-sensor             the world's emission matrices and S (an oracle ablation);
-//   this program's (belief/learned/select.hpp, spectral.hpp):
-//     em-spectral                 as em (L given), restart 0 from the spectral start;
-//     em-select                   logs only: L (doubling search) and the smoothing chosen on a
-//                                 held-out fifth of the training episodes, refitted on all;
-//     em-spectral-select          em-select with the spectral start in every fit;
-//     cloned-hmm-select           logs only: the clone total (doubling from O), the allocation
-//                                 (even or by frequency) and the transition pseudo-count chosen
-//                                 on held-out training episodes, cloned-hmm's other settings.
-//   The selection learners print their choice and every candidate's score to stderr;
-//   --select-max-states (the doubling search's bound, default 256) and --select-pseudo-counts
-//   (the grid, default 0.001,0.01,0.1) are their SelectionOptions.
+//     em-select, em-spectral-select, cloned-hmm-select   logs only: L (or the clone total and
+//                                 allocation) and the prior chosen on a held-out fifth of the
+//                                 training episodes, then fitted on all of them, exactly as the
+//                                 curves' first fit (runner.hpp select_learned_model; bound
+//                                 --select-max-states, default 64);
+//   this program's (spectral.hpp):
+//     em-spectral                 as em (L given), restart 0 from the spectral start.
+//   The selection learners print their choice and every candidate's score to stderr.
 // Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]
 //        [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0 (= S), or a list]
-//        [--select-max-states 256] [--select-pseudo-counts 0.001,0.01,0.1]
+//        [--select-max-states 64]
 //        [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,
 //                    em-select,em-spectral-select,cloned-hmm-select]
 // A bad flag, or sizes whose fits would take more memory than the machine has, exit 2 naming
@@ -51,6 +48,7 @@
 #include <Eigen/Core>
 
 #include "maxent/belief/bayes_filter.hpp"
+#include "maxent/belief/learned/select.hpp"
 #include "maxent/belief/learned_model.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/optim/learned_belief.hpp"
@@ -68,7 +66,7 @@ namespace {
 using maxent::ActionObservationSequence;
 
 /// This program's learners beyond maxent-paper's (see the header).
-constexpr const char* own_learners[] = {"em-spectral", "em-select", "em-spectral-select", "cloned-hmm-select"};
+constexpr const char* own_learners[] = {"em-spectral"};
 
 bool own_learner(std::string_view name) {
     for (const char* l : own_learners)
@@ -135,7 +133,7 @@ struct DiagnosisOptions {
     std::uint64_t seed = 0;
     std::vector<std::string> envs{"nosim2b", "nosim2c", "nosim2d", "nosim2g"};
     std::vector<std::string> learners{"em", "em-sparse", "cloned-hmm", "em-known-motion", "em-known-sensor"};
-    maxent::SelectionOptions selection{};  // the -select learners' (--select-max-states, --select-pseudo-counts)
+    std::size_t select_max_states = maxent::selection_defaults.max_latent_states;  // --select-max-states
     bool help = false;
 };
 
@@ -173,16 +171,7 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
                                   "is not a learner (em, em-sparse, cloned-hmm, em-known-motion, em-known-sensor, "
                                   "em-spectral, em-select, em-spectral-select, cloned-hmm-select)");
         } else if (flag == "--select-max-states") {
-            o.selection.max_latent_states = mp::positive_count(flag, a.value());
-        } else if (flag == "--select-pseudo-counts") {
-            o.selection.pseudo_counts.clear();
-            for (const std::string& v : split(a.value())) {
-                char* end = nullptr;
-                const double x = std::strtod(v.c_str(), &end);
-                if (v.empty() || end != v.c_str() + v.size() || !std::isfinite(x) || !(x >= 0.0))
-                    mp::bad_value(flag, v, "is not a finite number >= 0");
-                o.selection.pseudo_counts.push_back(x);
-            }
+            o.select_max_states = mp::positive_count(flag, a.value());
         } else if (flag == "--env") {
             o.envs = split(a.value());
             for (const std::string& name : o.envs)
@@ -213,13 +202,15 @@ DiagnosisOptions parse(const std::vector<std::string>& args) {
 constexpr const char* help_text =
     "Usage: maxent-learned-diagnosis [--episodes 500,2000] [--heldout 200] [--seed 0] [--threads 0]\n"
     "       [--env nosim2b,nosim2c,nosim2d,nosim2g] [--latent-states 0,4 (0 = S)]\n"
-    "       [--select-max-states 256] [--select-pseudo-counts 0.001,0.01,0.1]\n"
+    "       [--select-max-states 64]\n"
     "       [--learners em,em-sparse,cloned-hmm,em-known-motion,em-known-sensor,em-spectral,\n"
     "                   em-select,em-spectral-select,cloned-hmm-select]\n"
     "How much of the true state a learned belief model recovers (see the source's header).\n"
     "Learners: em, em-sparse, cloned-hmm read only the logs (given L = S unless --latent-states);\n"
     "em-known-motion (oracle: given the world's transitions, L = S) and em-known-sensor (oracle:\n"
-    "given the world's emissions, L = S) are given parts of the true model.\n"
+    "given the world's emissions, L = S) are given parts of the true model; em-select,\n"
+    "em-spectral-select and cloned-hmm-select choose L (or the clones) and the prior on a held-out\n"
+    "fifth of the episodes, as maxent-paper's curves do (bound --select-max-states).\n"
     "Ctrl-C or SIGTERM stops after the rows printed so far (exit 130 or 143).\n";
 
 }  // namespace
@@ -291,9 +282,7 @@ int main(int argc, char** argv) try {
                     if ((known || select) && li > 0) continue;  // L = S (or chosen) whatever --latent-states says
                     settings.latent_states = known ? 0 : latent[li];
                     maxent::LearnedBeliefOptions lo = mp::learned_options(settings, S);
-                    if (learner == "cloned-hmm-select")
-                        mp::apply_learner(lo, "cloned-hmm", maxent::to_iohmm(world));
-                    else if (learner != "em" && !own_learner(learner))
+                    if (learner != "em" && !own_learner(learner))
                         mp::apply_learner(lo, learner, maxent::to_iohmm(world));
                     maxent::IohmmOptions& o = lo.fit;
                     o.num_actions = world.num_actions();
@@ -301,32 +290,26 @@ int main(int argc, char** argv) try {
                     o.seed = seed;
                     o.threads = mp::resolve_threads(threads);
                     o.stop = &mp::stop_flag();
-                    o.spectral = learner == "em-spectral" || learner == "em-spectral-select";
-                    std::size_t L = o.latent_states;
-                    maxent::IohmmFit fit;
-                    double ll_learned = 0.0;
-                    if (select) {
-                        maxent::SelectionOptions so = options.selection;
-                        so.split_seed = seed;
-                        const maxent::SelectionReport r = learner == "cloned-hmm-select"
-                                                              ? maxent::select_cloned_hmm(train, o, so)
-                                                              : maxent::select_iohmm(train, o, so);
-                        if (stopped() || r.stopped) return mp::stop_exit_status();
+                    if (learner == "em-spectral") o.spectral = true;
+                    if (select) {  // L (or the clones) and the prior, as the curves choose them
+                        mp::LearningSettings ls = settings;
+                        ls.select_max_states = options.select_max_states;
+                        bool stop = false;
+                        maxent::SelectionReport r;
+                        const mp::SelectedModel chosen = mp::select_learned_model(lo, learner, train, ls, stop, &r);
+                        if (stopped() || stop) return mp::stop_exit_status();
                         std::fprintf(stderr, "%s,%s,%zu episodes: chose L = %zu, pseudo-count %g, allocation %s (of %zu candidates):\n",
-                                     name.c_str(), learner.c_str(), amount, r.best().latent_states,
-                                     r.best().pseudo_count, maxent::name_of(r.best().allocation), r.candidates.size());
+                                     name.c_str(), learner.c_str(), amount, chosen.latent_states, chosen.pseudo_count,
+                                     chosen.allocation.c_str(), chosen.candidates);
                         std::ostringstream table;
                         maxent::write_selection_csv(table, r);
                         std::fputs(table.str().c_str(), stderr);
-                        fit = r.fit;
-                        L = fit.model.num_latent_states();
-                        ll_learned = maxent::score_sequences(fit.model, held_seq, o.threads).per_observation;
-                    } else {
-                        fit = lo.learner == maxent::BeliefLearner::cloned_hmm
-                                  ? maxent::fit_cloned_hmm(train, o, lo.clones, held_seq)
-                                  : maxent::fit_iohmm(train, o, held_seq);
-                        ll_learned = fit.heldout_log_likelihood.back() / double(obs);
                     }
+                    const std::size_t L = o.latent_states;
+                    const maxent::IohmmFit fit = lo.learner == maxent::BeliefLearner::cloned_hmm
+                                                     ? maxent::fit_cloned_hmm(train, o, lo.clones, held_seq)
+                                                     : maxent::fit_iohmm(train, o, held_seq);
+                    const double ll_learned = fit.heldout_log_likelihood.back() / double(obs);
                     if (stopped()) return mp::stop_exit_status();
                     const auto agent = maxent::to_finite_pomdp(fit.model, world.horizon());
                     maxent::BayesFilter learned(agent);

@@ -4,7 +4,9 @@
 #   2. the same bytes with 1 and 2 threads, and from 2 shards merged (the heatmaps of the
 #      learned filters included); shards whose learning
 #      settings differ are refused;
-#   3. bad learning flags exit with status 2 and name the value.
+#   3. bad learning flags exit with status 2 and name the value;
+#   4. the learners that choose their size (em-select, ...): given nothing, their choices in
+#      config.json, one fit per run in learning.csv, the same bytes with 1 and 2 threads.
 #   Each learned run's final model is in learned/ (all learners), and maxent-explore reads one.
 # Variables: EXE (maxent-paper), EXPLORE (maxent-explore), OUT (a scratch directory).
 cmake_minimum_required(VERSION 3.20)
@@ -108,7 +110,37 @@ foreach(expected "\"learned-reg-mbe\\+em-known-sensor\\(oracle\\)\"[^}]*\"learne
     message(FATAL_ERROR "config.json's curves do not say what each learner was given ('${expected}'):\n${config}")
   endif()
 endforeach()
+# The learners that choose L (or the clones) and the prior themselves on the warm-up
+# episodes: given nothing, what each run chose in config.json, a fit per run in learning.csv,
+# the same bytes with 1 and 2 threads.
+set(sel nosim2d --seeds 0-1 --iterations 3 --batch 2 --warmup 20 --heatmap-episodes 0 --objectives none
+    --learned reg-mbe --learners em-select,em-spectral-select,cloned-hmm-select --select-max-states 8 --quiet --no-plot)
+run(0 o "${EXE}" ${sel} --threads 1 --out select1)
+run(0 o2 "${EXE}" ${sel} --threads 2 --out select2)
+same_files("${OUT}/select1/nosim2d" "${OUT}/select2/nosim2d" runs.csv learning.csv)
+if(NOT o MATCHES "em-select, em-spectral-select, cloned-hmm-select choose L \\(or the clones\\) and the prior by held-out likelihood")
+  message(FATAL_ERROR "the learned-belief line does not say that the -select learners choose L:\n${o}")
+endif()
+file(READ "${OUT}/select1/nosim2d/config.json" config)
+foreach(learner em-select em-spectral-select cloned-hmm-select)
+  if(NOT config MATCHES "\"learned-reg-mbe\\+${learner}\"[^]]*\"learner\": \"${learner}\", \"oracle\": null, \"given\": \\[\\], \"prior\": \"learned\", \"selected\": \\[{\"seed\": 0, \"latent_states\": [1-8], \"pseudo_count\": [0-9.e-]+, \"allocation\": \"[a-z]+\", \"candidates\": [0-9]+}, {\"seed\": 1,")
+    message(FATAL_ERROR "config.json does not say that ${learner} was given nothing and what each run chose:\n${config}")
+  endif()
+  file(STRINGS "${OUT}/select1/nosim2d/learning.csv" rows REGEX "^learned-reg-mbe\\+${learner},")
+  list(LENGTH rows n)
+  if(NOT n EQUAL 2)
+    message(FATAL_ERROR "learning.csv has ${n} fits of ${learner}, not one per run (2)")
+  endif()
+endforeach()
+if(NOT config MATCHES "\"name\": \"cloned-hmm-select\"[^}]*\"selection\": {\"of\": \"clone total and allocation\", \"sizes\": \"O, 2 O, 4 O, ... up to 8")
+  message(FATAL_ERROR "config.json's learners do not state the selection's settings:\n${config}")
+endif()
+message(STATUS "nosim2d: the -select learners, given nothing, record their choices; 1 and 2 threads agree")
+
 run(0 o "${EXE}" --help)
+if(NOT o MATCHES "em-select, em-spectral-select" OR NOT o MATCHES "--select-max-states B")
+  message(FATAL_ERROR "--help does not list the -select learners and --select-max-states:\n${o}")
+endif()
 if(NOT o MATCHES "em-known-motion \\(oracle:\n *given the world's transitions" OR NOT o MATCHES "--objectives LIST +any of mse,moe,mbe,reg-mbe, or none")
   message(FATAL_ERROR "--help does not mark the oracles or list --objectives none:\n${o}")
 endif()

@@ -273,7 +273,8 @@ constexpr const char* extra_learners[] = {"em-spectral", "em-select", "em-spectr
 
 std::string known_learners() {
     std::string out;
-    for (const programs::LearnerKind& k : programs::learner_kinds) out += (out.empty() ? "" : ", ") + std::string(k.name);
+    for (const programs::LearnerKind& k : programs::learner_kinds)
+        if (!k.selects) out += (out.empty() ? "" : ", ") + std::string(k.name);  // the selections: extra_learners
     for (const char* n : extra_learners) out += std::string(", ") + n;
     return out;
 }
@@ -552,10 +553,10 @@ void bind_train(py::module_& m) {
            const py::object& progress, std::size_t progress_every, const std::string& learner) {
             const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads,
                                                  progress, progress_every);
-            if (programs::find_learner(learner) == nullptr) {
+            if (programs::find_learner(learner) == nullptr || programs::learner_selects(learner)) {
                 std::string runtime;
                 for (const programs::LearnerKind& k : programs::learner_kinds)
-                    runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
+                    if (!k.selects) runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
                 bool extra = false;
                 for (const char* n : extra_learners) extra = extra || learner == n;
                 if (extra)

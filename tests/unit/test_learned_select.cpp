@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -323,6 +324,34 @@ TEST_CASE("EM from the spectral start never decreases its objective (shared and 
             const auto& p = maxent::fit_iohmm(data, o).penalized_log_likelihood;
             for (std::size_t i = 1; i < p.size(); ++i) CHECK(p[i] >= p[i - 1] - 1e-9 * std::abs(p[i - 1]));
         }
+}
+
+TEST_CASE("a stop request ends a selection before its next EM step and is reported", "[learned][select][stop]") {
+    // Without the flag each search below fits several candidates (L = 1, 2, 4, ...; T = 3, 6,
+    // 12); with it raised, none is fitted, nothing is refitted and the report says stopped. A
+    // selection that ignored the flag would list candidates and a fitted winner.
+    const auto data = sample(planted(3, 3), 40, 10, 3);
+    std::atomic<bool> stop{true};
+    IohmmOptions base = options_for(0, 3);
+    base.restarts = 1;
+    base.max_iterations = 20;
+    base.stop = &stop;
+    maxent::SelectionOptions s;
+    s.pseudo_counts = {1e-3};
+    s.max_latent_states = 12;
+    for (const bool cloned : {false, true}) {
+        const maxent::SelectionReport r = cloned ? maxent::select_cloned_hmm(data, base, s) : maxent::select_iohmm(data, base, s);
+        CHECK(r.stopped);
+        CHECK(r.candidates.empty());
+        CHECK(r.fit.iterations == 0);
+        CHECK(r.fit.model.num_latent_states() == 0);
+    }
+    // The same searches run to the end without the request (what the checks above rule out).
+    stop = false;
+    const maxent::SelectionReport full = maxent::select_iohmm(data, base, s);
+    CHECK_FALSE(full.stopped);
+    CHECK(full.candidates.size() >= 2);
+    CHECK(full.fit.model.num_latent_states() == full.best().latent_states);
 }
 
 TEST_CASE("bad selection settings are refused, naming the value", "[learned][select][errors]") {

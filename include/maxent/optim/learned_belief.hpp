@@ -145,6 +145,29 @@ inline double per_observation(double ll, std::span<const ActionObservationSequen
 
 }  // namespace detail
 
+/// The uniform-action episodes LearnedBeliefTrainer collects for `config`: part 0 the warm-up
+/// episodes (the first fit's data), part 1 the held-out ones (only scored); `n` of them. A
+/// caller that chooses the model's size first (model selection on the warm-up episodes) reads
+/// the same data here.
+template <class M>
+[[nodiscard]] std::vector<ActionObservationSequence> learned_belief_episodes(const M& world,
+                                                                             const TrainerConfig& config,
+                                                                             std::size_t n, std::uint64_t part) {
+    const std::uint64_t data_seed = derive_seed(config.seed, ~std::uint64_t{0}, 1);
+    const std::size_t K = Trajectory::actions_for(config.counting, world.horizon());
+    std::vector<ActionObservationSequence> out(n);
+    for (std::size_t e = 0; e < n; ++e) {
+        DefaultRng g = stream(data_seed, part, e);
+        detail::uniform_episode(world, K, g, out[e]);
+    }
+    return out;
+}
+
+/// The seed of LearnedBeliefTrainer's fits (IohmmOptions::seed) for `config`.
+[[nodiscard]] inline std::uint64_t learned_belief_fit_seed(const TrainerConfig& config) {
+    return derive_seed(config.seed, ~std::uint64_t{0}, 2);
+}
+
 /// Algorithm 1 with a belief model learned from the agent's own actions and observations
 /// (see the header). M is the world (any Environment); P, F, E, R as for Trainer, with P
 /// sized for the learned model (e.g. BeliefAveragedPolicy(L, A)).
@@ -178,19 +201,9 @@ public:
                                                " and fit.num_observations = ", fit.num_observations,
                                                " must be the world's ", world.num_actions(), " and ",
                                                world.num_observations(), " (or 0)"));
-        fit.seed = derive_seed(config.seed, ~std::uint64_t{0}, 2);
-        const std::uint64_t data_seed = derive_seed(config.seed, ~std::uint64_t{0}, 1);
-        const std::size_t K = Trajectory::actions_for(config.counting, world.horizon());
-        warmup_.resize(options_.warmup_episodes);
-        for (std::size_t e = 0; e < warmup_.size(); ++e) {
-            DefaultRng g = stream(data_seed, 0, e);
-            detail::uniform_episode(world, K, g, warmup_[e]);
-        }
-        heldout_.resize(options_.heldout_episodes);
-        for (std::size_t e = 0; e < heldout_.size(); ++e) {
-            DefaultRng g = stream(data_seed, 1, e);
-            detail::uniform_episode(world, K, g, heldout_[e]);
-        }
+        fit.seed = learned_belief_fit_seed(config);
+        warmup_ = learned_belief_episodes(world, config, options_.warmup_episodes, 0);
+        heldout_ = learned_belief_episodes(world, config, options_.heldout_episodes, 1);
         IohmmFit first = options_.learner == BeliefLearner::cloned_hmm
                              ? fit_cloned_hmm(warmup_, fit, options_.clones, heldout_)
                              : fit_iohmm(warmup_, fit, heldout_);

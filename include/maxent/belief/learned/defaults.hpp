@@ -40,6 +40,8 @@ inline constexpr LearnedBeliefDefaults learned_belief_defaults{
 };
 
 /// The defaults of model selection on held-out logs (select.hpp: select_iohmm, select_cloned_hmm).
+/// The bound 64: the doubling search on nosim2d at 500 episodes took about 3 CPU-minutes up to
+/// L = 64 and had not ended after 4.4 up to 256 (docs/performance.md, "Choosing L").
 struct SelectionDefaults {
     double heldout_fraction;            ///< share of the sequences held out to score the candidates
     std::size_t max_latent_states;      ///< the doubling search's largest L (IOHMM) or clone total (cloned HMM)
@@ -49,7 +51,7 @@ struct SelectionDefaults {
 
 inline constexpr SelectionDefaults selection_defaults{
     .heldout_fraction = 0.2,
-    .max_latent_states = 256,
+    .max_latent_states = 64,
     .pseudo_counts = {1e-3, 1e-2, 1e-1},
     .standard_errors = 1.0,
 };
