@@ -113,7 +113,8 @@ namespace detail {
 }  // namespace detail
 
 /// The gnuplot script drawing the panels as images (one colour scale for all, from 0 to the
-/// largest fraction, or each panel's own with spec.own_scales), the walls over them, in a grid
+/// largest fraction of any panel, stated once as `cbmax = ...`, or each panel's own with
+/// spec.own_scales), the walls over them, in a grid
 /// of at most 4 columns; it writes heatmap.png.tmp (render_gnuplot renames it).
 /// The layout is explicit (multiplot margins and spacing, in pixels of a canvas sized to fit):
 /// every panel the grid's aspect ratio, room for the tick labels between panels, titles
@@ -198,7 +199,13 @@ namespace detail {
     // tall as the grid.
     const std::string shared_bar = cat("set colorbox user origin screen ", fx(width - right + 20.0), ",", fy(bottom),
                                        " size screen ", fx(15.0), ",", fy(height - top_margin - bottom), "\n");
-    if (!spec.own_scales) g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\nunset colorbox\n");
+    // The scale is stated once, as a variable a reader can edit (to compare two figures on the
+    // same scale, say); with own scales, each panel's range is set before its plot.
+    if (spec.own_scales)
+        g += "# Colour scales: each panel its own, from 0 to its largest fraction (set before its plot)\n";
+    else
+        g += cat("# One colour scale for all panels: from 0 to cbmax, the largest fraction of any panel's cells\n",
+                 "cbmax = ", num(top > 0.0 ? top : 1.0), "\nset cbrange [0:cbmax]\nunset colorbox\n");
     std::size_t arrow = 1;
     for (const HeatmapSpec::Segment& w : spec.walls)
         g += cat("set arrow ", std::to_string(arrow++), " from ", num(w.x1), ",", num(w.y1), " to ", num(w.x2), ",",
