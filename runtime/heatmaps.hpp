@@ -194,6 +194,14 @@ namespace detail {
     g += spec.y_down ? cat("set yrange [", num(y1), ":", num(spec.y0), "]\n")
                      : cat("set yrange [", num(spec.y0), ":", num(y1), "]\n");
     g += "unset key\nset tics out\n";
+    // Few cells along an axis (Figure 5's 3 x 3 room): a tic at every cell's centre, where
+    // gnuplot's own choice would put tics on the cells' edges too.
+    const auto centres = [&](double from, std::size_t cells) {
+        return cat(num(from + 0.5 * spec.cell), ",", num(spec.cell), ",",
+                   num(from + (static_cast<double>(cells) - 0.5) * spec.cell), "\n");
+    };
+    if (spec.width <= 10) g += cat("set xtics ", centres(spec.x0, spec.width));
+    if (spec.height <= 10) g += cat("set ytics ", centres(spec.y0, spec.height));
     g += "set palette defined (0 \"white\", 1 \"#fdd49e\", 2 \"#fc8d59\", 3 \"#d7301f\", 4 \"#7f0000\")\n";
     // One scale, one colour bar, drawn with the last panel: beside the grid's right edge, as
     // tall as the grid.

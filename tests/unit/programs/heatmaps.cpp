@@ -159,6 +159,8 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     CHECK(horizontal == 4);
     const std::string script = mp::heatmap_script(spec, panels);
     CHECK(script.find("set yrange [5.5:-0.5]") != std::string::npos);
+    // 6 cells a side: a tic at each cell's centre, none at the edges between them.
+    CHECK(script.find("set xtics 0,1,5\nset ytics 0,1,5\n") != std::string::npos);
     CHECK(script.find("set multiplot layout 2,3") != std::string::npos);
     CHECK(script.find("set arrow 8 ") != std::string::npos);
     CHECK(script.find("set arrow 9 ") == std::string::npos);
