@@ -39,3 +39,32 @@ function(require_matches text what)
     endif()
   endforeach()
 endfunction()
+
+# check_heatmap_scale(GP): the heatmap script GP draws all its panels on one colour scale:
+# it states the top once (`cbmax = V`, `set cbrange [0:cbmax]`, no other cbrange), draws one
+# colour bar, and V is the largest fraction in the data of all panels (the script's $heatN
+# blocks: x y fraction per cell), so no panel has a scale of its own and none is cut off.
+function(check_heatmap_scale gp)
+  file(STRINGS "${gp}" stated REGEX "^cbmax = ")
+  file(STRINGS "${gp}" ranges REGEX "cbrange")
+  file(STRINGS "${gp}" bars REGEX "^set colorbox user ")
+  list(LENGTH stated n_stated)
+  list(LENGTH bars n_bars)
+  if(NOT n_stated EQUAL 1 OR NOT ranges STREQUAL "set cbrange [0:cbmax]" OR NOT n_bars EQUAL 1)
+    message(FATAL_ERROR "${gp}: not one colour scale stated once (cbmax lines '${stated}', cbrange lines "
+                        "'${ranges}', ${n_bars} colour bars; expected one of each)")
+  endif()
+  string(REGEX REPLACE "^cbmax = " "" cbmax "${stated}")
+  file(STRINGS "${gp}" cells REGEX "^[-+0-9.e]+ [-+0-9.e]+ [-+0-9.e]+$")
+  set(top 0)
+  foreach(cell IN LISTS cells)
+    string(REGEX REPLACE "^.* " "" f "${cell}")
+    if(f GREATER top)
+      set(top "${f}")
+    endif()
+  endforeach()
+  list(LENGTH cells n_cells)
+  if(n_cells EQUAL 0 OR NOT cbmax EQUAL top)
+    message(FATAL_ERROR "${gp}: cbmax = ${cbmax}, but the largest fraction of its ${n_cells} cells is ${top}")
+  endif()
+endfunction()

@@ -113,7 +113,8 @@ namespace detail {
 }  // namespace detail
 
 /// The gnuplot script drawing the panels as images (one colour scale for all, from 0 to the
-/// largest fraction, or each panel's own with spec.own_scales), the walls over them, in a grid
+/// largest fraction of any panel, stated once as `cbmax = ...`, or each panel's own with
+/// spec.own_scales), the walls over them, in a grid
 /// of at most 4 columns; it writes heatmap.png.tmp (render_gnuplot renames it).
 /// The layout is explicit (multiplot margins and spacing, in pixels of a canvas sized to fit):
 /// every panel the grid's aspect ratio, room for the tick labels between panels, titles
@@ -193,12 +194,26 @@ namespace detail {
     g += spec.y_down ? cat("set yrange [", num(y1), ":", num(spec.y0), "]\n")
                      : cat("set yrange [", num(spec.y0), ":", num(y1), "]\n");
     g += "unset key\nset tics out\n";
+    // Few cells along an axis (Figure 5's 3 x 3 room): a tic at every cell's centre, where
+    // gnuplot's own choice would put tics on the cells' edges too.
+    const auto centres = [&](double from, std::size_t cells) {
+        return cat(num(from + 0.5 * spec.cell), ",", num(spec.cell), ",",
+                   num(from + (static_cast<double>(cells) - 0.5) * spec.cell), "\n");
+    };
+    if (spec.width <= 10) g += cat("set xtics ", centres(spec.x0, spec.width));
+    if (spec.height <= 10) g += cat("set ytics ", centres(spec.y0, spec.height));
     g += "set palette defined (0 \"white\", 1 \"#fdd49e\", 2 \"#fc8d59\", 3 \"#d7301f\", 4 \"#7f0000\")\n";
     // One scale, one colour bar, drawn with the last panel: beside the grid's right edge, as
     // tall as the grid.
     const std::string shared_bar = cat("set colorbox user origin screen ", fx(width - right + 20.0), ",", fy(bottom),
                                        " size screen ", fx(15.0), ",", fy(height - top_margin - bottom), "\n");
-    if (!spec.own_scales) g += cat("set cbrange [0:", num(top > 0.0 ? top : 1.0), "]\nunset colorbox\n");
+    // The scale is stated once, as a variable a reader can edit (to compare two figures on the
+    // same scale, say); with own scales, each panel's range is set before its plot.
+    if (spec.own_scales)
+        g += "# Colour scales: each panel its own, from 0 to its largest fraction (set before its plot)\n";
+    else
+        g += cat("# One colour scale for all panels: from 0 to cbmax, the largest fraction of any panel's cells\n",
+                 "cbmax = ", num(top > 0.0 ? top : 1.0), "\nset cbrange [0:cbmax]\nunset colorbox\n");
     std::size_t arrow = 1;
     for (const HeatmapSpec::Segment& w : spec.walls)
         g += cat("set arrow ", std::to_string(arrow++), " from ", num(w.x1), ",", num(w.y1), " to ", num(w.x2), ",",

@@ -17,6 +17,7 @@ file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
 
 include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/ProgramTestHelpers.cmake")  # run, same_files
+include("${CMAKE_CURRENT_LIST_DIR}/../test_checks.cmake")  # check_heatmap_scale
 
 # K = 25 with a refit every 10 iterations: fits before iteration 0, after 10 and after 20.
 set(args nosim2b --seeds 0-1 --iterations 25 --batch 4 --warmup 30 --refit-every 10 --refit-iterations 2
@@ -28,6 +29,7 @@ foreach(f runs.csv summary.csv config.json learning.csv)
     message(FATAL_ERROR "${dir}/${f} is missing")
   endif()
 endforeach()
+check_heatmap_scale("${dir}/heatmap.gp")  # the learned curves' panels on the others' scale
 file(STRINGS "${dir}/runs.csv" rows)
 list(LENGTH rows n)
 if(NOT n EQUAL 251)  # 5 curves x 2 seeds x 25 iterations + header

@@ -36,6 +36,7 @@ list(GET heat 1 first)
 if(NOT header STREQUAL "objective,x,y,fraction" OR NOT n EQUAL 126 OR NOT first MATCHES "^uniform,0,0,0\\.[0-9]+")
   message(FATAL_ERROR "heatmap.csv: header '${header}', ${n} lines (expected 126), first row '${first}'")
 endif()
+check_heatmap_scale("${dir}/heatmap.gp")  # the 5 panels on one colour scale
 if(NOT config MATCHES "\"heatmap\": {\"episodes_per_run\": 100")
   message(FATAL_ERROR "config.json has no heatmap section:\n${config}")
 endif()

@@ -7,6 +7,7 @@ cmake_minimum_required(VERSION 3.20)
 if(NOT EXE OR NOT OUT)
   message(FATAL_ERROR "range_smoke_test.cmake needs -DEXE=... -DOUT=...")
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/../test_checks.cmake")  # check_heatmap_scale
 file(REMOVE_RECURSE "${OUT}")
 
 execute_process(COMMAND "${EXE}" --out "${OUT}" --threads 2 --no-plot rescue-range-small
@@ -30,6 +31,7 @@ foreach(f config.json curves.gp heatmap.gp)
     message(FATAL_ERROR "missing ${dir}/${f}")
   endif()
 endforeach()
+check_heatmap_scale("${dir}/heatmap.gp")  # every panel on one colour scale
 
 execute_process(COMMAND "${EXE}" --seeds 0 rescue-range-small RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 2 OR NOT err MATCHES "--seeds")

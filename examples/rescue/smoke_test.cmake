@@ -7,6 +7,7 @@ cmake_minimum_required(VERSION 3.20)
 if(NOT EXE OR NOT OUT)
   message(FATAL_ERROR "smoke_test.cmake needs -DEXE=... -DOUT=...")
 endif()
+include("${CMAKE_CURRENT_LIST_DIR}/../test_checks.cmake")  # check_heatmap_scale
 file(REMOVE_RECURSE "${OUT}")
 
 execute_process(COMMAND "${EXE}" --out "${OUT}" --threads 2 rescue-small
@@ -30,6 +31,7 @@ foreach(pair "runs.csv|161" "summary.csv|81" "heatmap.csv|8001")
     message(FATAL_ERROR "${f} has ${n} lines, expected ${expected}")
   endif()
 endforeach()
+check_heatmap_scale("${dir}/heatmap.gp")  # every panel on one colour scale
 
 foreach(args "--bogus" "no-such-experiment" "--out;")
   execute_process(COMMAND "${EXE}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

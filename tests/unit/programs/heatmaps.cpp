@@ -159,6 +159,8 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     CHECK(horizontal == 4);
     const std::string script = mp::heatmap_script(spec, panels);
     CHECK(script.find("set yrange [5.5:-0.5]") != std::string::npos);
+    // 6 cells a side: a tic at each cell's centre, none at the edges between them.
+    CHECK(script.find("set xtics 0,1,5\nset ytics 0,1,5\n") != std::string::npos);
     CHECK(script.find("set multiplot layout 2,3") != std::string::npos);
     CHECK(script.find("set arrow 8 ") != std::string::npos);
     CHECK(script.find("set arrow 9 ") == std::string::npos);
@@ -180,8 +182,9 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     CHECK(bar_x > grid_right);
     CHECK((1.0 - bar_x) * canvas_width >= 15.0 + 10.0 + 6.0 * 7.0);
 
-    // One colour scale by default: one cbrange, from 0 to the largest fraction of any panel;
-    // with own_scales, one per panel, each from 0 to that panel's largest fraction.
+    // One colour scale by default: one cbrange, from 0 to the largest fraction of any panel,
+    // stated once as the variable cbmax (a reader edits one number); with own_scales, one per
+    // panel, each from 0 to that panel's largest fraction.
     auto count = [](const std::string& text, const std::string& what) {
         std::size_t n = 0;
         for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -195,7 +198,15 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
     double top = 0.0;
     for (const mp::HeatmapPanel& p : panels) top = std::max(top, *std::max_element(p.fraction.begin(), p.fraction.end()));
     CHECK(count(script, "set cbrange") == 1);
-    CHECK(script.find(range_of(top)) != std::string::npos);
+    CHECK(count(script, "cbmax = ") == 1);
+    char stated[64];
+    std::snprintf(stated, sizeof stated, "\ncbmax = %.6g\nset cbrange [0:cbmax]\n", top);
+    CHECK(script.find(stated) != std::string::npos);
+    CHECK(script.find(stated) < script.find("plot $heat0"));
+    // The panels' peaks differ (the uniform policy's start cell), so the shared top is not any
+    // other panel's own: each panel would have drawn a scale of its own.
+    CHECK(*std::max_element(panels[0].fraction.begin(), panels[0].fraction.end()) !=
+          *std::max_element(panels[1].fraction.begin(), panels[1].fraction.end()));
     mp::HeatmapSpec own = spec;
     own.own_scales = true;
     const std::string per_panel = mp::heatmap_script(own, panels);
@@ -207,6 +218,7 @@ TEST_CASE("heatmap panels: uniform first, one per curve, fractions summing to 1,
         CHECK(per_panel.find("plot $heat", at) < per_panel.find("set cbrange", at + 1));
     }
     CHECK(per_panel.find("each panel on its own colour scale") != std::string::npos);
+    CHECK(per_panel.find("cbmax") == std::string::npos);
     CHECK(per_panel.find("colorbox") == std::string::npos);  // each panel's own bar, beside it
 }
 
