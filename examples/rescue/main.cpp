@@ -22,11 +22,10 @@
 //   final.csv     the range sensor's measures of the final policies (range.cpp)
 // It prints each curve's final true-state entropy next to the uniform policy's.
 //
-// This file is also the driver of both sensors: the command line (runtime/cli.hpp's flag
-// parsers), the job loop (runtime/runner.hpp run_or_resume: every (curve, seed) run and the
-// uniform policy's per seed in one queue, each finished run kept in OUT/.<experiment>.runs/
-// until the set is written, so that the same command after SIGINT / SIGTERM trains only the
-// rest) and the files.
+// This file is also the driver of both sensors: the flags (runtime/cli.hpp's parsers), every
+// (curve, seed) run and the uniform policy's per seed in the runtime's queue (run_or_resume:
+// finished runs kept in OUT/.<experiment>.runs/ until the set is written, so the same command
+// after SIGINT / SIGTERM trains only the rest), and the files.
 //
 //   maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] [--seeds N] [EXPERIMENT]
 #include <chrono>
@@ -42,15 +41,9 @@
 #include <utility>
 #include <vector>
 
-#include "maxent/belief/particle_filter.hpp"
-#include "maxent/belief/state_features.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/core/statistics.hpp"
 #include "maxent/model/rescue_world.hpp"
-#include "maxent/model/wrappers.hpp"
-#include "maxent/optim/evaluate.hpp"
-#include "maxent/optim/rollout.hpp"
-#include "maxent/policy/belief_averaged.hpp"
 
 #include "runtime/cli.hpp"
 #include "runtime/fingerprint.hpp"
@@ -137,30 +130,6 @@ std::string help_text() {
 // The cell sensor
 // ---------------------------------------------------------------------------------------
 
-/// Counts, in a 40 x 40 grid, the counted true states of `episodes` rollouts of `policy`,
-/// with their mean true-state entropy over the 10 x 10 bins.
-void visit(const RescueWorld& world, const Filter<RescueWorld>& filter, const BeliefAveragedPolicy& policy,
-           std::size_t episodes, programs::SeedRun& run) {
-    const auto fine = with_state_binning(world, heat_per_side * heat_per_side, RescueGridBinning{heat_per_side});
-    VisitCounts& v = run.visits;
-    v.episodes = episodes;
-    v.counts.assign(heat_per_side * heat_per_side, 0);
-    EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
-    double entropy = 0.0;
-    rollout_fixed_policy(fine, filter, policy, RolloutOptions{}, run.seed, heat_stream, 0, episodes,
-                         [&](std::size_t, const Trajectory& t, DefaultRng&) {
-                             coarse.clear();
-                             for (const std::size_t s : t.counted_states()) {
-                                 ++v.counts[s];
-                                 const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
-                                 const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
-                                 coarse.add(ix + true_bins_per_side * iy);
-                             }
-                             entropy += coarse.entropy();
-                         });
-    v.mean_entropy = entropy / static_cast<double>(episodes);
-}
-
 }  // namespace
 
 Study cell_study(const RescueExperiment& x) {
@@ -174,7 +143,9 @@ Study cell_study(const RescueExperiment& x) {
         if (c < curves.size()) feedback.emplace(curves[c].objective, rho);
         return train_seed(*world, x.particles, std::move(feedback), iterations, seed,
                           [&](const Filter<RescueWorld>& filter, const BeliefAveragedPolicy& policy,
-                              programs::SeedRun& run) { visit(*world, filter, policy, x.heatmap_episodes, run); });
+                              programs::SeedRun& run) {
+                              visit(*world, filter, policy, {}, x.heatmap_episodes, run, [](const Trajectory&) {});
+                          });
     };
     study.config_json = [world, x](std::size_t iterations, std::size_t seeds, std::size_t threads) {
         const RescueWorldOptions& o = world->options();
@@ -203,8 +174,7 @@ Study cell_study(const RescueExperiment& x) {
                         " particles), true states in 10 x 10 bins");
     study.heatmap_title = "Rescue world: where the true states go (fraction of counted steps; walls in black)";
     study.door = world->options().door;
-    study.report = [x](const std::vector<std::string>& labels,
-                       const std::vector<std::vector<const programs::SeedRun*>>& panels, std::size_t iterations,
+    study.report = [x](const std::vector<std::string>& labels, const Panels& panels, std::size_t iterations,
                        std::size_t seeds, double seconds) {
         std::printf("%s: continuous rescue world, T = %zu, %zu particles, K = %zu, N = %zu, %zu seeds (%.1f s)\n",
                     x.name.c_str(), x.horizon, x.particles, iterations, batch, seeds, seconds);
@@ -287,7 +257,7 @@ int run_study(const RescueExperiment& x, const Options& o) {
     for (std::uint64_t s = 0; s < seeds; ++s) r.settings.seeds.push_back(s);
     std::vector<std::string> labels{"uniform"};
     std::vector<std::vector<double>> heat(curves + 1, std::vector<double>(heat_per_side * heat_per_side, 0.0));
-    std::vector<std::vector<const programs::SeedRun*>> panels(curves + 1);
+    Panels panels(curves + 1);
     std::vector<double> entropy(curves + 1, 0.0);
     for (std::size_t c = 0; c <= curves; ++c) {
         const std::size_t panel = c == curves ? 0 : c + 1;

@@ -29,24 +29,12 @@
 #include <utility>
 #include <vector>
 
-#include <Eigen/Core>
-
-#include "maxent/belief/particle_filter.hpp"
-#include "maxent/belief/state_features.hpp"
-#include "maxent/core/error.hpp"
 #include "maxent/core/knn_entropy.hpp"
-#include "maxent/core/random.hpp"
 #include "maxent/core/statistics.hpp"
-#include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
-#include "maxent/model/wrappers.hpp"
-#include "maxent/objective/feedbacks.hpp"
 #include "maxent/objective/knn_feedbacks.hpp"
-#include "maxent/optim/evaluate.hpp"
-#include "maxent/optim/rollout.hpp"
-#include "maxent/policy/belief_averaged.hpp"
 
-#include "runtime/tables.hpp"
+#include "runtime/text.hpp"
 #include "training.hpp"
 
 namespace maxent::rescue {
@@ -58,51 +46,37 @@ constexpr std::size_t knn_k = 3;
 constexpr double knn_floor = 1e-3;  // metres: repeated positions (blocked moves) count as 1 mm apart
 constexpr std::array<double, 4> moe_bin_widths{0.5, 0.25, 0.1, 0.05};
 
-/// The curves' feedbacks, one type for the Trainer.
-enum class Kind { mse_bins, mse_knn, moe_knn, moe_bins, mbe, reg_mbe };
-constexpr std::array<Kind, 6> kinds{Kind::mse_bins, Kind::mse_knn, Kind::moe_knn,
-                                    Kind::moe_bins, Kind::mbe,     Kind::reg_mbe};
-const char* label_of(Kind k) {
-    switch (k) {
-        case Kind::mse_bins: return "mse";
-        case Kind::mse_knn: return "mse-knn";
-        case Kind::moe_knn: return "moe-knn";
-        case Kind::moe_bins: return "moe-bins";
-        case Kind::mbe: return "mbe";
-        case Kind::reg_mbe: return "reg-mbe";
-    }
-    return "?";
-}
-programs::Objective objective_of(Kind k) {
-    switch (k) {
-        case Kind::mse_bins:
-        case Kind::mse_knn: return programs::Objective::mse;
-        case Kind::moe_knn:
-        case Kind::moe_bins: return programs::Objective::moe;
-        case Kind::mbe: return programs::Objective::mbe;
-        case Kind::reg_mbe: return programs::Objective::reg_mbe;
-    }
-    return programs::Objective::mse;
+/// The curves, in their order: MSE over bins and by kNN, MOE by kNN and over binned readings,
+/// MBE, Reg-MBE.
+const std::vector<programs::Curve>& range_curves() {
+    using O = programs::Objective;
+    static const std::vector<programs::Curve> list = [] {
+        const std::pair<O, const char*> curves[] = {{O::mse, "mse"},      {O::mse, "mse-knn"}, {O::moe, "moe-knn"},
+                                                    {O::moe, "moe-bins"}, {O::mbe, "mbe"},     {O::reg_mbe, "reg-mbe"}};
+        std::vector<programs::Curve> out;
+        for (const auto& [objective, label] : curves)
+            out.push_back({objective, 0.0, programs::PolicyClass::belief_averaged, label});
+        return out;
+    }();
+    return list;
 }
 
-/// The feedback of curve kind k: the runtime's box, the kNN entropies held as callables (they
-/// draw nothing).
-programs::AnyFeedback feedback_of(Kind k) {
-    auto knn = [](auto entropy, const char* name) {
+/// The feedback of curve c: the runtime's box, the kNN entropies held as callables (they draw
+/// nothing).
+programs::AnyFeedback feedback_of(const programs::Curve& c) {
+    auto knn = [&](auto entropy) {
         programs::CallableFeedback f;
         f.needs = entropy.needs();
         f.fn = [entropy](const Trajectory& t) {
             int unused = 0;
             return entropy(t, unused);
         };
-        f.name = name;
+        f.name = c.label;
         return programs::AnyFeedback(std::move(f));
     };
-    switch (k) {
-        case Kind::mse_knn: return knn(KnnStateEntropy(knn_k, knn_floor), "mse-knn");
-        case Kind::moe_knn: return knn(KnnObservationEntropy(knn_k, knn_floor), "moe-knn");
-        default: return programs::AnyFeedback(objective_of(k), rho);
-    }
+    if (c.label == "mse-knn") return knn(KnnStateEntropy(knn_k, knn_floor));
+    if (c.label == "moe-knn") return knn(KnnObservationEntropy(knn_k, knn_floor));
+    return programs::AnyFeedback(c.objective, rho);
 }
 
 /// What the final policy of one run (or the uniform policy) does, averaged over its episodes:
@@ -136,37 +110,21 @@ double binned_reading_entropy(std::span<const double> points, double w, std::vec
 
 void evaluate_final(const RescueRangeWorld& world, const RangeFilter& filter, const BeliefAveragedPolicy& policy,
                     std::size_t episodes, programs::SeedRun& run) {
-    const auto fine = with_state_binning(world, heat_per_side * heat_per_side, RescueGridBinning{heat_per_side});
-    VisitCounts& v = run.visits;
-    v.episodes = episodes;
-    v.counts.assign(heat_per_side * heat_per_side, 0);
     std::vector<double>& f = run.finals;
     f.assign(moe_bins + moe_bin_widths.size(), 0.0);
-    EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
     KnnEntropy knn(knn_k, knn_floor);
     std::vector<std::uint64_t> keys;
     RolloutOptions options;
     options.needs.state_points = true;
     options.needs.observation_points = true;
-    rollout_fixed_policy(fine, filter, policy, options, run.seed, heat_stream, 0, episodes,
-                         [&](std::size_t, const Trajectory& t, DefaultRng&) {
-                             coarse.clear();
-                             for (const std::size_t s : t.counted_states()) {
-                                 ++v.counts[s];
-                                 const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
-                                 const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
-                                 coarse.add(ix + true_bins_per_side * iy);
-                             }
-                             v.mean_entropy += coarse.entropy();
-                             f[mse_knn] += knn(t.counted_state_points(), t.state_point_dimension);
-                             const std::span<const double> readings = t.counted_observation_points();
-                             f[moe_knn] += knn(readings, t.observation_point_dimension);
-                             for (std::size_t w = 0; w < moe_bin_widths.size(); ++w)
-                                 f[moe_bins + w] += binned_reading_entropy(readings, moe_bin_widths[w], keys);
-                         });
-    const auto e = static_cast<double>(episodes);
-    v.mean_entropy /= e;
-    for (double& m : f) m /= e;
+    visit(world, filter, policy, options, episodes, run, [&](const Trajectory& t) {
+        f[mse_knn] += knn(t.counted_state_points(), t.state_point_dimension);
+        const std::span<const double> readings = t.counted_observation_points();
+        f[moe_knn] += knn(readings, t.observation_point_dimension);
+        for (std::size_t w = 0; w < moe_bin_widths.size(); ++w)
+            f[moe_bins + w] += binned_reading_entropy(readings, moe_bin_widths[w], keys);
+    });
+    for (double& m : f) m /= static_cast<double>(episodes);
 }
 
 std::string config_json(const RescueExperiment& x, const RescueRangeWorld& world, std::size_t iterations,
@@ -195,8 +153,7 @@ std::string config_json(const RescueExperiment& x, const RescueRangeWorld& world
 
 /// The printout of the final policies (mean [95% CI] over seeds), and final.csv's text.
 std::string report(const RescueExperiment& x, const RescueRangeWorld& world, const std::vector<std::string>& labels,
-                   const std::vector<std::vector<const programs::SeedRun*>>& panels, std::size_t iterations,
-                   std::size_t seeds, double seconds) {
+                   const Panels& panels, std::size_t iterations, std::size_t seeds, double seconds) {
     std::printf("%s: rescue world with a 4-beam range sensor (sd %.2f m), T = %zu, %zu particles, K = %zu, N = %zu, "
                 "%zu seeds (%.1f s)\n",
                 x.name.c_str(), world.options().range_noise, x.horizon, x.particles, iterations, batch, seeds, seconds);
@@ -238,11 +195,10 @@ Study range_study(const RescueExperiment& x) {
     world_options.motion.horizon = x.horizon;
     const auto world = std::make_shared<const RescueRangeWorld>(world_options);
     Study study;
-    for (const Kind k : kinds)
-        study.curves.push_back({objective_of(k), 0.0, programs::PolicyClass::belief_averaged, label_of(k)});
+    study.curves = range_curves();
     study.run = [world, x](std::size_t c, std::uint64_t seed, std::size_t iterations) {
         std::optional<programs::AnyFeedback> feedback;
-        if (c < kinds.size()) feedback.emplace(feedback_of(kinds[c]));
+        if (c < range_curves().size()) feedback.emplace(feedback_of(range_curves()[c]));
         return train_seed(*world, x.particles, std::move(feedback), iterations, seed,
                           [&](const RangeFilter& filter, const BeliefAveragedPolicy& policy, programs::SeedRun& run) {
                               evaluate_final(*world, filter, policy, x.heatmap_episodes, run);
@@ -255,8 +211,7 @@ Study range_study(const RescueExperiment& x) {
                         " particles), true states in 10 x 10 bins");
     study.heatmap_title = "Rescue world, range sensor: where the true states go (fraction of counted steps; walls in black)";
     study.door = world->options().motion.door;
-    study.report = [world, x](const std::vector<std::string>& labels,
-                              const std::vector<std::vector<const programs::SeedRun*>>& panels, std::size_t iterations,
+    study.report = [world, x](const std::vector<std::string>& labels, const Panels& panels, std::size_t iterations,
                               std::size_t seeds, double seconds) {
         return report(x, *world, labels, panels, iterations, seeds, seconds);
     };

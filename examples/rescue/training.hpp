@@ -15,8 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "maxent/core/entropy.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/model/rescue_world.hpp"
+#include "maxent/model/wrappers.hpp"
+#include "maxent/optim/evaluate.hpp"
+#include "maxent/policy/belief_averaged.hpp"
 
 #include "runtime/algorithm_rescue.hpp"
 #include "runtime/components.hpp"
@@ -49,14 +53,14 @@ struct RescueExperiment {
 /// entropy over 10 x 10 bins, finals the sensor's other measures; incomplete when stopped),
 /// config.json, the plots' texts and the door, and the printout of the final policies (panels[p]:
 /// panel p's runs, 0 the uniform policy), which returns final.csv's text ("" for none).
+using Panels = std::vector<std::vector<const programs::SeedRun*>>;
 struct Study {
     std::vector<programs::Curve> curves;
     std::function<programs::SeedRun(std::size_t c, std::uint64_t seed, std::size_t iterations)> run;
     std::function<std::string(std::size_t iterations, std::size_t seeds, std::size_t threads)> config_json;
     std::string subject, heatmap_title;
     double door = 0.0;
-    std::function<std::string(const std::vector<std::string>& labels,
-                              const std::vector<std::vector<const programs::SeedRun*>>& panels, std::size_t iterations,
+    std::function<std::string(const std::vector<std::string>& labels, const Panels& panels, std::size_t iterations,
                               std::size_t seeds, double seconds)>
         report;
 };
@@ -75,6 +79,32 @@ Filter<W> make_filter(const W& world, std::size_t particles, std::uint64_t seed)
                      BilinearGridFeatures<RescuePosition>(feature_nodes_per_side, feature_nodes_per_side, Box{},
                                                           RescuePosition{}),
                      {.particles = particles}, g);
+}
+
+/// Rolls out `episodes` episodes of a final `policy`, episode e on stream(seed, heat_stream, e):
+/// run.visits gets their counted true states in a 40 x 40 grid and their mean entropy over the
+/// 10 x 10 bins; each episode also goes to more(t), the sensor's own measures.
+template <class W, class More>
+void visit(const W& world, const Filter<W>& filter, const BeliefAveragedPolicy& policy, const RolloutOptions& options,
+           std::size_t episodes, programs::SeedRun& run, More more) {
+    const auto fine = with_state_binning(world, heat_per_side * heat_per_side, RescueGridBinning{heat_per_side});
+    VisitCounts& v = run.visits;
+    v.episodes = episodes;
+    v.counts.assign(heat_per_side * heat_per_side, 0);
+    EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
+    rollout_fixed_policy(fine, filter, policy, options, run.seed, heat_stream, 0, episodes,
+                         [&](std::size_t, const Trajectory& t, DefaultRng&) {
+                             coarse.clear();
+                             for (const std::size_t s : t.counted_states()) {
+                                 ++v.counts[s];
+                                 const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
+                                 const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
+                                 coarse.add(ix + true_bins_per_side * iy);
+                             }
+                             v.mean_entropy += coarse.entropy();
+                             more(t);
+                         });
+    v.mean_entropy /= static_cast<double>(episodes);
 }
 
 /// One run on `seed`: with a feedback, K = `iterations` iterations of N = batch episodes, the
