@@ -5,9 +5,8 @@
 #   1. run once (the reference set),
 #   2. run again, the same command into the same --out: exit 0 and the same bytes,
 #   3. run in a fresh directory, stopped by SIGTERM mid-run (once its first finished run is
-#      kept: maxent-paper and maxent-explore; once its staging folder exists: maxent-rescue,
-#      which keeps no runs), and the same command again: exit 0, the finished runs reused,
-#      and the same bytes as the reference.
+#      kept), and the same command again: exit 0, the finished runs reused, and the same bytes
+#      as the reference.
 # Shards: shard 1/2 is stopped and resumed too, the merge is run twice into the same --out,
 # and the merged set must be the one-process set. "The same bytes" is every file of the
 # folder, learned/ included, compared with cmp; nothing is excluded: the programs write no
@@ -66,10 +65,10 @@ function(same_tree a b)
   message(STATUS "identical: ${n} files (${a} vs ${b})")
 endfunction()
 
-# journey(<kind> <folder> <resumable> <command...>): steps 1-3 above for one study whose set
-# is o/<folder> (the command has --out o); <resumable>: whether the program keeps finished
-# runs (o/.<folder>.runs), so that the rerun after SIGTERM must say it reused some.
-function(journey kind folder resumable)
+# journey(<kind> <folder> <command...>): steps 1-3 above for one study whose set is o/<folder>
+# (the command has --out o); every program keeps its finished runs in o/.<folder>.runs until
+# the set is written, so the rerun after SIGTERM must say it reused some.
+function(journey kind folder)
   set(OUT "${ROOT}/${kind}/a")
   file(MAKE_DIRECTORY "${OUT}")
   run(0 o ${ARGN})
@@ -79,19 +78,12 @@ function(journey kind folder resumable)
 
   set(OUT "${ROOT}/${kind}/b")
   file(MAKE_DIRECTORY "${OUT}")
-  if(resumable)
-    set(pattern "o/.${folder}.runs/*.run")
-  else()
-    set(pattern "o/.${folder}.partial-*")
-  endif()
-  run(143 o sh "${ROOT}/interrupt.sh" "${pattern}" ${ARGN})
+  run(143 o sh "${ROOT}/interrupt.sh" "o/.${folder}.runs/*.run" ${ARGN})
   require_matches("${o}" "${kind} stopped by SIGTERM" "SIGTERM")
   run(0 o ${ARGN})
-  if(resumable)
-    require_matches("${o}" "${kind} resumed" "reused [1-9][0-9]* finished runs?")
-    if(EXISTS "${OUT}/o/.${folder}.runs")
-      message(FATAL_ERROR "${kind}: the work area is left after the study completed")
-    endif()
+  require_matches("${o}" "${kind} resumed" "reused [1-9][0-9]* finished runs?")
+  if(EXISTS "${OUT}/o/.${folder}.runs")
+    message(FATAL_ERROR "${kind}: the work area is left after the study completed")
   endif()
   same_tree("${ROOT}/${kind}/reference" "${OUT}/o/${folder}")
   message(STATUS "${kind}: twice into the same --out, and stopped by SIGTERM then resumed: the same bytes")
@@ -106,12 +98,12 @@ set(fig2a fig2a --seeds 0-1 --iterations 8000 --batch 2 --heatmap-episodes 2 ${t
 set(nosim2b nosim2b --seeds 0-1 --iterations 2000 --batch 2 --heatmap-episodes 2 ${learn} ${tiny})
 set(explore "${tiger}" --seeds 0-3 --iterations 10000 --batch 2 ${tiny})
 set(explore_learned "${tiger}" --learned mbe --seeds 0-1 --iterations 20000 --batch 2 ${learn} ${tiny})
-journey(paper-fig2a fig2a TRUE "${PAPER}" ${fig2a})
-journey(paper-nosim2b nosim2b TRUE "${PAPER}" ${nosim2b})
-journey(explore tiger.95 TRUE "${EXPLORE}" ${explore})
-journey(explore-learned tiger.95 TRUE "${EXPLORE}" ${explore_learned})
-journey(rescue rescue-small FALSE "${RESCUE}" rescue-small --iterations 200 --seeds 2 --threads 1 --no-plot --out o)
-journey(rescue-range rescue-range-small FALSE "${RESCUE}" rescue-range-small --iterations 100 --seeds 2 --threads 1
+journey(paper-fig2a fig2a "${PAPER}" ${fig2a})
+journey(paper-nosim2b nosim2b "${PAPER}" ${nosim2b})
+journey(explore tiger.95 "${EXPLORE}" ${explore})
+journey(explore-learned tiger.95 "${EXPLORE}" ${explore_learned})
+journey(rescue rescue-small "${RESCUE}" rescue-small --iterations 200 --seeds 2 --threads 1 --no-plot --out o)
+journey(rescue-range rescue-range-small "${RESCUE}" rescue-range-small --iterations 100 --seeds 2 --threads 1
         --no-plot --out o)
 
 # --- shards + merge: shard 1/2 stopped and resumed, the merge twice into the same --out --------

@@ -61,7 +61,7 @@ says(2 "--latent-states 100000000: nosim2b's learned model would take at least [
 says(2 "--seed: '99999999999999999999999' is too large" -- "${DIAGNOSIS}" --seed 99999999999999999999999)
 says(2 "--episodes: ' 5' is not a positive integer" -- "${DIAGNOSIS}" --episodes " 5")
 says(0 "usage: maxent-rescue" -- "${RESCUE}" --help)
-says(2 "--seeds must be an integer" -- "${RESCUE}" rescue-small --seeds " 5" --out "${OUT}/r")
+says(2 "--seeds: ' 5' is not a positive integer" -- "${RESCUE}" rescue-small --seeds " 5" --out "${OUT}/r")
 says(2 "more than one experiment \\('rescue-small' and 'rescue'\\)" -- "${RESCUE}" rescue-small rescue --out "${OUT}/r")
 
 # --- 2. merge of a tampered shard -----------------------------------------------------------
@@ -101,7 +101,7 @@ says(143 "SIGTERM: stopped; the rows above are complete" --
             sleep 2
             kill -TERM $p
             wait $p")
-says(143 "SIGTERM: stopped; maxent-rescue keeps no finished runs, so nothing was written" --
+says(143 "SIGTERM: stopped; nothing was written" --
      sh -c "\"${RESCUE}\" rescue --threads 1 --no-plot --out \"${OUT}/r\" &
             p=$!
             sleep 2
@@ -111,7 +111,7 @@ if(EXISTS "${OUT}/r/rescue")
   message(FATAL_ERROR "a stopped maxent-rescue wrote ${OUT}/r/rescue")
 endif()
 # The range-sensor experiments too (their own driver, range.cpp).
-says(143 "SIGTERM: stopped; maxent-rescue keeps no finished runs, so nothing was written" --
+says(143 "SIGTERM: stopped; nothing was written" --
      sh -c "\"${RESCUE}\" rescue-range --threads 1 --no-plot --out \"${OUT}/r\" &
             p=$!
             sleep 2

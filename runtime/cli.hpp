@@ -513,16 +513,20 @@ bool shared_flag(FlagArgument& a, O& o) {
 
 }  // namespace detail
 
-// The value parsers the other programs' command lines share (maxent-proxy-gaps, maxent-explore).
+// The value parsers the other programs' command lines share (maxent-proxy-gaps, maxent-explore,
+// maxent-rescue).
 using detail::bad_value;
 using detail::episodes_bytes;
+using detail::FlagArgument;
 using detail::iohmm_fit_bytes;
 using detail::out_directory;
 using detail::parse_threads;
 using detail::positive_count;
 using detail::require_memory;
 using detail::seed_value;
+using detail::SeenFlags;
 using detail::to_uint;
+using detail::uint_in;
 
 /// Parses the arguments after the program name. Throws usage_error naming the flag and value.
 [[nodiscard]] inline Options parse_command_line(const std::vector<std::string>& args) {

@@ -66,6 +66,7 @@ struct SeedRun {
     /// the warm-up episodes (select_learned_model); latent_states 0 for the others.
     SelectedModel selected{};
     VisitCounts visits{};  ///< the final policy's visits (Settings::heatmap_episodes > 0), else empty
+    std::vector<double> finals{};  ///< a program's own measures of the final policy (maxent-rescue), else empty
     double seconds = 0.0;  ///< CPU time of its training here (0 when kept); written to no file
 };
 

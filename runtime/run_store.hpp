@@ -141,6 +141,8 @@ void check_learned_model_text(std::string_view text, std::string_view name);
 ///   learned-belief runs, "fits <n> <truth_heldout>" and n lines of fits; then, for runs of a
 ///   learner that selects its size, "selected <L> <pseudo-count> <allocation> <candidates>"; then, for runs with
 ///   heatmap counts, "visits <E> <mean_entropy> <S>" and one line of the S counts; then, for
+///   runs with measures of their final policy (SeedRun::finals), "finals <n>" and one line of
+///   the n numbers; then, for
 ///   learned-belief runs, "model <bytes>" and the final learned model's POMDP text (0 bytes
 ///   where the format cannot hold the model), which must read as a POMDP file. A run
 ///   whose counts are not those the rerun asks for (another E, or none) is trained again
@@ -319,6 +321,22 @@ public:
             if (p < line.size() + 1) throw bad(cat("more than ", std::to_string(states), " counts"));
             more = next();
         }
+        if (more && line.substr(0, 7) == "finals ") {  // measures of the final policy
+            std::uint64_t n = 0;
+            if (!parse_uint(line.substr(7), n) || !next() || n > (line.size() + 1) / 2) throw bad("bad 'finals'");
+            std::size_t p = 0;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const std::size_t end = std::min(line.find(' ', p), line.size());
+                double x = 0.0;
+                if (p > line.size() || !parse_double(line.substr(p, end - p), x))
+                    throw bad(cat("not ", std::to_string(n), " numbers after 'finals'"));
+                check_value(x, -max_run_value, max_run_value, "a final measure", bad);
+                run.finals.push_back(x);
+                p = end + 1;
+            }
+            if (p < line.size() + 1) throw bad(cat("more than ", std::to_string(n), " numbers after 'finals'"));
+            more = next();
+        }
         const bool learned = key.find("|learned|") != std::string::npos;
         if (more && line.substr(0, 6) == "model ") {  // the final learned model's POMDP text
             std::uint64_t bytes = 0;
@@ -382,6 +400,14 @@ public:
                         std::to_string(run.visits.counts.size()), "\n");
             for (std::size_t i = 0; i < run.visits.counts.size(); ++i)
                 text += cat(i ? " " : "", std::to_string(run.visits.counts[i]));
+            text += "\n";
+        }
+        if (!run.finals.empty()) {  // measures of the final policy
+            text += cat("finals ", std::to_string(run.finals.size()), "\n");
+            for (std::size_t i = 0; i < run.finals.size(); ++i) {
+                const auto res = std::to_chars(buf, buf + sizeof buf, run.finals[i], std::chars_format::general, 17);
+                text += cat(i ? " " : "", std::string_view(buf, res.ptr));
+            }
             text += "\n";
         }
         if (key.find("|learned|") != std::string::npos || !run.learned_model.empty())  // learned-belief runs: the final model's POMDP text

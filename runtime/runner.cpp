@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -197,6 +198,48 @@ std::uint64_t estimated_run_cost(const GridPomdp& model, const Curve& c, const S
            static_cast<std::uint64_t>(model.horizon()) * static_cast<std::uint64_t>(model.num_states());
 }
 
+std::vector<QueuedRun> run_longest_first(const std::vector<std::uint64_t>& costs, std::size_t threads,
+                                         const std::function<SeedRun(std::size_t)>& job) {
+    std::vector<std::size_t> order(costs.size());
+    for (std::size_t j = 0; j < costs.size(); ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<QueuedRun> done = run_parallel(order.size(), threads, [&](std::size_t k) {
+        const double cpu_start = thread_cpu_seconds();
+        SeedRun run = job(order[k]);
+        run.seconds = thread_cpu_seconds() - cpu_start;
+        return QueuedRun{std::move(run),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    });
+    std::vector<QueuedRun> out(done.size());
+    for (std::size_t k = 0; k < order.size(); ++k) out[order[k]] = std::move(done[k]);
+    return out;
+}
+
+std::vector<SeedRun> run_or_resume(const std::vector<std::string>& keys, const std::vector<std::uint64_t>& costs,
+                                   const RunStore& store, std::size_t threads,
+                                   const std::function<SeedRun(std::size_t)>& job, std::size_t& reused) {
+    std::vector<SeedRun> runs(keys.size());
+    std::vector<std::size_t> todo;
+    std::vector<std::uint64_t> todo_costs;
+    for (std::size_t j = 0; j < keys.size(); ++j) {
+        if (std::optional<SeedRun> kept = store.load(keys[j])) {
+            runs[j] = std::move(*kept);
+            ++reused;
+        } else {
+            todo.push_back(j);
+            todo_costs.push_back(costs[j]);
+        }
+    }
+    std::vector<QueuedRun> done = run_longest_first(todo_costs, threads, [&](std::size_t k) {
+        SeedRun run = job(todo[k]);
+        store.save(keys[todo[k]], run);  // complete runs only
+        return run;
+    });
+    for (std::size_t k = 0; k < todo.size(); ++k) runs[todo[k]] = std::move(done[k].run);
+    return runs;
+}
+
 std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>& plans, std::size_t threads,
                                               const std::atomic<bool>* stop, RunCache* cache) {
     std::vector<ExperimentResult> results(plans.size());
@@ -268,26 +311,15 @@ std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>&
     }
 
     // Longest first; equal costs in plan and job order.
-    std::vector<std::size_t> order(jobs.size());
-    for (std::size_t j = 0; j < jobs.size(); ++j) order[j] = j;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return jobs[a].cost > jobs[b].cost; });
-
-    struct Done {
-        SeedRun run;
-        double finished = 0.0;  ///< seconds from the pool's start
-    };
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<Done> done = run_parallel(order.size(), threads, [&](std::size_t k) {
-        const Job& job = jobs[order[k]];
+    std::vector<std::uint64_t> costs(jobs.size());
+    for (std::size_t j = 0; j < jobs.size(); ++j) costs[j] = jobs[j].cost;
+    std::vector<QueuedRun> done = run_longest_first(costs, threads, [&](std::size_t j) {
+        const Job& job = jobs[j];
         const Slot& own = job.slots.front();
         const ExperimentPlan& plan = plans[own.plan];
-        const double cpu_start = thread_cpu_seconds();
         SeedRun run = run_curve_seed(models[own.plan], curves[own.plan][own.curve], plan.settings,
                                      plan.settings.seeds[own.seed_index], stop,
                                      plan.progress ? &plan.progress->iterations : nullptr);
-        run.seconds = thread_cpu_seconds() - cpu_start;
-        const auto run_end = std::chrono::steady_clock::now();
         if (run.complete) {
             const RunStore* saved = nullptr;
             for (const Slot& slot : job.slots) {
@@ -299,17 +331,17 @@ std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>&
                 if (p.progress) p.progress->runs_done[p.progress_curve_offset + slot.curve].fetch_add(1);
             }
         }
-        return Done{std::move(run), std::chrono::duration<double>(run_end - start).count()};
+        return run;
     });
 
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const Job& job = jobs[order[k]];
-        SeedRun& run = done[k].run;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const Job& job = jobs[j];
+        SeedRun& run = done[j].run;
         if (cache) cache->insert(job.key, run);
         for (std::size_t x = 0; x < job.slots.size(); ++x) {
             const Slot& slot = job.slots[x];
             ExperimentResult& result = results[slot.plan];
-            result.seconds = std::max(result.seconds, done[k].finished);
+            result.seconds = std::max(result.seconds, done[j].finished);
             if (x == 0) {
                 result.iterations_run += run.records.size();
             } else {

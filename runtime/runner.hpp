@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <span>
 #include <string>
@@ -112,6 +113,30 @@ void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const Io
 /// of the belief filter and of the policy's features costs about S). Measured per run in
 /// docs/performance.md ("One work queue").
 [[nodiscard]] std::uint64_t estimated_run_cost(const GridPomdp& model, const Curve& c, const Settings& s);
+
+/// A run of a work queue (run_longest_first) and when it finished: seconds from the pool's start.
+struct QueuedRun {
+    SeedRun run;
+    double finished = 0.0;
+};
+
+/// The work queue every program's runs go through: job(j) for every j < costs.size() in ONE
+/// pool of `threads` threads (0 = all hardware threads), longest first (costs[j]; equal costs
+/// in job order), so that no thread idles while a long job waits; each run's SeedRun::seconds
+/// is the CPU time of its job. Results in job order: a run is a pure function of its job, so
+/// the order changes nothing but the time. run_experiments and maxent-rescue are built on it.
+[[nodiscard]] std::vector<QueuedRun> run_longest_first(const std::vector<std::uint64_t>& costs, std::size_t threads,
+                                                       const std::function<SeedRun(std::size_t)>& job);
+
+/// The runs of a study whose run j is keyed keys[j] (everything that determines it, as
+/// run_key): a run kept in `store` (its work area, RunStore) is read back and counted in
+/// `reused`; the others are trained by job(j) through run_longest_first, each complete one
+/// saved in `store` as soon as it finishes, so that the same command after an interruption
+/// trains only the rest. Results in job order (maxent-rescue's queue).
+[[nodiscard]] std::vector<SeedRun> run_or_resume(const std::vector<std::string>& keys,
+                                                 const std::vector<std::uint64_t>& costs, const RunStore& store,
+                                                 std::size_t threads, const std::function<SeedRun(std::size_t)>& job,
+                                                 std::size_t& reused);
 
 /// One experiment of a command's work queue (run_experiments): what run_experiment takes.
 struct ExperimentPlan {

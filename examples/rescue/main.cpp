@@ -19,229 +19,232 @@
 //                 (every counted step of 100 episodes per seed, in a 40 x 40 grid), for the
 //                 uniform policy and each objective's learned policy
 //   heatmap.gp, heatmap.png                        those as images with the walls drawn
+//   final.csv     the range sensor's measures of the final policies (range.cpp)
 // It prints each curve's final true-state entropy next to the uniform policy's.
 //
+// This file is also the driver of both sensors: the flags (runtime/cli.hpp's parsers), every
+// (curve, seed) run and the uniform policy's per seed in the runtime's queue (run_or_resume:
+// finished runs kept in OUT/.<experiment>.runs/ until the set is written, so the same command
+// after SIGINT / SIGTERM trains only the rest), and the files.
+//
 //   maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] [--seeds N] [EXPERIMENT]
-#include <algorithm>
-#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <Eigen/Core>
-
-#include "maxent/belief/particle_filter.hpp"
-#include "maxent/belief/state_features.hpp"
 #include "maxent/core/error.hpp"
-#include "maxent/core/parallel.hpp"
-#include "maxent/core/random.hpp"
 #include "maxent/core/statistics.hpp"
-#include "maxent/model/concepts.hpp"
 #include "maxent/model/rescue_world.hpp"
-#include "maxent/model/wrappers.hpp"
-#include "maxent/objective/feedbacks.hpp"
-#include "maxent/optim/evaluate.hpp"
-#include "maxent/optim/rollout.hpp"
-#include "maxent/policy/belief_averaged.hpp"
 
-#include "runtime/components.hpp"
+#include "runtime/cli.hpp"
+#include "runtime/fingerprint.hpp"
 #include "runtime/output.hpp"
+#include "runtime/run_store.hpp"
 #include "runtime/runner.hpp"
+#include "runtime/signals.hpp"
 #include "runtime/threads.hpp"
 #include "heatmaps.hpp"
-#include "range.hpp"
 #include "training.hpp"
-#include "runtime/signals.hpp"
 
+namespace maxent::rescue {
 namespace {
 
-using maxent::programs::cat;
-namespace programs = maxent::programs;
-
-struct RescueExperiment {
-    std::string name;
-    std::size_t horizon = 100;
-    std::size_t particles = 300;
-    std::size_t iterations = 300;
-    std::size_t seeds = 8;
-    std::size_t heatmap_episodes = 100;  ///< per seed
-};
+using programs::cat;
 
 const std::vector<RescueExperiment>& experiments() {
-    static const std::vector<RescueExperiment> list{{"rescue", 100, 300, 300, 8, 100},
-                                                    {"rescue-small", 30, 50, 20, 2, 10}};
+    static const std::vector<RescueExperiment> list{{"rescue", 100, 300, 300, 8, 100, false},
+                                                    {"rescue-small", 30, 50, 20, 2, 10, false},
+                                                    {"rescue-range", 100, 300, 300, 8, 100, true},
+                                                    {"rescue-range-small", 30, 50, 20, 2, 10, true}};
     return list;
 }
 
-using namespace maxent::rescue;  // the agent, the constants, train_seed (training.hpp)
-using RescueFilter = Filter<maxent::RescueWorld>;
+// ---------------------------------------------------------------------------------------
+// The command line
+// ---------------------------------------------------------------------------------------
 
-/// One seed's run: the learning curve and the heatmap counts of its final policy.
-struct SeedResult {
-    programs::SeedRun run;
-    std::vector<double> heat;  // heat_per_side² visit counts
-    double final_entropy = 0.0;  // mean true-state entropy of the heatmap episodes (10 x 10 bins)
+struct Options {
+    std::string experiment = "rescue";
+    std::string out = "out";
+    std::size_t threads = 0, iterations = 0, seeds = 0;  ///< 0: all cores, the experiment's K and seeds
+    bool plot = true, help = false;
 };
 
-/// Counts, in a 40 x 40 grid, the counted true states of `episodes` rollouts of `policy`,
-/// and returns their mean true-state entropy over the 10 x 10 bins.
-double visit(const maxent::RescueWorld& world, const RescueFilter& filter, const maxent::BeliefAveragedPolicy& policy,
-             std::uint64_t seed, std::size_t episodes, std::vector<double>& heat) {
-    const auto fine = maxent::with_state_binning(world, heat_per_side * heat_per_side,
-                                                 maxent::RescueGridBinning{heat_per_side});
-    heat.assign(heat_per_side * heat_per_side, 0.0);
-    maxent::EmpiricalCounter coarse(true_bins_per_side * true_bins_per_side);
-    double entropy = 0.0;
-    maxent::rollout_fixed_policy(fine, filter, policy, maxent::RolloutOptions{}, seed, heat_stream, 0, episodes,
-                                 [&](std::size_t, const maxent::Trajectory& t, maxent::DefaultRng&) {
-                                     coarse.clear();
-                                     for (const std::size_t s : t.counted_states()) {
-                                         heat[s] += 1.0;
-                                         const std::size_t ix = (s % heat_per_side) * true_bins_per_side / heat_per_side;
-                                         const std::size_t iy = (s / heat_per_side) * true_bins_per_side / heat_per_side;
-                                         coarse.add(ix + true_bins_per_side * iy);
-                                     }
-                                     entropy += coarse.entropy();
-                                 });
-    return entropy / static_cast<double>(episodes);
+Options parse_command_line(const std::vector<std::string>& args) {
+    Options o;
+    programs::SeenFlags seen;
+    bool named = false;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        if (arg == "-h") {
+            o.help = true;
+        } else if (arg.substr(0, 2) != "--") {
+            if (!arg.empty() && arg[0] == '-') throw programs::usage_error(cat("unknown option '", arg, "'"));
+            if (named)
+                throw programs::usage_error(
+                    cat("more than one experiment ('", o.experiment, "' and '", arg, "'); run one at a time"));
+            o.experiment = arg;
+            named = true;
+        } else {
+            programs::FlagArgument a(args, i, &seen);
+            if (a.flag == "--help") {
+                a.no_value();
+                o.help = true;
+            } else if (a.flag == "--no-plot") {
+                a.no_value();
+                o.plot = false;
+            } else if (a.flag == "--out") {
+                o.out = programs::out_directory(a.flag, a.value());
+            } else if (a.flag == "--threads") {
+                o.threads = programs::parse_threads(a.flag, a.value());
+            } else if (a.flag == "--iterations") {
+                o.iterations = programs::uint_in(a.flag, a.value(), 1, 10'000'000, "a positive integer");
+            } else if (a.flag == "--seeds") {
+                o.seeds = programs::uint_in(a.flag, a.value(), 1, 100'000, "a positive integer");
+            } else {
+                throw programs::usage_error(cat("unknown option '", a.flag, "'"));
+            }
+        }
+    }
+    return o;
 }
 
-SeedResult train_objective(const maxent::RescueWorld& world, const RescueExperiment& x, programs::Objective objective,
-                           std::size_t iterations, std::uint64_t seed) {
-    const RescueFilter filter = make_filter(world, x.particles, seed);
-    TrainedSeed trained = train_seed(world, filter, programs::AnyFeedback(objective, rho), iterations, seed);
-    SeedResult out;
-    out.run = std::move(trained.run);
-    if (!out.run.complete) return out;
-    out.final_entropy = visit(world, filter, trained.policy, seed, x.heatmap_episodes, out.heat);
-    return out;
+std::string help_text() {
+    return "usage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] [--seeds N] [EXPERIMENT]\n"
+           "experiments: rescue (default), rescue-small, rescue-range, rescue-range-small\n"
+           "--seeds N runs seeds 0..N-1; --threads 0 (the default) uses every core. SIGINT or SIGTERM stops the\n"
+           "training and writes nothing (exit 130 or 143); the finished runs stay in OUT/.<experiment>.runs/, so\n"
+           "the same command again trains only the rest.\n";
 }
 
-std::string config_json(const RescueExperiment& x, const maxent::RescueWorld& world, std::size_t iterations,
-                        std::size_t seeds, std::size_t threads) {
-    const maxent::RescueWorldOptions& o = world.options();
-    const auto num = programs::format_number;
-    std::string j = "{\n";
-    j += cat("  \"experiment\": \"", x.name, "\",\n");
-    j += cat("  \"world\": {\"name\": \"rescue\", \"rooms\": 4, \"horizon\": ", std::to_string(o.horizon),
-             ", \"step\": ", num(o.step), ", \"noise\": ", num(o.noise), ", \"door\": ", num(o.door),
-             ", \"sensor_cells\": ", std::to_string(o.sensor_cells), ", \"accuracy\": ", num(o.accuracy),
-             ", \"start\": [", num(o.start_lo), ", ", num(o.start_hi), "]},\n");
-    j += cat("  \"true_state_bins\": ", std::to_string(true_bins_per_side * true_bins_per_side), ",\n");
-    j += cat("  \"belief\": {\"model\": \"particle filter\", \"particles\": ", std::to_string(x.particles),
-             ", \"resample_threshold\": 0.5, \"bins\": ", std::to_string(belief_bins_per_side * belief_bins_per_side),
-             ", \"features\": \"bilinear ", std::to_string(feature_nodes_per_side), "x",
-             std::to_string(feature_nodes_per_side), "\", \"belief_entropy\": \"plug-in\"},\n");
-    j += cat("  \"policy\": \"BA over features\", \"estimator\": \"batch-mean\", \"step\": \"constant\", \"alpha\": ",
-             num(alpha), ", \"rho\": ", num(rho), ", \"batch\": ", std::to_string(batch), ",\n");
-    j += cat("  \"iterations\": ", std::to_string(iterations), ", \"seeds\": ", std::to_string(seeds),
-             ", \"threads\": ", std::to_string(threads), ",\n");
-    j += cat("  \"heatmap\": {\"episodes_per_seed\": ", std::to_string(x.heatmap_episodes), ", \"grid\": ",
-             std::to_string(heat_per_side), "},\n");
-    j += "  \"confidence\": \"95% Student t across seeds, n - 1 degrees of freedom\"\n}\n";
-    return j;
-}
-
-[[noreturn]] void usage(const char* why) {
-    const bool help = why == nullptr;  // --help: the usage on stdout, exit 0
-    std::fprintf(help ? stdout : stderr,
-                 "%s%susage: maxent-rescue [--out DIR] [--threads N] [--no-plot] [--iterations K] "
-                 "[--seeds N] [EXPERIMENT]\nexperiments: rescue (default), rescue-small, rescue-range, rescue-range-small\n"
-                 "SIGINT or SIGTERM stops the training; maxent-rescue keeps no finished runs, so nothing is "
-                 "written (exit 130 or 143).\n",
-                 help ? "" : "maxent-rescue: ", help ? "" : cat(why, "\n").c_str());
-    std::exit(help ? 0 : 2);
-}
-
-std::size_t parse_count(const char* flag, const char* text, std::size_t max) {
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(text, &end, 10);
-    if (end == text || *end != '\0' || !(text[0] >= '0' && text[0] <= '9') || v == 0 || v > max)
-        usage(cat(flag, " must be an integer in [1, ", std::to_string(max), "], got '", text, "'").c_str());
-    return static_cast<std::size_t>(v);
-}
+// ---------------------------------------------------------------------------------------
+// The cell sensor
+// ---------------------------------------------------------------------------------------
 
 }  // namespace
 
-int main(int argc, char** argv) try {
-    if (maxent::rescue_range::is_range_experiment(argc, argv)) return maxent::rescue_range::range_main(argc, argv);
-    std::filesystem::path out = "out";
-    std::size_t threads = 0, iterations = 0, seeds = 0;
-    bool plot = true;
-    std::string name = "rescue";
-    bool named = false;
-    std::string command_line;
-    for (int i = 0; i < argc; ++i) command_line += cat(i ? " " : "", argv[i]);
-    std::vector<std::pair<std::string_view, std::string_view>> given;  // the flags given a value so far
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        const auto value = [&]() -> const char* {
-            if (i + 1 >= argc) usage(cat(a, " needs a value").c_str());
-            for (const auto& [flag, earlier] : given)  // one value per flag, never the last one silently
-                if (flag == a)
-                    usage(cat(a, ": given twice ('", earlier, "', then '", argv[i + 1], "'); give it once").c_str());
-            given.emplace_back(a, argv[i + 1]);
-            return argv[++i];
-        };
-        if (a == "--out") out = value();
-        else if (a == "--threads") threads = parse_count("--threads", value(), 1024);
-        else if (a == "--iterations") iterations = parse_count("--iterations", value(), 10000000);
-        else if (a == "--seeds") seeds = parse_count("--seeds", value(), 100000);
-        else if (a == "--no-plot") plot = false;
-        else if (a == "--help" || a == "-h") usage(nullptr);
-        else if (!a.empty() && a[0] == '-') usage(cat("unknown option '", a, "'").c_str());
-        else if (named) usage(cat("more than one experiment ('", name, "' and '", a, "'); run one at a time").c_str());
-        else {
-            name = a;
-            named = true;
+Study cell_study(const RescueExperiment& x) {
+    const auto world = std::make_shared<const RescueWorld>(RescueWorldOptions{.horizon = x.horizon});
+    Study study;
+    for (const programs::Objective o : {programs::Objective::mse, programs::Objective::moe, programs::Objective::mbe,
+                                        programs::Objective::reg_mbe})
+        study.curves.push_back({o, 0.0, programs::PolicyClass::belief_averaged, std::string(programs::name_of(o))});
+    study.run = [world, x, curves = study.curves](std::size_t c, std::uint64_t seed, std::size_t iterations) {
+        std::optional<programs::AnyFeedback> feedback;
+        if (c < curves.size()) feedback.emplace(curves[c].objective, rho);
+        return train_seed(*world, x.particles, std::move(feedback), iterations, seed,
+                          [&](const Filter<RescueWorld>& filter, const BeliefAveragedPolicy& policy,
+                              programs::SeedRun& run) {
+                              visit(*world, filter, policy, {}, x.heatmap_episodes, run, [](const Trajectory&) {});
+                          });
+    };
+    study.config_json = [world, x](std::size_t iterations, std::size_t seeds, std::size_t threads) {
+        const RescueWorldOptions& o = world->options();
+        const auto num = programs::format_number;
+        std::string j = "{\n";
+        j += cat("  \"experiment\": \"", x.name, "\",\n");
+        j += cat("  \"world\": {\"name\": \"rescue\", \"rooms\": 4, \"horizon\": ", std::to_string(o.horizon),
+                 ", \"step\": ", num(o.step), ", \"noise\": ", num(o.noise), ", \"door\": ", num(o.door),
+                 ", \"sensor_cells\": ", std::to_string(o.sensor_cells), ", \"accuracy\": ", num(o.accuracy),
+                 ", \"start\": [", num(o.start_lo), ", ", num(o.start_hi), "]},\n");
+        j += cat("  \"true_state_bins\": ", std::to_string(true_bins_per_side * true_bins_per_side), ",\n");
+        j += cat("  \"belief\": {\"model\": \"particle filter\", \"particles\": ", std::to_string(x.particles),
+                 ", \"resample_threshold\": 0.5, \"bins\": ", std::to_string(belief_bins_per_side * belief_bins_per_side),
+                 ", \"features\": \"bilinear ", std::to_string(feature_nodes_per_side), "x",
+                 std::to_string(feature_nodes_per_side), "\", \"belief_entropy\": \"plug-in\"},\n");
+        j += cat("  \"policy\": \"BA over features\", \"estimator\": \"batch-mean\", \"step\": \"constant\", \"alpha\": ",
+                 num(alpha), ", \"rho\": ", num(rho), ", \"batch\": ", std::to_string(batch), ",\n");
+        j += cat("  \"iterations\": ", std::to_string(iterations), ", \"seeds\": ", std::to_string(seeds),
+                 ", \"threads\": ", std::to_string(threads), ",\n");
+        j += cat("  \"heatmap\": {\"episodes_per_seed\": ", std::to_string(x.heatmap_episodes), ", \"grid\": ",
+                 std::to_string(heat_per_side), "},\n");
+        j += "  \"confidence\": \"95% Student t across seeds, n - 1 degrees of freedom\"\n}\n";
+        return j;
+    };
+    study.subject = cat(x.name, ": continuous rescue world (4 rooms), particle beliefs (", std::to_string(x.particles),
+                        " particles), true states in 10 x 10 bins");
+    study.heatmap_title = "Rescue world: where the true states go (fraction of counted steps; walls in black)";
+    study.door = world->options().door;
+    study.report = [x](const std::vector<std::string>& labels, const Panels& panels, std::size_t iterations,
+                       std::size_t seeds, double seconds) {
+        std::printf("%s: continuous rescue world, T = %zu, %zu particles, K = %zu, N = %zu, %zu seeds (%.1f s)\n",
+                    x.name.c_str(), x.horizon, x.particles, iterations, batch, seeds, seconds);
+        constexpr std::size_t bins = true_bins_per_side * true_bins_per_side;
+        std::printf("final policies' true-state entropy over %zu bins (max log %zu = %.3f), mean [95%% CI] over seeds:\n",
+                    bins, bins, std::log(static_cast<double>(bins)));
+        for (std::size_t p = 0; p < panels.size(); ++p) {
+            std::vector<double> finals;
+            for (const programs::SeedRun* r : panels[p]) finals.push_back(r->visits.mean_entropy);
+            const MeanInterval ci = two_pass_mean_interval(finals, 0.95);
+            std::printf("  %-8s %.3f [%.3f, %.3f]\n", labels[p].c_str(), ci.mean, ci.low, ci.high);
         }
-    }
-    threads = programs::resolve_threads(threads);
-    const RescueExperiment* found = nullptr;
-    for (const RescueExperiment& x : experiments())
-        if (x.name == name) found = &x;
-    if (found == nullptr) usage(cat("unknown experiment '", name, "'").c_str());
-    const RescueExperiment& x = *found;
-    if (out.empty()) usage("--out: is empty");
-    if (iterations == 0) iterations = x.iterations;
-    if (seeds == 0) seeds = x.seeds;
+        return std::string();
+    };
+    return study;
+}
 
-    const maxent::RescueWorld world({.horizon = x.horizon});
-    const std::vector<programs::Objective> objectives{programs::Objective::mse, programs::Objective::moe,
-                                                      programs::Objective::mbe, programs::Objective::reg_mbe};
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// The driver: the job loop and the files
+// ---------------------------------------------------------------------------------------
+
+int run_study(const RescueExperiment& x, const Options& o) {
+    const std::size_t iterations = o.iterations > 0 ? o.iterations : x.iterations;
+    const std::size_t seeds = o.seeds > 0 ? o.seeds : x.seeds;
+    const std::size_t threads = programs::resolve_threads(o.threads);
     programs::OutputFolder folder;
     try {
-        folder = programs::OutputFolder(out / x.name);
+        folder = programs::OutputFolder(std::filesystem::path(o.out) / x.name);
     } catch (const programs::output_error& e) {
-        usage(cat("--out: ", e.what()).c_str());
+        return programs::usage_failure("maxent-rescue", cat("--out: ", e.what()));
     }
+    const Study study = x.range ? range_study(x) : cell_study(x);
+    const std::size_t curves = study.curves.size();
+
+    // Job c * seeds + s: curve c on seed s; c = curves: the uniform policy's heatmap runs.
+    std::vector<std::string> keys;
+    std::vector<std::uint64_t> costs;
+    for (std::size_t c = 0; c <= curves; ++c)
+        for (std::uint64_t s = 0; s < seeds; ++s) {
+            const std::string common = cat("maxent-rescue|", x.name, "|T=", std::to_string(x.horizon), "|particles=",
+                                           std::to_string(x.particles), "|heatmap=", std::to_string(x.heatmap_episodes));
+            keys.push_back(c == curves ? cat(common, "|uniform|seed=", std::to_string(s))
+                                       : cat(common, "|", study.curves[c].label, "|K=", std::to_string(iterations),
+                                             "|N=", std::to_string(batch), "|alpha=", programs::format_number(alpha),
+                                             "|rho=", programs::format_number(rho), "|seed=", std::to_string(s)));
+            costs.push_back((c == curves ? x.heatmap_episodes : iterations * batch) * x.horizon * x.particles);
+        }
+    const programs::RunStore store(programs::work_area_of(folder.path()),
+                                   programs::fields_json(programs::build_fingerprint()));
     programs::install_stop_handlers();
     const auto start = std::chrono::steady_clock::now();
-    // One job per (objective, seed) and one per seed for the uniform policy's heatmap.
-    const std::size_t jobs = (objectives.size() + 1) * seeds;
-    const auto results = maxent::run_parallel(jobs, threads, [&](std::size_t job) {
-        const std::size_t c = job / seeds;
-        const std::uint64_t seed = job % seeds;
-        if (c == objectives.size()) {
-            SeedResult r;
-            r.final_entropy = visit(world, make_filter(world, x.particles, seed),
-                                    maxent::BeliefAveragedPolicy(num_features, 4), seed, x.heatmap_episodes, r.heat);
-            return r;
-        }
-        return train_objective(world, x, objectives[c], iterations, seed);
-    });
+    std::size_t reused = 0;
+    const std::vector<programs::SeedRun> runs =
+        programs::run_or_resume(keys, costs, store, threads, [&](std::size_t j) {
+            if (programs::stop_requested()) return programs::SeedRun{};
+            return study.run(j / seeds, j % seeds, iterations);
+        }, reused);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (reused > 0)
+        std::printf("%s: reused %zu finished run%s from %s (resumed)\n", x.name.c_str(), reused, reused == 1 ? "" : "s",
+                    store.dir().string().c_str());
     if (programs::stop_requested()) {
-        std::fprintf(stderr, "maxent-rescue: %s: stopped; maxent-rescue keeps no finished runs, so nothing was written "
-                             "and %s is unchanged\n", programs::stop_signal_name(), folder.path().string().c_str());
+        std::size_t kept = 0;
+        for (const programs::SeedRun& r : runs) kept += r.complete ? 1 : 0;
+        std::fprintf(stderr, "maxent-rescue: %s: stopped; nothing was written and %s is unchanged; %zu of %zu runs "
+                             "finished and stay in %s: run the same command again to train only the rest\n",
+                     programs::stop_signal_name(), folder.path().string().c_str(), kept, runs.size(),
+                     store.dir().string().c_str());
         return programs::stop_exit_status();
     }
 
@@ -253,60 +256,66 @@ int main(int argc, char** argv) try {
     r.settings.seeds.clear();
     for (std::uint64_t s = 0; s < seeds; ++s) r.settings.seeds.push_back(s);
     std::vector<std::string> labels{"uniform"};
-    std::vector<std::vector<double>> heat(objectives.size() + 1,
-                                          std::vector<double>(heat_per_side * heat_per_side, 0.0));
-    std::vector<double> entropy(objectives.size() + 1, 0.0);
-    std::vector<std::vector<double>> finals(objectives.size() + 1);
-    for (std::size_t c = 0; c <= objectives.size(); ++c) {
-        const std::size_t panel = c == objectives.size() ? 0 : c + 1;
-        if (c < objectives.size()) {
-            programs::CurveRuns curve;
-            curve.curve = {objectives[c], 0.0, programs::PolicyClass::belief_averaged,
-                           std::string(programs::name_of(objectives[c]))};
-            labels.push_back(curve.curve.label);
-            for (std::size_t s = 0; s < seeds; ++s) curve.runs.push_back(results[c * seeds + s].run);
-            r.curves.push_back(std::move(curve));
+    std::vector<std::vector<double>> heat(curves + 1, std::vector<double>(heat_per_side * heat_per_side, 0.0));
+    Panels panels(curves + 1);
+    std::vector<double> entropy(curves + 1, 0.0);
+    for (std::size_t c = 0; c <= curves; ++c) {
+        const std::size_t panel = c == curves ? 0 : c + 1;
+        if (c < curves) {
+            labels.push_back(study.curves[c].label);
+            r.curves.push_back({study.curves[c], {runs.begin() + c * seeds, runs.begin() + (c + 1) * seeds}});
         }
+        std::vector<double> finals;
         for (std::size_t s = 0; s < seeds; ++s) {
-            const SeedResult& sr = results[c * seeds + s];
-            for (std::size_t k = 0; k < sr.heat.size(); ++k) heat[panel][k] += sr.heat[k];
-            finals[panel].push_back(sr.final_entropy);
+            const programs::SeedRun& run = runs[c * seeds + s];
+            for (std::size_t k = 0; k < run.visits.counts.size(); ++k)
+                heat[panel][k] += static_cast<double>(run.visits.counts[k]);
+            panels[panel].push_back(&run);
+            finals.push_back(run.visits.mean_entropy);
         }
+        entropy[panel] = two_pass_mean_interval(finals, 0.95).mean;
     }
-    std::printf("%s: continuous rescue world, T = %zu, %zu particles, K = %zu, N = %zu, %zu seeds (%.1f s)\n",
-                x.name.c_str(), x.horizon, x.particles, iterations, batch, seeds, seconds);
-    std::printf("final policies' true-state entropy over %zu bins (max log %zu = %.3f), mean [95%% CI] over seeds:\n",
-                true_bins_per_side * true_bins_per_side, true_bins_per_side * true_bins_per_side,
-                std::log(static_cast<double>(true_bins_per_side * true_bins_per_side)));
-    for (std::size_t p = 0; p < finals.size(); ++p) {
-        const maxent::MeanInterval ci = maxent::two_pass_mean_interval(finals[p], 0.95);
-        entropy[p] = ci.mean;
-        std::printf("  %-8s %.3f [%.3f, %.3f]\n", labels[p].c_str(), ci.mean, ci.low, ci.high);
-    }
+    const std::string final_csv = study.report(labels, panels, iterations, seeds, seconds);
 
     const std::filesystem::path& dir = folder.staging();
     const std::vector<programs::CurveSummary> summary = programs::summarize(r, programs::Plotted::true_entropy);
     programs::write_file_atomically(dir / programs::output_name("runs.csv"), [&](std::FILE* f) { programs::write_runs_csv(f, r); });
     programs::write_file_atomically(dir / programs::output_name("summary.csv"), [&](std::FILE* f) { programs::write_summary_csv(f, summary); });
-    programs::write_string_atomically(dir / programs::output_name("config.json"), config_json(x, world, iterations, seeds, threads));
+    programs::write_string_atomically(dir / programs::output_name("config.json"), study.config_json(iterations, seeds, threads));
+    if (!final_csv.empty()) programs::write_string_atomically(dir / programs::output_name("final.csv"), final_csv);
     programs::PlotSpec spec;
     spec.generator = cat("maxent-rescue: ", x.name);
-    spec.subject = cat(x.name, ": continuous rescue world (4 rooms), particle beliefs (", std::to_string(x.particles),
-                       " particles), true states in 10 x 10 bins");
+    spec.subject = study.subject;
     spec.states = true_bins_per_side * true_bins_per_side;
     spec.horizon = x.horizon;
     char uniform_title[64];
     std::snprintf(uniform_title, sizeof uniform_title, "uniform policy = %.3f", entropy[0]);
     spec.extra_lines.push_back({entropy[0], uniform_title});
-    const programs::PlotOutcome curves =
-        programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), plot, folder.path());
-    const programs::PlotOutcome heatmaps = programs::write_room_heatmaps(
-        dir, folder.path(), "Rescue world: where the true states go (fraction of counted steps; walls in black)",
-        heat_per_side, world.options().door, labels, heat, entropy, plot);
+    const programs::PlotOutcome curve_plot =
+        programs::write_plot_script(dir, programs::gnuplot_script(spec, r, summary), o.plot, folder.path());
+    const programs::PlotOutcome heat_plot = programs::write_room_heatmaps(
+        dir, folder.path(), study.heatmap_title, heat_per_side, study.door, labels, heat, entropy, o.plot);
     folder.commit();
-    std::printf("wrote %s: curves %s; heatmaps %s\n", folder.path().string().c_str(), curves.message.c_str(),
-                heatmaps.message.c_str());
-    return curves.failed || heatmaps.failed ? 1 : 0;
+    store.clear();
+    std::printf("wrote %s: curves %s; heatmaps %s\n", folder.path().string().c_str(), curve_plot.message.c_str(),
+                heat_plot.message.c_str());
+    return curve_plot.failed || heat_plot.failed ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace maxent::rescue
+
+int main(int argc, char** argv) try {
+    namespace mr = maxent::rescue;
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    mr::Options options;
+    if (const auto done = maxent::programs::parse_or_exit("maxent-rescue", "", options,
+                                                          [&] { return mr::parse_command_line(args); }, mr::help_text))
+        return *done;
+    for (const mr::RescueExperiment& x : mr::experiments())
+        if (x.name == options.experiment) return mr::run_study(x, options);
+    return maxent::programs::usage_failure("maxent-rescue", maxent::programs::cat("unknown experiment '",
+                                                                                  options.experiment, "'"));
 } catch (const maxent::error& e) {
     std::fprintf(stderr, "maxent-rescue: %s\n", e.what());
     return 1;

@@ -28,7 +28,6 @@
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/row_score.hpp"
-#include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 

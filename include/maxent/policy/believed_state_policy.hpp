@@ -32,7 +32,6 @@
 #include "maxent/policy/belief_mixture.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/parameter_table.hpp"
-#include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 

@@ -31,7 +31,6 @@
 #include "maxent/core/error.hpp"
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/parameter_table.hpp"
-#include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 

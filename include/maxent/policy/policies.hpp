@@ -14,5 +14,5 @@
 #include "maxent/policy/concepts.hpp"
 #include "maxent/policy/observation_features.hpp"
 #include "maxent/policy/observation_policy.hpp"
-#include "maxent/policy/softmax.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"

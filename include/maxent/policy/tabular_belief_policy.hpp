@@ -38,8 +38,8 @@
 #include "maxent/core/distribution.hpp"
 #include "maxent/core/error.hpp"
 #include "maxent/policy/concepts.hpp"
+#include "maxent/policy/parameter_table.hpp"
 #include "maxent/policy/row_score.hpp"
-#include "maxent/policy/softmax.hpp"
 
 namespace maxent {
 

@@ -267,6 +267,28 @@ TEST_CASE("a kept learned run keeps its final model's text, byte for byte", "[sh
     CHECK(store.load("k")->learned_model.empty());
 }
 
+TEST_CASE("a kept run's own measures of its final policy read back exactly, and bad ones are refused",
+          "[shards][reliability]") {
+    Scratch d("finals");
+    const mp::RunStore store(d.path / "area", "b");
+    mp::SeedRun run;
+    run.seed = 3;
+    run.complete = true;
+    run.visits = {2, {1, 3}, 0.5};
+    run.finals = {-2.7356481307964353, 0.1, 1.0 / 3.0};  // maxent-rescue's kNN entropies may be negative
+    store.save("k", run);
+    const auto back = store.load("k");
+    REQUIRE(back);
+    CHECK(back->finals == run.finals);  // bit for bit (%.17g)
+    CHECK(back->visits == run.visits);
+    const std::string good = "maxent-run 1\nkey k\nbuild b\nseed 3\ntable 0 0\nrecords 0\n";
+    CHECK(mp::RunStore::parse_run(good + "finals 2\n1 -2.5\n", "k", "b")->finals == std::vector<double>{1.0, -2.5});
+    CHECK_THROWS_WITH(mp::RunStore::parse_run(good + "finals 2\n1 x\n", "k", "b"), Catch::Contains("not 2 numbers"));
+    CHECK_THROWS_WITH(mp::RunStore::parse_run(good + "finals 1\n1 2\n", "k", "b"), Catch::Contains("more than 1"));
+    CHECK_THROWS_WITH(mp::RunStore::parse_run(good + "finals 1\ninf\n", "k", "b"), Catch::Contains("a final measure"));
+    CHECK_THROWS_WITH(mp::RunStore::parse_run(good + "finals 9\n1\n", "k", "b"), Catch::Contains("bad 'finals'"));
+}
+
 TEST_CASE("a kept learned run whose model is lost or not a POMDP file is not reused", "[shards][reliability]") {
     Scratch d("lostmodel");
     const mp::RunStore store(d.path / "area", "b");
