@@ -1,5 +1,6 @@
-// runtime/algorithm_index.cpp — run_algorithm1 for finite worlds over indices (IndexPomdp, the
-// Python module's Model), plain and learned (algorithm_finite.hpp), in maxent_runtime.
+// runtime/algorithm_index.cpp — run_algorithm1 for finite worlds over indices (IndexPomdp: the
+// Python module's Model, and the model files' worlds, which train_file.cpp copies into one),
+// plain and learned (algorithm_finite.hpp), in maxent_runtime.
 #include "algorithm_finite.hpp"
 #include "algorithm_impl.hpp"
 

@@ -1,6 +1,6 @@
 // runtime/runner.cpp — run_experiment and its jobs, and run_curve_seed for the grid worlds
 // (train_seed.hpp; their run_algorithm1 is compiled in algorithm_grid.cpp, the model files' in
-// train_file.cpp).
+// algorithm_index.cpp).
 #include "runner.hpp"
 
 #include <algorithm>

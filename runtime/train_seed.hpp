@@ -1,8 +1,8 @@
 // runtime/train_seed.hpp — run_curve_seed (runner.hpp) for model type M: one (curve, seed) run
 // of Algorithm 1 through run_algorithm1 (algorithm.hpp), plain (the noisy exact filter) or with a
 // learned belief model, turned into the runner's SeedRun. Internal to the runtime; used by
-// runner.cpp (GridPomdp, in maxent_runtime_core) and train_file.cpp (FileModel, in
-// maxent_runtime), which also compile the model's run_algorithm1.
+// runner.cpp (GridPomdp, in maxent_runtime_core) and train_file.cpp (a FileModel copied into an
+// IndexPomdp, in maxent_runtime); the model's run_algorithm1 is compiled in algorithm_*.cpp.
 #pragma once
 
 #include <atomic>

@@ -2,7 +2,8 @@
 # scripts/test.sh — builds and runs the whole test suite in two configurations, side by side:
 #   1. Release at -O1 (CMake's is -O3: -O1 compiles the tests in about half the time and
 #      keeps the arithmetic, since no level allows fast-math or FMA contraction; programs'
-#      outputs are the same bytes), with the examples, the Python module and its tests, and
+#      outputs are the same bytes), with the examples, the Python module (at -O1 too:
+#      python/CMakeLists.txt's -O2 applies to -O2 and -O3 builds only) and its tests, and
 #      the package tests, in build-release/
 #   2. Debug with -fsanitize=address,undefined (no recover) in build-asan/: the library's
 #      tests (not the examples and their runtime's tests, Python or the README's examples),
