@@ -26,10 +26,6 @@
 #include "maxent/core/random.hpp"
 #include "maxent/model/rescue_world.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "maxent/core/actions.hpp"
 
 namespace maxent {
@@ -69,37 +65,12 @@ public:
     }
     /// The particle filter's batched step: xs[i] <- sample_next_state(xs[i], a, g) for i = 0,
     /// 1, ..., the same draws in the same order and the same arithmetic (so the same bits),
-    /// organised as RescueWorld::sample_next_states (accepted polar pairs per chunk first,
-    /// then the logarithms, roots and moves).
+    /// through the rescue worlds' detail::batched_polar_moves.
     template <class G>
     void sample_next_states(std::span<RescueState> xs, const action_type& a, G& g) const {
         check_action(a);
-        constexpr std::size_t chunk = 256;
-        double u[chunk], v[chunk], r2[chunk], f[chunk];
-        for (std::size_t start = 0; start < xs.size(); start += chunk) {
-            const std::size_t m = std::min(chunk, xs.size() - start);
-            for (std::size_t k = 0; k < m;) {
-                const double uk = 2.0 * uniform01(g) - 1.0;
-                const double vk = 2.0 * uniform01(g) - 1.0;
-                const double rk = uk * uk + vk * vk;
-                u[k] = uk;
-                v[k] = vk;
-                r2[k] = rk;
-                k += static_cast<std::size_t>(rk < 1.0) & static_cast<std::size_t>(rk != 0.0);
-            }
-            for (std::size_t k = 0; k < m; ++k) f[k] = std::log(r2[k]);
-            std::size_t k = 0;
-#if defined(__SSE2__)
-            // Two roots per instruction, correctly rounded: the bits of the scalar loop.
-            const __m128d minus_two = _mm_set1_pd(-2.0);
-            for (; k + 2 <= m; k += 2)
-                _mm_storeu_pd(f + k, _mm_sqrt_pd(_mm_div_pd(_mm_mul_pd(minus_two, _mm_loadu_pd(f + k)),
-                                                            _mm_loadu_pd(r2 + k))));
-#endif
-            for (; k < m; ++k) f[k] = std::sqrt(-2.0 * f[k] / r2[k]);
-            RescueState* x = xs.data() + start;
-            for (k = 0; k < m; ++k) x[k] = move(x[k], a, u[k] * f[k], v[k] * f[k]);
-        }
+        detail::batched_polar_moves(xs, g,
+                                    [&](const RescueState& s, double nx, double ny) { return move(s, a, nx, ny); });
     }
     template <class G>
     [[nodiscard]] observation_type sample_initial_observation(const RescueState& s, G& g) const {

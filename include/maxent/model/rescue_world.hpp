@@ -69,6 +69,41 @@ inline void check_in_arena(const RescueState& s, const char* who) {
 [[noreturn, gnu::cold, gnu::noinline]] inline void bad_per_side(std::size_t per_side) {
     throw config_error(message("RescueGridBinning: per_side ", per_side, " must be in [1, 2^32)"));
 }
+/// The batched step of the rescue worlds' particle filters: x <- move(x, n_x, n_y) for each
+/// particle, with the standard normal pair (n_x, n_y) the polar method draws for it, in the
+/// order sample_next_state draws them and with its arithmetic, so the same bits. Per chunk of
+/// particles, the accepted pairs are drawn first (the rejections compacted without a branch),
+/// then the logarithms, roots and moves run over the chunk with no draw in between.
+template <class G, class Move>
+void batched_polar_moves(std::span<RescueState> xs, G& g, Move&& move) {
+    constexpr std::size_t chunk = 256;
+    double u[chunk], v[chunk], r2[chunk], f[chunk];
+    for (std::size_t start = 0; start < xs.size(); start += chunk) {
+        const std::size_t m = std::min(chunk, xs.size() - start);
+        for (std::size_t k = 0; k < m;) {
+            const double uk = 2.0 * uniform01(g) - 1.0;
+            const double vk = 2.0 * uniform01(g) - 1.0;
+            const double rk = uk * uk + vk * vk;
+            u[k] = uk;
+            v[k] = vk;
+            r2[k] = rk;
+            k += static_cast<std::size_t>(rk < 1.0) & static_cast<std::size_t>(rk != 0.0);
+        }
+        // f = sqrt(-2 ln r² / r²) for the chunk: the logarithms back to back, then the
+        // roots (correctly rounded, so the same bits however many lanes compute them).
+        for (std::size_t k = 0; k < m; ++k) f[k] = std::log(r2[k]);
+        std::size_t k = 0;
+#if defined(__SSE2__)
+        const __m128d minus_two = _mm_set1_pd(-2.0);
+        for (; k + 2 <= m; k += 2)
+            _mm_storeu_pd(f + k, _mm_sqrt_pd(_mm_div_pd(_mm_mul_pd(minus_two, _mm_loadu_pd(f + k)),
+                                                        _mm_loadu_pd(r2 + k))));
+#endif
+        for (; k < m; ++k) f[k] = std::sqrt(-2.0 * f[k] / r2[k]);
+        RescueState* x = xs.data() + start;
+        for (k = 0; k < m; ++k) x[k] = move(x[k], u[k] * f[k], v[k] * f[k]);
+    }
+}
 }  // namespace detail
 
 struct RescueWorldOptions {
@@ -128,38 +163,11 @@ public:
     }
     /// The particle filter's batched step (BatchedParticleModel, belief/particle_filter.hpp):
     /// xs[i] <- sample_next_state(xs[i], a, g) for i = 0, 1, ..., the same draws in the same
-    /// order and the same arithmetic, so the same bits. Per chunk of particles, the polar
-    /// method's accepted pairs are drawn first (the rejections compacted without a branch),
-    /// then the logarithms, roots and moves run over the chunk with no draw in between.
+    /// order and the same arithmetic, so the same bits (detail::batched_polar_moves).
     template <class G>
     void sample_next_states(std::span<RescueState> xs, std::size_t a, G& g) const {
-        constexpr std::size_t chunk = 256;
-        double u[chunk], v[chunk], r2[chunk], f[chunk];
-        for (std::size_t start = 0; start < xs.size(); start += chunk) {
-            const std::size_t m = std::min(chunk, xs.size() - start);
-            for (std::size_t k = 0; k < m;) {
-                const double uk = 2.0 * uniform01(g) - 1.0;
-                const double vk = 2.0 * uniform01(g) - 1.0;
-                const double rk = uk * uk + vk * vk;
-                u[k] = uk;
-                v[k] = vk;
-                r2[k] = rk;
-                k += static_cast<std::size_t>(rk < 1.0) & static_cast<std::size_t>(rk != 0.0);
-            }
-            // f = sqrt(-2 ln r² / r²) for the chunk: the logarithms back to back, then the
-            // roots (correctly rounded, so the same bits however many lanes compute them).
-            for (std::size_t k = 0; k < m; ++k) f[k] = std::log(r2[k]);
-            std::size_t k = 0;
-#if defined(__SSE2__)
-            const __m128d minus_two = _mm_set1_pd(-2.0);
-            for (; k + 2 <= m; k += 2)
-                _mm_storeu_pd(f + k, _mm_sqrt_pd(_mm_div_pd(_mm_mul_pd(minus_two, _mm_loadu_pd(f + k)),
-                                                            _mm_loadu_pd(r2 + k))));
-#endif
-            for (; k < m; ++k) f[k] = std::sqrt(-2.0 * f[k] / r2[k]);
-            RescueState* x = xs.data() + start;
-            for (k = 0; k < m; ++k) x[k] = move(x[k], a, u[k] * f[k], v[k] * f[k]);
-        }
+        detail::batched_polar_moves(xs, g,
+                                    [&](const RescueState& s, double nx, double ny) { return move(s, a, nx, ny); });
     }
     template <class G>
     [[nodiscard]] std::size_t sample_observation(std::size_t /*a*/, const RescueState& s, G& g) const {
