@@ -142,6 +142,25 @@ maxent::AgentView view_of(const Eigen::VectorXd& belief, std::span<const double>
     return maxent::AgentView{0, 0, belief, {}, false, nullptr, point};
 }
 
+/// Each entry of `score` against the central finite difference (h = 1e-5) of log π(a | v) in
+/// that parameter.
+template <class Policy>
+void check_score_by_differences(Policy& policy, const maxent::AgentView& v, std::span<const double> a,
+                                const Eigen::MatrixXd& score) {
+    Eigen::MatrixXd& theta = policy.parameters();
+    const double h = 1e-5;
+    for (Eigen::Index i = 0; i < theta.size(); ++i) {
+        const double keep = theta(i);
+        theta(i) = keep + h;
+        const double up = policy.log_density(v, a);
+        theta(i) = keep - h;
+        const double down = policy.log_density(v, a);
+        theta(i) = keep;
+        INFO("parameter " << i);
+        CHECK(score(i) == Approx((up - down) / (2.0 * h)).margin(1e-6).epsilon(1e-6));
+    }
+}
+
 TEST_CASE("continuous actions: the Gaussian score is the finite-difference gradient of log pi", "[continuous]") {
     const maxent::ActionBox box({-2.0, 0.0}, {2.0, 1.0});
     maxent::GaussianPolicy<maxent::RawObservationFeatures> policy(
@@ -164,17 +183,8 @@ TEST_CASE("continuous actions: the Gaussian score is the finite-difference gradi
         Eigen::MatrixXd grad = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
         policy.log_gradient(v, a, grad);
         CHECK((grad - score).cwiseAbs().maxCoeff() < 1e-8 * (1.0 + score.cwiseAbs().maxCoeff()));
-        const double h = 1e-5;
-        for (Eigen::Index i = 0; i < theta.size(); ++i) {
-            const double keep = theta(i);
-            theta(i) = keep + h;
-            const double up = policy.log_density(v, a);
-            theta(i) = keep - h;
-            const double down = policy.log_density(v, a);
-            theta(i) = keep;
-            INFO("trial " << trial << ", parameter " << i);
-            CHECK(score(i) == Approx((up - down) / (2.0 * h)).margin(1e-6).epsilon(1e-6));
-        }
+        INFO("trial " << trial);
+        check_score_by_differences(policy, v, std::span<const double>(a), score);
     }
 }
 
@@ -197,17 +207,8 @@ TEST_CASE("continuous actions: the Gaussian score with an odd number of columns"
         std::vector<double> a(d);
         Eigen::MatrixXd score = Eigen::MatrixXd::Zero(theta.rows(), theta.cols());
         policy.sample(v, g, score, std::span<double>(a));
-        const double h = 1e-5;
-        for (Eigen::Index i = 0; i < theta.size(); ++i) {
-            const double keep = theta(i);
-            theta(i) = keep + h;
-            const double up = policy.log_density(v, a);
-            theta(i) = keep - h;
-            const double down = policy.log_density(v, a);
-            theta(i) = keep;
-            INFO("d = " << d << ", parameter " << i);
-            CHECK(score(i) == Approx((up - down) / (2.0 * h)).margin(1e-6).epsilon(1e-6));
-        }
+        INFO("d = " << d);
+        check_score_by_differences(policy, v, std::span<const double>(a), score);
     }
 }
 

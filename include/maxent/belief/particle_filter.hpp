@@ -2,32 +2,20 @@
 // weighs its observations (GenerativePomdp + ObservationLikelihood, model/concepts.hpp):
 // ParticleFilter<M, Binning, Features, Resample, Criterion>.
 //
-// Paper, Section 5 (beliefs the agent can afford): the belief is n weighted particles x_i with
-// weights w_i summing to 1 (a is an action index, or the world's continuous action_type:
-// the filter then declares it as its action_type). update(b, a, o, g) is a bootstrap filter
-// composed of the steps of
-// belief/particle_steps.hpp, each a documented function or type of its own:
-//   predict    x_i <- sample_next_state(x_i, a, g)            (the model's own sampler)
-//   reweight   w_i <- w_i · observation_likelihood(a, o, x_i); with observation_log_likelihood
-//              ℓ, w_i ∝ exp(log w_i + ℓ_i - max_j(log w_j + ℓ_j)); then normalised
-//   resample   when the Criterion says so (default EssThreshold: n_eff = 1 / Σ w_i² below
-//              threshold · n), by the Resampler (default SystematicResampler: one uniform draw
-//              for all n; MultinomialResampler, ResidualResampler; belief/resamplers.hpp),
-//              then equal weights.
-// Predict and weigh go through particle_steps_t<M>: one model call per particle, or the whole
-// set per call for a BatchedParticleModel (the rescue worlds), with the same draws and bits.
-// b_1: n draws of sample_initial_state made ONCE at construction, the same in every episode.
-//
-// The belief vector the library sees (BeliefUpdater) is the histogram of the weighted
-// particles over the agent's binning, b_j = Σ_{i: bin(x_i) = j} w_i; the particles are the
-// updater's own state. MBE's s̃_t ~ b_t is one particle drawn by weight, reported by its bin;
-// Reg-MBE's H(b_t) is a plug-in estimate (ParticleEntropy); with a StateFeatureMap
-// (belief/state_features.hpp), φ(b) = Σ_i w_i φ(x_i).
-// Depletion (every weight zero): re-seed from the prior weighed by o; if these vanish too,
-// equal weights (o ignored); both counted, never NaN. Errors: config_error for 0 particles, 0
-// bins or a threshold outside [0, 1]; model_error for a bad (log-)likelihood or bin, naming
-// the value, action, observation and particle. Updates allocate nothing (buffers sized at
-// construction) unless the model's state type does.
+// Paper, Section 5: the belief is n particles x_i with weights w_i summing to 1. update(b, a,
+// o, g) is a bootstrap filter composed of belief/particle_steps.hpp's steps (a an action index
+// or the world's action_type, which the filter then declares):
+//   predict    x_i <- sample_next_state(x_i, a, g), per particle or batched (same bits)
+//   reweight   w_i <- w_i · observation_likelihood(a, o, x_i) (or in logs), normalised
+//   resample   when the Criterion says so (default EssThreshold on 1 / Σ w_i²), by the
+//              Resampler (default SystematicResampler; belief/resamplers.hpp)
+// b_1: n draws of sample_initial_state made once at construction. The belief vector the library
+// sees is the particles' weight per bin of the agent's binning; MBE's s̃_t is one particle drawn
+// by weight; Reg-MBE's H(b_t) a plug-in estimate; with a StateFeatureMap, φ(b) = Σ_i w_i φ(x_i).
+// Depletion (every weight zero): re-seed from the prior weighed by o, else equal weights; both
+// counted, never NaN. config_error for 0 particles, 0 bins or a threshold outside [0, 1];
+// model_error naming a bad (log-)likelihood or bin. Updates allocate nothing (unless the
+// model's state type does).
 #pragma once
 
 #include <algorithm>
