@@ -21,7 +21,8 @@ AnyPolicy make_policy(PolicyClass c, std::size_t rows, std::size_t actions) {
 
 std::string_view policy_type_name(const AnyPolicy& p) {
     static constexpr std::string_view names[] = {"ObservationPolicy",   "BeliefAveragedPolicy", "BelievedStatePolicy",
-                                                 "BeliefMixturePolicy", "TabularBeliefPolicy",  "ObservationFeaturePolicy"};
+                                                 "BeliefMixturePolicy", "TabularBeliefPolicy",  "ObservationFeaturePolicy",
+                                                 "GaussianPolicy"};
     static_assert(std::size(names) == std::variant_size_v<AnyPolicy>);
     return names[p.index()];
 }

@@ -38,6 +38,7 @@
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/learned_belief.hpp"
 #include "maxent/optim/trainer.hpp"
+#include "maxent/policy/gaussian.hpp"
 #include "maxent/policy/observation_features.hpp"
 #include "maxent/policy/policies.hpp"
 #include "maxent/policy/tabular_belief_policy.hpp"
@@ -110,10 +111,33 @@ private:
 
 using FeaturePolicy = ObservationFeaturePolicy<AnyObservationFeatures>;
 
+/// ψ of the Gaussian policy: an AnyObservationFeatures, or none (dimension 0: the policy reads
+/// the bias and φ(b) only), so that one Gaussian policy type serves every choice of inputs.
+class MaybeObservationFeatures {
+public:
+    MaybeObservationFeatures() = default;
+    explicit MaybeObservationFeatures(AnyObservationFeatures f) : f_(std::move(f)) {}
+    [[nodiscard]] std::size_t dimension() const { return f_ ? f_->dimension() : 0; }
+    void operator()(std::span<const double> x, Eigen::VectorXd& out) const {
+        if (f_) (*f_)(x, out);
+        else out.resize(0);
+    }
+    /// The map held (nullptr: none).
+    [[nodiscard]] const AnyObservationFeatures* get() const { return f_ ? &*f_ : nullptr; }
+
+private:
+    std::optional<AnyObservationFeatures> f_;
+};
+
+/// The Gaussian policy (policy/gaussian.hpp) of worlds with continuous actions, mean (and
+/// optionally log σ) linear in (1, φ(b), ψ(o)); ψ absent or one of AnyObservationFeatures.
+using AnyGaussianPolicy = GaussianPolicy<MaybeObservationFeatures>;
+
 /// A policy chosen at run time: the five classes of PolicyClass, at the index of their
-/// PolicyClass, and the observation-feature policy (worlds observing vectors).
+/// PolicyClass, the observation-feature policy (worlds observing vectors), and the Gaussian
+/// policy (worlds with continuous actions, which are offered no other).
 using AnyPolicy = std::variant<ObservationPolicy, BeliefAveragedPolicy, BelievedStatePolicy, BeliefMixturePolicy,
-                               TabularBeliefPolicy, FeaturePolicy>;
+                               TabularBeliefPolicy, FeaturePolicy, AnyGaussianPolicy>;
 
 /// A fresh policy of class `c` (θ = 0) with `rows` rows of parameters (policy_rows) for a world
 /// of `actions` actions: the one mapping from PolicyClass to the library's policy types.
@@ -174,7 +198,7 @@ template <class World, class Belief>
 [[nodiscard]] Algorithm1Run run_algorithm1(const World& world, const Belief& belief, const RunChoices& choices,
                                            const RunControl& control = {});
 
-/// The policy's class name for messages: "ObservationPolicy", ..., "ObservationFeaturePolicy".
+/// The policy's class name for messages: "ObservationPolicy", ..., "ObservationFeaturePolicy", "GaussianPolicy".
 [[nodiscard]] std::string_view policy_type_name(const AnyPolicy& p);
 
 }  // namespace maxent::programs

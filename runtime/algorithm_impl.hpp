@@ -38,12 +38,16 @@ inline constexpr bool is_exact_filter = false;  // NoisyBelief<BayesFilter<M>>: 
 template <class M>
 inline constexpr bool is_exact_filter<NoisyBelief<BayesFilter<M>>> = true;
 
-/// The classes a kind is offered by default: a world observing vectors (observation points)
-/// BA and the observation-feature policy; otherwise O, BA, S̃ and BM, and class B with the
-/// exact filter only (its table has one row per belief, a function of the history only there).
+/// The classes a kind is offered by default: a world with continuous actions the Gaussian
+/// policy alone; a world observing vectors (observation points) BA and the observation-feature
+/// policy; otherwise O, BA, S̃ and BM, and class B with the exact filter only (its table has one
+/// row per belief, a function of the history only there). The Gaussian policy is offered to no
+/// world over action indices (nor an index policy to a continuous one), so neither compiles there.
 template <class World, class Belief>
 constexpr unsigned default_policies() {
-    if constexpr (std::is_same_v<Belief, LearnedBelief>) {
+    if constexpr (continuous_actions<World>) {
+        return bit<AnyGaussianPolicy>;
+    } else if constexpr (std::is_same_v<Belief, LearnedBelief>) {
         return bit<ObservationPolicy> | bit<BeliefAveragedPolicy> | bit<BelievedStatePolicy> |
                bit<BeliefMixturePolicy>;
     } else if constexpr (has_observation_points<World>) {

@@ -11,5 +11,7 @@ template Algorithm1Run run_algorithm1(const VectorSimulator&, const VectorSimula
                                       const RunControl&);
 template Algorithm1Run run_algorithm1(const IndexPomdpView&, const IndexPomdpViewFilter&, const RunChoices&,
                                       const RunControl&);
+template Algorithm1Run run_algorithm1(const ContinuousSimulator&, const ContinuousSimulatorFilter&, const RunChoices&,
+                                      const RunControl&);
 
 }  // namespace maxent::programs

@@ -3,8 +3,10 @@
 // (algorithm_simulator.cpp, library maxent_runtime_simulators, which the Python module links):
 // the run-time simulators of simulator.hpp (the Python module's worlds written in Python),
 // observing indices or vectors, and an explicit finite model seen as a simulator
-// (GenerativeView). Classes: O, BA, S̃ and BM with index observations; BA and the
-// observation-feature policy with vector observations (class B needs the exact filter).
+// (GenerativeView), and run-time simulators with continuous actions (ContinuousSimulator).
+// Classes: O, BA, S̃ and BM with index observations; BA and the observation-feature policy with
+// vector observations (class B needs the exact filter); the Gaussian policy (AnyGaussianPolicy)
+// with continuous actions, the one class compiled for that kind.
 #pragma once
 
 #include "maxent/belief/particle_filter.hpp"
@@ -18,6 +20,7 @@ namespace maxent::programs {
 
 using IndexSimulatorFilter = ParticleFilter<IndexSimulator, SimulatorBinning>;
 using VectorSimulatorFilter = ParticleFilter<VectorSimulator, SimulatorBinning>;
+using ContinuousSimulatorFilter = ParticleFilter<ContinuousSimulator, SimulatorBinning>;
 using IndexPomdpView = GenerativeView<IndexPomdp>;
 using IndexPomdpViewFilter = ParticleFilter<IndexPomdpView, IdentityBinning>;
 
@@ -27,5 +30,7 @@ extern template Algorithm1Run run_algorithm1(const VectorSimulator&, const Vecto
                                              const RunControl&);
 extern template Algorithm1Run run_algorithm1(const IndexPomdpView&, const IndexPomdpViewFilter&, const RunChoices&,
                                              const RunControl&);
+extern template Algorithm1Run run_algorithm1(const ContinuousSimulator&, const ContinuousSimulatorFilter&,
+                                             const RunChoices&, const RunControl&);
 
 }  // namespace maxent::programs

@@ -3,8 +3,11 @@
 // (run_algorithm1, algorithm_simulator.hpp) without knowing the implementer's types.
 //
 // IndexSimulator observes indices and weighs them by a likelihood; VectorSimulator observes
-// float vectors (SimulatorObservation) and weighs them by a log-likelihood; both may give their
-// true states as points (state_point_dimension() > 0 when they do). States are OpaqueValue: a
+// float vectors (SimulatorObservation) and weighs them by a log-likelihood; both take action
+// indices (IndexActionSimulator). ContinuousSimulator takes continuous actions (action_type
+// Eigen::VectorXd, in its ActionBox: the library's continuous-action contract, model/concepts.hpp)
+// and observes float vectors, as VectorSimulator. All may give their true states as points
+// (state_point_dimension() > 0 when they do). States are OpaqueValue: a
 // pointer the implementer owns, with its own retain/release (Python: a PyObject* and its
 // reference count), so copying a state costs what copying the implementer's handle costs.
 // Whatever those functions need (the Python GIL) the implementer holds while a run calls them:
@@ -18,6 +21,9 @@
 #include <span>
 #include <utility>
 
+#include <Eigen/Core>
+
+#include "maxent/core/actions.hpp"
 #include "maxent/core/random.hpp"
 
 namespace maxent::programs {
@@ -52,7 +58,7 @@ private:
     const Ops* ops_ = nullptr;
 };
 
-/// What both kinds of simulator have: sizes, the state samplers, the true state's bin, and
+/// What every kind of simulator has: sizes, the initial state's sampler, the true state's bin, and
 /// optionally the true state as a point (state_point_dimension() 0: none, and state_point is
 /// not called; the implementer's state_point_dimension may throw to refuse kNN counting).
 class Simulator {
@@ -63,18 +69,23 @@ public:
     Simulator& operator=(const Simulator&) = default;
     virtual ~Simulator() = default;
 
-    [[nodiscard]] virtual std::size_t num_actions() const = 0;
     [[nodiscard]] virtual std::size_t horizon() const = 0;
     [[nodiscard]] virtual std::size_t num_state_bins() const = 0;
     [[nodiscard]] virtual OpaqueValue sample_initial_state(DefaultRng& g) const = 0;
-    [[nodiscard]] virtual OpaqueValue sample_next_state(const OpaqueValue& s, std::size_t a, DefaultRng& g) const = 0;
     [[nodiscard]] virtual std::size_t state_bin(const OpaqueValue& s) const = 0;
     [[nodiscard]] virtual std::size_t state_point_dimension() const = 0;
     virtual void state_point(const OpaqueValue& s, std::span<double> out) const = 0;
 };
 
+/// A simulator whose actions are the indices [0, num_actions()).
+class IndexActionSimulator : public Simulator {
+public:
+    [[nodiscard]] virtual std::size_t num_actions() const = 0;
+    [[nodiscard]] virtual OpaqueValue sample_next_state(const OpaqueValue& s, std::size_t a, DefaultRng& g) const = 0;
+};
+
 /// A simulator observing indices in [0, num_observations()).
-class IndexSimulator : public Simulator {
+class IndexSimulator : public IndexActionSimulator {
 public:
     [[nodiscard]] virtual std::size_t num_observations() const = 0;
     [[nodiscard]] virtual std::size_t sample_initial_observation(const OpaqueValue& s, DefaultRng& g) const = 0;
@@ -97,7 +108,7 @@ struct SimulatorObservation {
 };
 
 /// A simulator observing float vectors of observation_dim() entries.
-class VectorSimulator : public Simulator {
+class VectorSimulator : public IndexActionSimulator {
 public:
     using observation_type = SimulatorObservation;
     [[nodiscard]] virtual std::size_t observation_dim() const = 0;
@@ -105,6 +116,28 @@ public:
     [[nodiscard]] virtual SimulatorObservation sample_observation(std::size_t a, const OpaqueValue& s,
                                                                   DefaultRng& g) const = 0;
     [[nodiscard]] virtual double observation_log_likelihood(std::size_t a, const SimulatorObservation& o,
+                                                            const OpaqueValue& s) const = 0;
+    [[nodiscard]] std::size_t observation_point_dimension() const { return observation_dim(); }
+    void observation_point(const SimulatorObservation& o, std::span<double> out) const {
+        std::copy(o.x, o.x + o.d, out.begin());
+    }
+};
+
+/// A simulator with continuous actions a ∈ action_box() (action_box().dimension() coordinates,
+/// as an Eigen::VectorXd: the library's rollout reads each action into one vector it keeps, so
+/// a step allocates nothing) observing float vectors of observation_dim() entries.
+class ContinuousSimulator : public Simulator {
+public:
+    using action_type = Eigen::VectorXd;
+    using observation_type = SimulatorObservation;
+    [[nodiscard]] virtual ActionBox action_box() const = 0;
+    [[nodiscard]] virtual std::size_t observation_dim() const = 0;
+    [[nodiscard]] virtual OpaqueValue sample_next_state(const OpaqueValue& s, const action_type& a,
+                                                        DefaultRng& g) const = 0;
+    [[nodiscard]] virtual SimulatorObservation sample_initial_observation(const OpaqueValue& s, DefaultRng& g) const = 0;
+    [[nodiscard]] virtual SimulatorObservation sample_observation(const action_type& a, const OpaqueValue& s,
+                                                                  DefaultRng& g) const = 0;
+    [[nodiscard]] virtual double observation_log_likelihood(const action_type& a, const SimulatorObservation& o,
                                                             const OpaqueValue& s) const = 0;
     [[nodiscard]] std::size_t observation_point_dimension() const { return observation_dim(); }
     void observation_point(const SimulatorObservation& o, std::span<double> out) const {

@@ -107,12 +107,15 @@ _POLICY_FORMAT = "maxent.Policy/1"
 
 def save_policy(policy, path):
     """Writes `policy` to `path` (.npz): its class, dimensions (rows x actions) and θ, and for an
-    ObservationFeaturePolicy its feature map (which factory, with its arguments). Returns the path
+    ObservationFeaturePolicy its feature map (which factory, with its arguments); a GaussianPolicy
+    its box, belief_features, options, θ and feature map (if any). Returns the path
     numpy wrote (it appends .npz when missing). TypeError for TabularBeliefPolicy and for a feature
     map written in Python (see pickling)."""
     path = os.fspath(path)
     if not path.endswith(".npz"):
         path += ".npz"
+    if isinstance(policy, _core.GaussianPolicy):
+        return _save_gaussian(policy, path)
     if isinstance(policy, _core.ObservationFeaturePolicy):
         factory, arguments, actions, theta = _feature_policy_state(policy)
         np.savez(path, format=np.array(_FEATURE_POLICY_FORMAT), class_name=np.array("ObservationFeaturePolicy"),
@@ -143,6 +146,8 @@ def load_policy(path):
     with np.load(path, allow_pickle=False) as f:
         if "format" in f.files and str(f["format"]) == _FEATURE_POLICY_FORMAT:
             return _load_feature_policy(f, path)
+        if "format" in f.files and str(f["format"]) == _GAUSSIAN_POLICY_FORMAT:
+            return _load_gaussian(f, path)
         missing = {"format", "class_name", "rows", "num_actions", "parameters"} - set(f.files)
         if missing or str(f["format"]) != _POLICY_FORMAT:
             raise ValueError(f"{path}: not a policy saved by maxent (format {_POLICY_FORMAT}; "
@@ -275,6 +280,107 @@ _core.ObservationFeaturePolicy.load = staticmethod(load_policy)
 
 
 # ---------------------------------------------------------------------------------------------
+# ActionBox and GaussianPolicy: pickling, ==, save / load (.npz)
+# ---------------------------------------------------------------------------------------------
+
+_GAUSSIAN_POLICY_FORMAT = "maxent.GaussianPolicy/1"
+
+
+def _box_state(b):
+    return (np.array(b.lower, dtype=np.float64), np.array(b.upper, dtype=np.float64))
+
+
+_core.ActionBox.__reduce__ = lambda self: (_core.ActionBox, _box_state(self))
+_core.ActionBox.__eq__ = _state_eq(_box_state)
+_core.ActionBox.__hash__ = None
+
+
+def _gaussian_state(p):
+    """(lower, upper, belief_features, features (None or (factory, arguments)), initial_log_std,
+    state_dependent_std, θ); TypeError for a feature map written in Python."""
+    features = None if p.features is None else _features_state(p.features)
+    lower, upper = _box_state(p.box)
+    return (lower, upper, p.belief_features, features, p.initial_log_std, p.state_dependent_std,
+            np.array(p.parameters, dtype=np.float64))
+
+
+def _rebuild_gaussian(lower, upper, belief_features, features, initial_log_std, state_dependent_std, parameters):
+    psi = None if features is None else _rebuild_features(*features)
+    p = _core.GaussianPolicy(_core.ActionBox(lower, upper), int(belief_features), psi,
+                             initial_log_std=float(initial_log_std), state_dependent_std=bool(state_dependent_std))
+    p.parameters = parameters  # the setter refuses another shape and non-finite entries, naming them
+    return p
+
+
+def _gaussian_eq(self, other):
+    if type(self) is not type(other):
+        return NotImplemented
+    if (self.features is None) != (other.features is None):
+        return False
+    if self.features is not None and not _feature_state_eq(self.features, other.features):
+        return False
+    return (self.box == other.box and self.belief_features == other.belief_features and
+            _same(self.initial_log_std, other.initial_log_std) and
+            self.state_dependent_std == other.state_dependent_std and
+            _same(np.array(self.parameters, dtype=np.float64), np.array(other.parameters, dtype=np.float64)))
+
+
+def _save_gaussian(p, path):
+    lower, upper, fb, features, log_std, dependent, theta = _gaussian_state(p)
+    extra = {}
+    if features is not None:
+        factory, arguments = features
+        extra["features"] = np.array(factory)
+        extra.update({"features_" + k: np.asarray(v, dtype=_FEATURE_ARGUMENTS[factory][k])
+                      for k, v in arguments.items()})
+    np.savez(path, format=np.array(_GAUSSIAN_POLICY_FORMAT), class_name=np.array("GaussianPolicy"),
+             lower=lower, upper=upper, belief_features=np.int64(fb), initial_log_std=np.float64(log_std),
+             state_dependent_std=np.bool_(dependent), parameters=theta, **extra)
+    return path
+
+
+def _load_gaussian(f, path):
+    """A GaussianPolicy from an open .npz save_policy wrote (format checked)."""
+    required = {"lower", "upper", "belief_features", "initial_log_std", "state_dependent_std", "parameters"}
+    if required - set(f.files):
+        raise ValueError(f"{path}: not a GaussianPolicy saved by maxent (missing {sorted(required - set(f.files))})")
+    fb = f["belief_features"]
+    if fb.ndim != 0 or fb.dtype.kind not in "iu" or int(fb) < 0:
+        raise ValueError(f"{path}: belief_features is {fb.tolist()!r}, not an integer >= 0")
+    log_std, dependent = f["initial_log_std"], f["state_dependent_std"]
+    if log_std.ndim != 0 or log_std.dtype.kind != "f":
+        raise ValueError(f"{path}: initial_log_std is {log_std.tolist()!r}, not a float")
+    if dependent.ndim != 0 or dependent.dtype.kind != "b":
+        raise ValueError(f"{path}: state_dependent_std is {dependent.tolist()!r}, not a bool")
+    features = None
+    if "features" in f.files:
+        factory = str(f["features"])
+        if factory not in _FEATURE_ARGUMENTS:
+            raise ValueError(f"{path}: unknown feature map {factory!r} (known: {', '.join(_FEATURE_ARGUMENTS)})")
+        arguments = {}
+        for k, dtype in _FEATURE_ARGUMENTS[factory].items():
+            if "features_" + k not in f.files:
+                raise ValueError(f"{path}: the {factory} argument features_{k} is missing")
+            v = f["features_" + k]
+            arguments[k] = v if k == "centres" else int(v) if dtype is np.int64 else float(v)
+        features = (factory, arguments)
+    try:
+        return _rebuild_gaussian(f["lower"], f["upper"], int(fb), features, float(log_std), bool(dependent),
+                                 f["parameters"])
+    except ValueError as e:  # ConfigError, NumericError: the same class, naming the file
+        raise type(e)(f"{path}: {e}") from None
+
+
+_core.GaussianPolicy.__reduce__ = lambda self: (_rebuild_gaussian, _gaussian_state(self))
+_core.GaussianPolicy.__eq__ = _gaussian_eq
+_core.GaussianPolicy.__hash__ = None
+_core.GaussianPolicy.__deepcopy__ = lambda self, memo: self.copy()
+_core.GaussianPolicy.__copy__ = lambda self: self.copy()
+_core.GaussianPolicy.save = save_policy
+_core.GaussianPolicy.load = staticmethod(load_policy)
+
+
+# ---------------------------------------------------------------------------------------------
 # Step rules and results
 # ---------------------------------------------------------------------------------------------
 
@@ -351,9 +457,10 @@ def _with_progress(core_fn, label):
 
 
 def _train_any(*args, **kwargs):
-    """_core.train, or _core._train_simulator for an ObservationFeaturePolicy (not a maxent.Policy)."""
+    """_core.train, or _core._train_simulator for an ObservationFeaturePolicy or a GaussianPolicy (not a
+    maxent.Policy)."""
     policy = kwargs["policy"] if "policy" in kwargs else (args[2] if len(args) > 2 else None)
-    if isinstance(policy, _core.ObservationFeaturePolicy):
+    if isinstance(policy, (_core.ObservationFeaturePolicy, _core.GaussianPolicy)):
         return _core._train_simulator(*args, **kwargs)
     return _core.train(*args, **kwargs)
 
@@ -363,7 +470,8 @@ train = _with_progress(_train_any, "train")
 train.__doc__ = _core.train.__doc__.replace("policy: maxent._core.Policy", "policy: object", 1) + (
     "\n\nA simulator whose observations are float vectors (observation_dim = d) trains with BeliefAveragedPolicy\n"
     "or ObservationFeaturePolicy (result.policy: the trained ObservationFeaturePolicy); feedbacks 'mse-knn'\n"
-    "and 'moe-knn' (MSEKnn(k), MOEKnn(k)) count true-state points and observation vectors by kNN.")
+    "and 'moe-knn' (MSEKnn(k), MOEKnn(k)) count true-state points and observation vectors by kNN. A simulator\n"
+    "with continuous actions (action_dim = d) trains with GaussianPolicy (result.policy: the trained one).")
 train_learned = _with_progress(_core.train_learned, "train_learned")
 
 # evaluate and evaluate_uniform take every world, policy and kNN setting in C++ (analysis.cpp).

@@ -9,6 +9,7 @@ namespace maxent::python {
 
 SimPolicy sim_policy(const py::handle& policy) {
     if (py::isinstance<PyFeaturePolicy>(policy)) return &policy.cast<const PyFeaturePolicy&>();
+    if (py::isinstance<PyGaussianPolicy>(policy)) return &policy.cast<const PyGaussianPolicy&>();
     if (py::isinstance<PyPolicy>(policy)) return &policy.cast<const PyPolicy&>();
     throw config_error(detail::message("not a policy: ", std::string(py::repr(policy))));
 }
@@ -149,6 +150,7 @@ void bind_features(py::module_& m) {
             return detail::message("maxent.ObservationFeaturePolicy(", p.p.feature_map().kind(), ", θ: ",
                                    p.p.num_features(), " x ", p.p.num_actions(), ")");
         });
+    bind_sim_actions(m);
 }
 
 }  // namespace maxent::python

@@ -1,7 +1,8 @@
 // python/src/features.hpp — ObservationFeaturePolicy over a simulator's vector observations:
 // the feature maps it is offered with in one box (PyFeatureMap, the runtime's: the library's Raw,
-// RBF and tile features, or a Python callable), the bound policy (PyFeaturePolicy), and the policies a
-// simulator trains and evaluates with (SimPolicy, with_policy), which sim_train.cpp and
+// RBF and tile features, or a Python callable), the bound policy (PyFeaturePolicy), the Gaussian
+// policy of worlds with continuous actions (PyGaussianPolicy, bound in sim_actions.cpp), and the
+// policies a simulator trains and evaluates with (SimPolicy, with_policy), which sim_train.cpp and
 // sim_evaluate.cpp share. Bound in features.cpp.
 #pragma once
 
@@ -77,15 +78,43 @@ struct PyFeaturePolicy {
     FeaturePolicy p;
 };
 
-/// The policies a Python simulator trains and evaluates with: the bound classes, or the
-/// observation-feature policy (vector worlds only).
-using SimPolicy = std::variant<const PyPolicy*, const PyFeaturePolicy*>;
+/// maxent.GaussianPolicy: the squashed Gaussian of worlds with continuous actions (the runtime's
+/// AnyGaussianPolicy: mean linear in (1, φ(b), ψ(o)), ψ optional).
+struct PyGaussianPolicy {
+    programs::AnyGaussianPolicy p;
+};
+
+/// Binds ActionBox and GaussianPolicy (sim_actions.cpp); bind_features calls it last.
+void bind_sim_actions(py::module_& m);
+
+/// The policies a Python simulator trains and evaluates with: the bound classes, the
+/// observation-feature policy (vector worlds only), or the Gaussian policy (worlds with
+/// continuous actions only).
+using SimPolicy = std::variant<const PyPolicy*, const PyFeaturePolicy*, const PyGaussianPolicy*>;
 SimPolicy sim_policy(const py::handle& policy);
 
 /// Throws config_error (`who` first) for a policy a simulator is not offered with: class B (with
 /// a particle filter), ObservationFeaturePolicy on a world observing indices, a class other than
-/// BeliefAveragedPolicy on a world observing vectors (`vector_observations`).
-inline void refuse_sim_policy(const SimPolicy& sp, bool vector_observations, const char* who) {
+/// BeliefAveragedPolicy on a world observing vectors, a policy other than GaussianPolicy on a
+/// world with continuous actions and GaussianPolicy on a world with index actions.
+inline void refuse_sim_policy(const SimPolicy& sp, SimKind kind, const char* who) {
+    if (std::holds_alternative<const PyGaussianPolicy*>(sp)) {
+        if (kind != SimKind::continuous)
+            throw config_error(detail::message(
+                who, ": GaussianPolicy draws continuous actions; this world's actions are indices (num_actions): a "
+                     "world with continuous actions declares action_dim = d, action_low and action_high"));
+        return;
+    }
+    if (kind == SimKind::continuous) {
+        const char* name = std::holds_alternative<const PyFeaturePolicy*>(sp)
+                               ? "ObservationFeaturePolicy"
+                               : std::get<const PyPolicy*>(sp)->class_name();
+        throw config_error(detail::message(who, ": this world's actions are continuous (action_dim); it trains and is "
+                                           "evaluated with GaussianPolicy, not ", name,
+                                           ", whose actions are indices (evaluate_uniform gives the uniform policy "
+                                           "of the box)"));
+    }
+    const bool vector_observations = kind == SimKind::vector;
     if (std::holds_alternative<const PyFeaturePolicy*>(sp)) {
         if (!vector_observations)
             throw config_error(detail::message(who, ": ObservationFeaturePolicy reads observations as vectors; this "
@@ -108,8 +137,10 @@ template <class W, class Fn>
 auto with_policy(const SimPolicy& sp, const char* who, Fn&& fn) {
     using R = decltype(fn(std::declval<const BeliefAveragedPolicy&>()));
     constexpr bool vec = std::is_same_v<W, PyVecWorld>;
-    refuse_sim_policy(sp, vec, who);
-    if (const auto* const* f = std::get_if<const PyFeaturePolicy*>(&sp)) {
+    refuse_sim_policy(sp, vec ? SimKind::vector : SimKind::index, who);
+    if (std::holds_alternative<const PyGaussianPolicy*>(sp)) {
+        throw config_error(detail::message(who, ": not offered"));  // refused above
+    } else if (const auto* const* f = std::get_if<const PyFeaturePolicy*>(&sp)) {
         if constexpr (vec) return fn((*f)->p);
     } else {
         return std::visit(
@@ -126,9 +157,10 @@ auto with_policy(const SimPolicy& sp, const char* who, Fn&& fn) {
 }
 
 /// The policy a simulator run trains, as the runtime's AnyPolicy (refuse_sim_policy first).
-inline programs::AnyPolicy sim_run_policy(const SimPolicy& sp, bool vector_observations, const char* who) {
-    refuse_sim_policy(sp, vector_observations, who);
+inline programs::AnyPolicy sim_run_policy(const SimPolicy& sp, SimKind kind, const char* who) {
+    refuse_sim_policy(sp, kind, who);
     if (const auto* const* f = std::get_if<const PyFeaturePolicy*>(&sp)) return (*f)->p;
+    if (const auto* const* q = std::get_if<const PyGaussianPolicy*>(&sp)) return (*q)->p;
     return std::visit([](const auto& p) -> programs::AnyPolicy { return p; }, std::get<const PyPolicy*>(sp)->p);
 }
 

@@ -1,11 +1,13 @@
 // python/src/sim_evaluate.cpp — evaluate() and evaluate_uniform() on a Python simulator with its
 // particle filter (run on the calling thread, with the GIL), for every policy a simulator is
-// offered with, ObservationFeaturePolicy included; analysis.cpp binds both, sends simulators here and
+// offered with, ObservationFeaturePolicy and (continuous actions) GaussianPolicy included, the
+// uniform policy of a continuous world's box being UniformBoxPolicy; analysis.cpp binds both, sends simulators here and
 // converts the Evaluation as it converts a finite model's (evaluation_dict).
 #include <string_view>
 
 #include "features.hpp"
 #include "maxent/optim/evaluate.hpp"
+#include "maxent/policy/uniform_box.hpp"
 #include "sim_worlds.hpp"
 
 namespace maxent::python {
@@ -15,9 +17,13 @@ namespace {
 Evaluation evaluate_simulator(const py::object& world, const py::object& updater, const SimPolicy* policy,
                               std::size_t episodes, std::uint64_t seed, StateCounting counting, KnnCounting knn) {
     const char* who = policy != nullptr ? "evaluate" : "evaluate_uniform";
-    if (py::isinstance<PyModel>(world))
+    if (py::isinstance<PyModel>(world)) {
+        if (policy != nullptr && std::holds_alternative<const PyGaussianPolicy*>(*policy))
+            throw config_error(detail::message(who, ": GaussianPolicy draws continuous actions; a finite Model's "
+                                               "actions are indices"));
         throw config_error(detail::message(who, ": ObservationFeaturePolicy reads observations as vectors; a finite "
                                            "Model observes indices"));
+    }
     if (!py::isinstance<PyParticleFilter>(updater))
         throw config_error(detail::message(who, ": a simulator world needs a ParticleFilter as its updater, got ",
                                            std::string(py::repr(updater))));
@@ -35,14 +41,25 @@ Evaluation evaluate_simulator(const py::object& world, const py::object& updater
         knn.state_points = w.has_state_map();
         // The uniform policy as the θ = 0 belief-averaged policy, which evaluate_uniform equals bit
         // for bit (optim/evaluate.hpp): one rollout instantiation fewer per world type.
-        if (policy == nullptr)
-            return evaluate(w, filter, BeliefAveragedPolicy(filter.dimension(), w.num_actions()), episodes, seed, 1,
-                            counting, knn);
-        return with_policy<W>(*policy, who, [&](const auto& p) {
-            return evaluate(w, filter, p, episodes, seed, 1, counting, knn);
-        });
+        if constexpr (std::is_same_v<W, PyActWorld>) {
+            // Continuous actions: the Gaussian policy, or the uniform policy of the box.
+            if (policy == nullptr)
+                return evaluate(w, filter, UniformBoxPolicy(w.action_box()), episodes, seed, 1, counting, knn);
+            refuse_sim_policy(*policy, SimKind::continuous, who);
+            const auto& g = std::get<const PyGaussianPolicy*>(*policy)->p;
+            check_policy_box(g, w, who);
+            return evaluate(w, filter, g, episodes, seed, 1, counting, knn);
+        } else {
+            if (policy == nullptr)
+                return evaluate(w, filter, BeliefAveragedPolicy(filter.dimension(), w.num_actions()), episodes, seed,
+                                1, counting, knn);
+            return with_policy<W>(*policy, who, [&](const auto& p) {
+                return evaluate(w, filter, p, episodes, seed, 1, counting, knn);
+            });
+        }
     };
     try {
+        if (pf->act_filter) return run(PyActWorld(world), *pf->act_filter);
         if (pf->vec_filter) return run(PyVecWorld(world), *pf->vec_filter);
         return run(PyWorld(world), *pf->py_filter);
     } catch (const numeric_error& e) {

@@ -29,9 +29,13 @@ namespace {
 py::object train_simulator(const py::object& world, const py::object& updater, const SimPolicy& policy,
                            const FeedbackBox& feedback, const EstimatorBox& estimator, const StepBox& step,
                            const TrainOptions& options) {
-    if (py::isinstance<PyModel>(world))
+    if (py::isinstance<PyModel>(world)) {
+        if (std::holds_alternative<const PyGaussianPolicy*>(policy))
+            throw config_error("train: GaussianPolicy draws continuous actions; a finite Model's actions are indices "
+                               "(use a simulator that declares action_dim, action_low and action_high)");
         throw config_error("train: ObservationFeaturePolicy reads observations as vectors; a finite Model observes "
                            "indices (use a simulator that declares observation_dim)");
+    }
     if (!py::isinstance<PyParticleFilter>(updater))
         throw config_error(detail::message("train: a simulator world needs a ParticleFilter as its updater, got ",
                                            std::string(py::repr(updater))));
@@ -65,6 +69,10 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
             // A vector world's run: on this thread, with the GIL held.
             out[i].policy_class = "ObservationFeaturePolicy";
             out[i].feature_policy = PyRef(py::cast(PyFeaturePolicy{std::move(*fp)}));
+        } else if (auto* gp = std::get_if<programs::AnyGaussianPolicy>(&*r.policy)) {
+            // A continuous-action world's run: on this thread, with the GIL held.
+            out[i].policy_class = "GaussianPolicy";
+            out[i].feature_policy = PyRef(py::cast(PyGaussianPolicy{std::move(*gp)}));
         } else {
             out[i].policy = bound_policy(std::move(*r.policy));
             out[i].policy_class = PyPolicy{*out[i].policy}.class_name();
@@ -74,7 +82,7 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
         if (!pf->view_filter)
             throw config_error("train: the ParticleFilter was built for a Python world, not this GenerativeView");
         const auto v = world.cast<std::shared_ptr<PyGenerativeView>>();
-        const programs::AnyPolicy p = sim_run_policy(policy, false, "train");
+        const programs::AnyPolicy p = sim_run_policy(policy, SimKind::index, "train");
         std::atomic<bool> stop{false};
         run_jobs(seeds.size(), options.threads, [&](std::size_t i) {
             programs::RunControl control;
@@ -88,7 +96,7 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
         const FilterInUse hold(*pf);
         // A Python world runs on the calling thread with the GIL held; signals are polled.
         auto each = [&](const auto& w, const auto& filter) {
-            const programs::AnyPolicy p = sim_run_policy(policy, pf->vec_filter.has_value(), "train");
+            const programs::AnyPolicy p = sim_run_policy(policy, sim_kind(*pf), "train");
             for (std::size_t i = 0; i < seeds.size(); ++i) {
                 SignalPoll poll;
                 poll.last_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -99,7 +107,12 @@ py::object train_simulator(const py::object& world, const py::object& updater, c
                 if (poll.interrupted) throw py::error_already_set();
             }
         };
-        if (pf->vec_filter) each(static_cast<const programs::VectorSimulator&>(PyVecWorld(world)), *pf->vec_filter);
+        if (pf->act_filter) {
+            const PyActWorld w(world);
+            if (const auto* const* g = std::get_if<const PyGaussianPolicy*>(&policy))
+                check_policy_box((*g)->p, w, "train");
+            each(static_cast<const programs::ContinuousSimulator&>(w), *pf->act_filter);
+        } else if (pf->vec_filter) each(static_cast<const programs::VectorSimulator&>(PyVecWorld(world)), *pf->vec_filter);
         else each(static_cast<const programs::IndexSimulator&>(PyWorld(world)), *pf->py_filter);
     }
     return results(std::move(out), options);

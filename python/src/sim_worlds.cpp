@@ -32,6 +32,13 @@ void check_filter_world(const PyParticleFilter& pf, const py::object& world, con
     if (pf.view_filter)
         throw config_error(detail::message(who, ": the ParticleFilter was built for a GenerativeView, not a Python "
                                            "world"));
+    const bool act = pf.act_filter.has_value();
+    if (act != action_world(world))
+        throw config_error(detail::message(who, ": the ParticleFilter was built for a world with ",
+                                           act ? "continuous" : "index", " actions, and ", std::string(py::repr(world)),
+                                           act ? " has index actions (no action_dim)" :
+                                           " declares action_dim (continuous actions)"));
+    if (act) return;
     const bool vec = pf.vec_filter.has_value();
     if (vec != vector_world(world))
         throw config_error(detail::message(who, ": the ParticleFilter was built for a world with ",
@@ -95,7 +102,9 @@ void bind_sim_worlds(py::module_& m) {
         "histogram of the weighted particles over `bins` bins of `binning(state)` (default: the world's\n"
         "state_bin; the identity for GenerativeView). b_1 is `particles` draws of the initial state from\n"
         "stream(seed, ~0). A world that declares observation_dim = d observes float vectors, weighed by\n"
-        "observation_likelihood(a, o, s) or observation_log_likelihood(a, o, s) (o: a read-only float64 array).")
+        "observation_likelihood(a, o, s) or observation_log_likelihood(a, o, s) (o: a read-only float64 array).\n"
+        "A world that declares action_dim = d (with action_low, action_high and observation_dim) has continuous\n"
+        "actions: its methods receive a as a read-only float64 array of shape (d,).")
         .def(py::init([](const py::object& world, std::optional<std::size_t> bins, const py::object& binning,
                          std::size_t particles, double resample_threshold, const std::string& entropy,
                          std::uint64_t seed) {
@@ -115,6 +124,11 @@ void bind_sim_worlds(py::module_& m) {
                      p->view = world.cast<std::shared_ptr<PyGenerativeView>>();
                      p->bins = bins.value_or(p->view->model->model->num_states());
                      p->view_filter.emplace(*p->view->view, p->bins, IdentityBinning{}, o, g);
+                 } else if (action_world(world)) {
+                     p->act_world = std::make_shared<PyActWorld>(world);
+                     p->bins = bins.value_or(p->act_world->num_state_bins());
+                     if (!bins) world_bins_memory(p->bins);
+                     p->act_filter.emplace(*p->act_world, p->bins, py_binning(p->act_world, binning), o, g);
                  } else if (vector_world(world)) {
                      p->vec_world = std::make_shared<PyVecWorld>(world);
                      p->bins = bins.value_or(p->vec_world->num_state_bins());
@@ -138,6 +152,7 @@ void bind_sim_worlds(py::module_& m) {
             Eigen::VectorXd b;
             if (p.py_filter) p.py_filter->initial(b);
             else if (p.vec_filter) p.vec_filter->initial(b);
+            else if (p.act_filter) p.act_filter->initial(b);
             else p.view_filter->initial(b);
             return b;
         }, "b_1: the histogram of the initial particles");

@@ -18,8 +18,11 @@
 // finite models; the two are what python/examples/generative_slowdown.py compares.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <ostream>
+#include <vector>
 #include <span>
 
 #include "common.hpp"
@@ -161,7 +164,6 @@ template <class Interface>
 class PyWorldBase : public Interface {
 public:
     explicit PyWorldBase(py::object env) : env_(std::move(env)) {
-        A_ = size("num_actions");
         T_ = size("horizon");
         bins_ = size("num_state_bins");
         init_ = method("sample_initial_state");
@@ -186,7 +188,6 @@ public:
         rng_ptr_ = rng_.cast<PyRng*>();
     }
 
-    [[nodiscard]] std::size_t num_actions() const override { return A_; }
     [[nodiscard]] std::size_t horizon() const override { return T_; }
     [[nodiscard]] std::size_t num_state_bins() const override { return bins_; }
     [[nodiscard]] bool has_state_map() const { return state_dim_ > 0; }
@@ -194,11 +195,6 @@ public:
     [[nodiscard]] programs::OpaqueValue sample_initial_state(DefaultRng& g) const override {
         Lend l(rng_ptr_, g);
         return opaque(init_(rng_));
-    }
-    [[nodiscard]] programs::OpaqueValue sample_next_state(const programs::OpaqueValue& s, std::size_t a,
-                                                          DefaultRng& g) const override {
-        Lend l(rng_ptr_, g);
-        return opaque(next_(object_of(s), a, rng_));
     }
     [[nodiscard]] std::size_t state_bin(const programs::OpaqueValue& s) const override {
         return to_index(bin_(object_of(s)), "state_bin");
@@ -233,15 +229,34 @@ protected:
 
     py::object env_, init_, init_obs_, next_, obs_, bin_, point_, rng_;
     PyRng* rng_ptr_ = nullptr;
-    std::size_t A_ = 0, T_ = 0, bins_ = 0, state_dim_ = 0;
+    std::size_t T_ = 0, bins_ = 0, state_dim_ = 0;
+};
+
+/// A Python world's index actions: num_actions (int or method), sample_next_state(s, a, rng) with
+/// a an int. `Interface`: the runtime's IndexSimulator or VectorSimulator.
+template <class Interface>
+class PyIndexWorldBase : public PyWorldBase<Interface> {
+public:
+    explicit PyIndexWorldBase(py::object env) : PyWorldBase<Interface>(std::move(env)) {
+        A_ = this->size("num_actions");
+    }
+    [[nodiscard]] std::size_t num_actions() const override { return A_; }
+    [[nodiscard]] programs::OpaqueValue sample_next_state(const programs::OpaqueValue& s, std::size_t a,
+                                                          DefaultRng& g) const override {
+        Lend l(this->rng_ptr_, g);
+        return opaque(this->next_(object_of(s), a, this->rng_));
+    }
+
+protected:
+    std::size_t A_ = 0;
 };
 
 /// A GenerativePomdp + ObservationLikelihood + StateBinning over a Python world observing
 /// indices: num_observations (int or method), sample_initial_observation(s, rng),
 /// sample_observation(a, s, rng) -> int, observation_likelihood(a, o, s).
-class PyWorld final : public PyWorldBase<programs::IndexSimulator> {
+class PyWorld final : public PyIndexWorldBase<programs::IndexSimulator> {
 public:
-    explicit PyWorld(py::object env) : PyWorldBase(std::move(env)) {
+    explicit PyWorld(py::object env) : PyIndexWorldBase(std::move(env)) {
         O_ = size("num_observations");
         if (py::hasattr(env_, "observation_likelihood")) like_ = env_.attr("observation_likelihood");
     }
@@ -275,9 +290,9 @@ static_assert(require_environment<PyWorld>());
 /// observation_log_likelihood(a, o, s) (the log form for densities that underflow; it wins
 /// when both are given). The particle filter always weighs in logs here: a likelihood ℓ is
 /// checked (NaN, negative or infinite: model_error naming it) and passed as log ℓ.
-class PyVecWorld final : public PyWorldBase<programs::VectorSimulator> {
+class PyVecWorld final : public PyIndexWorldBase<programs::VectorSimulator> {
 public:
-    explicit PyVecWorld(py::object env) : PyWorldBase(std::move(env)) {
+    explicit PyVecWorld(py::object env) : PyIndexWorldBase(std::move(env)) {
         dim_ = size("observation_dim");
         if (dim_ == 0) throw config_error("generative world: observation_dim is 0; observation vectors need >= 1 entry");
         if (py::hasattr(env_, "observation_log_likelihood")) log_like_ = env_.attr("observation_log_likelihood");
@@ -321,8 +336,143 @@ private:
 static_assert(require_environment<PyVecWorld>());
 static_assert(has_observation_points<PyVecWorld> && has_state_points<PyVecWorld> && has_state_points<PyWorld>);
 
+/// A simulator's kind for the policies it is offered: index observations, vector observations,
+/// or continuous actions (with vector observations).
+enum class SimKind { index, vector, continuous };
+
 /// Whether a Python world declares vector observations (observation_dim).
 inline bool vector_world(const py::handle& world) { return py::hasattr(world, "observation_dim"); }
+
+/// Whether a Python world declares continuous actions (action_dim).
+inline bool action_world(const py::handle& world) { return py::hasattr(world, "action_dim"); }
+
+/// A Python world with continuous actions: `action_dim = d` (int or method) and the box
+/// `action_low`, `action_high` (sequences of d finite numbers, low < high per coordinate; or
+/// methods returning them). Its sample_next_state(s, a, rng), sample_observation(a, s, rng) and
+/// observation_(log_)likelihood(a, o, s) receive a as a read-only float64 numpy array of shape
+/// (d,). Observations are float vectors (`observation_dim`, as PyVecWorld's): a world with
+/// action_dim and no observation_dim is refused, naming what to declare. The array handed to
+/// the world is made once per distinct action and reused while the action stays the same (the
+/// particle filter calls the world once per particle with one action), so a world may keep it.
+class PyActWorld final : public PyWorldBase<programs::ContinuousSimulator> {
+public:
+    explicit PyActWorld(py::object env) : PyWorldBase(checked(std::move(env))) {
+        const auto name = [&] { return std::string(py::repr(env_)); };
+        d_ = size("action_dim");
+        if (d_ == 0) throw config_error(detail::message("generative world ", name(), ": action_dim is 0; an action needs >= 1 coordinate"));
+        std::vector<double> lo = bound("action_low"), hi = bound("action_high");
+        box_ = ActionBox(std::move(lo), std::move(hi));
+        box_.check(detail::message("generative world ", name()).c_str());
+        dim_ = size("observation_dim");
+        if (dim_ == 0) throw config_error("generative world: observation_dim is 0; observation vectors need >= 1 entry");
+        if (py::hasattr(env_, "observation_log_likelihood")) log_like_ = env_.attr("observation_log_likelihood");
+        else if (py::hasattr(env_, "observation_likelihood")) like_ = env_.attr("observation_likelihood");
+    }
+
+    [[nodiscard]] ActionBox action_box() const override { return box_; }
+    [[nodiscard]] std::size_t action_dim() const { return d_; }
+    [[nodiscard]] std::size_t observation_dim() const override { return dim_; }
+
+    [[nodiscard]] programs::OpaqueValue sample_next_state(const programs::OpaqueValue& s, const Eigen::VectorXd& a,
+                                                          DefaultRng& g) const override {
+        const py::object& x = array_of(a);
+        Lend l(rng_ptr_, g);
+        return opaque(next_(object_of(s), x, rng_));
+    }
+    [[nodiscard]] PyObservation sample_initial_observation(const programs::OpaqueValue& s, DefaultRng& g) const override {
+        Lend l(rng_ptr_, g);
+        return make_observation(init_obs_(object_of(s), rng_), dim_,
+                                [] { return std::string("sample_initial_observation(s)"); });
+    }
+    [[nodiscard]] PyObservation sample_observation(const Eigen::VectorXd& a, const programs::OpaqueValue& s,
+                                                   DefaultRng& g) const override {
+        const py::object& x = array_of(a);
+        Lend l(rng_ptr_, g);
+        return make_observation(obs_(x, object_of(s), rng_), dim_,
+                                [&] { return detail::message("sample_observation(a=", std::string(py::repr(x)), ", s)"); });
+    }
+    [[nodiscard]] double observation_log_likelihood(const Eigen::VectorXd& a, const PyObservation& o,
+                                                    const programs::OpaqueValue& s) const override {
+        const py::handle array = object_of(o.value);
+        const py::object& x = array_of(a);
+        if (log_like_)
+            return to_real(log_like_(x, array, object_of(s)),
+                           [] { return std::string("observation_log_likelihood(a, o, s)"); });
+        if (!like_)
+            throw config_error("generative world: a particle filter needs observation_likelihood(a, o, s) or "
+                               "observation_log_likelihood(a, o, s)");
+        const py::object r = like_(x, array, object_of(s));
+        const double v = to_real(r, [] { return std::string("observation_likelihood(a, o, s)"); });
+        if (!std::isfinite(v) || v < 0.0)
+            throw model_error(detail::message("ParticleFilter: observation_likelihood(a = ", std::string(py::repr(x)),
+                                              ", o = ", std::string(py::repr(array)), ", s) returned ",
+                                              std::string(py::repr(r)), "; a likelihood is finite and >= 0"));
+        return std::log(v);
+    }
+
+private:
+    /// `env`, refused first when its declarations contradict continuous actions.
+    static py::object checked(py::object env) {
+        const auto name = [&] { return std::string(py::repr(env)); };
+        if (!py::hasattr(env, "observation_dim"))
+            throw config_error(detail::message(
+                "generative world ", name(), ": declares action_dim (continuous actions) but no observation_dim; a "
+                "world with continuous actions observes float vectors: declare observation_dim = d and return numpy "
+                "float arrays of shape (d,) from sample_initial_observation and sample_observation"));
+        if (py::hasattr(env, "num_actions"))
+            throw config_error(detail::message("generative world ", name(), ": declares both action_dim (continuous "
+                                               "actions) and num_actions (index actions); declare one"));
+        return env;
+    }
+
+    /// action_low / action_high: d finite numbers (a sequence, an array, or a method returning one).
+    std::vector<double> bound(const char* name) const {
+        const auto who = [&] { return detail::message("generative world ", std::string(py::repr(env_)), ": ", name); };
+        if (!py::hasattr(env_, name))
+            throw config_error(detail::message(who(), " is missing; a world with action_dim = ", d_,
+                                               " declares action_low and action_high, sequences of ", d_,
+                                               " floats (the box of its actions)"));
+        py::object v = env_.attr(name);
+        if (PyCallable_Check(v.ptr())) v = v();
+        py::array_t<double> a;
+        try {
+            if (py::isinstance<py::str>(v) || py::isinstance<py::bytes>(v)) throw py::cast_error();
+            a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(v);
+        } catch (const py::error_already_set&) {
+            a = {};
+        } catch (const py::cast_error&) {
+            a = {};
+        }
+        if (!a || a.ndim() != 1 || static_cast<std::size_t>(a.shape(0)) != d_)
+            throw config_error(detail::message(who(), " is ", std::string(py::repr(v)), "; action_dim = ", d_,
+                                               " asks for a sequence of ", d_, " numbers"));
+        return {a.data(), a.data() + d_};
+    }
+
+    /// The action as the read-only float64 array of shape (d,) the world's methods receive:
+    /// the last one made while the action is the same bits.
+    const py::object& array_of(const Eigen::VectorXd& a) const {
+        const auto n = static_cast<std::size_t>(a.size());
+        if (last_ && n == d_ && std::equal(a.data(), a.data() + n, last_x_.data(), [](double x, double y) {
+                return std::memcmp(&x, &y, sizeof x) == 0;
+            }))
+            return last_;
+        py::array_t<double> x(static_cast<py::ssize_t>(n));
+        std::copy(a.data(), a.data() + n, x.mutable_data());
+        py::detail::array_proxy(x.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        last_x_.assign(a.data(), a.data() + n);
+        last_ = std::move(x);
+        return last_;
+    }
+
+    ActionBox box_{{0.0}, {1.0}};
+    py::object like_, log_like_;
+    mutable py::object last_;
+    mutable std::vector<double> last_x_;
+    std::size_t d_ = 0, dim_ = 0;
+};
+static_assert(require_environment<PyActWorld>());
+static_assert(continuous_actions<PyActWorld> && has_observation_points<PyActWorld> && has_state_points<PyActWorld>);
 
 /// The particle filter's binning of a Python world's states: a callable `fn`, or (None) the world's state_bin.
 inline programs::SimulatorBinning py_binning(std::shared_ptr<const programs::Simulator> world, py::object fn) {
@@ -334,6 +484,7 @@ inline programs::SimulatorBinning py_binning(std::shared_ptr<const programs::Sim
 using View = programs::IndexPomdpView;
 using PyPF = programs::IndexSimulatorFilter;
 using PyVecPF = programs::VectorSimulatorFilter;
+using PyActPF = programs::ContinuousSimulatorFilter;
 using ViewPF = programs::IndexPomdpViewFilter;
 static_assert(std::is_same_v<View, GenerativeView<Model>>);
 
@@ -345,9 +496,11 @@ struct PyGenerativeView {
 struct PyParticleFilter {
     std::shared_ptr<PyWorld> py_world;          // the Python world it filters (index observations), or
     std::shared_ptr<PyVecWorld> vec_world;      // the Python world it filters (vector observations), or
+    std::shared_ptr<PyActWorld> act_world;      // the Python world it filters (continuous actions), or
     std::shared_ptr<PyGenerativeView> view;     // the GenerativeView
     std::optional<PyPF> py_filter;
     std::optional<PyVecPF> vec_filter;
+    std::optional<PyActPF> act_filter;
     std::optional<ViewPF> view_filter;
     std::size_t bins = 0;
     /// A Python world's filter runs one call at a time: its world lends one generator to the
@@ -358,7 +511,7 @@ struct PyParticleFilter {
 /// Holds a Python world's particle filter for one call; ConfigError if another thread holds it.
 class FilterInUse {
 public:
-    explicit FilterInUse(PyParticleFilter& p) : p_(p.py_filter || p.vec_filter ? &p : nullptr) {
+    explicit FilterInUse(PyParticleFilter& p) : p_(p.py_filter || p.vec_filter || p.act_filter ? &p : nullptr) {
         if (p_ != nullptr && p_->busy.exchange(true))
             throw config_error("ParticleFilter: this filter of a Python world is in use by another call (another "
                                "thread); a Python world's filter runs one call at a time: give each thread its own "
@@ -376,5 +529,28 @@ private:
 
 /// The Python world a particle filter was built for, checked against the world given (config_error, `who` first).
 void check_filter_world(const PyParticleFilter& pf, const py::object& world, const char* who);
+
+/// The kind of world a Python world's particle filter filters (its policies: refuse_sim_policy).
+inline SimKind sim_kind(const PyParticleFilter& pf) {
+    return pf.act_filter ? SimKind::continuous : pf.vec_filter ? SimKind::vector : SimKind::index;
+}
+
+/// config_error (`who` first) unless the Gaussian policy's box is the world's (the same dimension
+/// and bounds, bit for bit).
+template <class P>
+void check_policy_box(const P& policy, const PyActWorld& world, const char* who) {
+    const ActionBox& a = policy.box();
+    const ActionBox b = world.action_box();
+    if (a.lower == b.lower && a.upper == b.upper) return;
+    auto show = [](const ActionBox& x) {
+        std::string t;
+        for (std::size_t j = 0; j < x.dimension(); ++j)
+            t += detail::message(j ? " x " : "", "[", x.lower[j], ", ", x.upper[j], "]");
+        return t;
+    };
+    throw config_error(detail::message(who, ": the GaussianPolicy's action box is ", show(a), " (dimension ",
+                                       a.dimension(), "), the world's is ", show(b), " (action_dim = ",
+                                       b.dimension(), "); build the policy with the world's box"));
+}
 
 }  // namespace maxent::python

@@ -467,11 +467,12 @@ void bind_train(py::module_& m) {
                 r.policy_class = t[5].cast<std::string>();
                 if (py::isinstance<PyPolicy>(t[6])) {
                     r.policy = t[6].cast<PyPolicy>().p;
-                } else if (!t[6].is_none()) {  // an ObservationFeaturePolicy's run (sim_train.cpp)
-                    if (!py::hasattr(t[6], "class_name") ||
-                        py::str(t[6].attr("class_name")).cast<std::string>() != "ObservationFeaturePolicy")
+                } else if (!t[6].is_none()) {  // an ObservationFeaturePolicy's or GaussianPolicy's run (sim_train.cpp)
+                    const std::string c =
+                        py::hasattr(t[6], "class_name") ? py::str(t[6].attr("class_name")).cast<std::string>() : "";
+                    if (c != "ObservationFeaturePolicy" && c != "GaussianPolicy")
                         throw py::value_error("TrainResult.__setstate__: the policy must be a Policy, an "
-                                              "ObservationFeaturePolicy or None");
+                                              "ObservationFeaturePolicy, a GaussianPolicy or None");
                     r.feature_policy = PyRef(t[6].attr("copy")());
                 }
                 for (const py::handle f : t[7]) r.fits.push_back(py::reinterpret_borrow<py::dict>(f));
