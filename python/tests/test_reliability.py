@@ -94,6 +94,9 @@ objects = {
     "ObservationFeatures(user)": maxent.UserObservationFeatures(lambda o: o, 2),
     "ObservationFeaturePolicy": maxent.ObservationFeaturePolicy(lambda o: o, 3, dimension=2),
     "ObservationFeaturePolicy(tiles)": maxent.ObservationFeaturePolicy(maxent.ObservationTiles(1, 0.0, 1.0, 4), 3),
+    "ActionBox": maxent.ActionBox([0.0, -1.0], [1.0, 1.0]),
+    "GaussianPolicy": maxent.GaussianPolicy(maxent.ActionBox([0.0], [2.0]), 3, maxent.RawObservationFeatures(2),
+                                            state_dependent_std=True),
 }
 classes = {name: cls for name, cls in vars(maxent._core).items() if isinstance(cls, type) and
            type(cls).__name__ == "pybind11_type"}
@@ -123,7 +126,7 @@ print("done")
 """
 
 PICKLABLE = {"Model", "Policy", "StepRule", "TrainResult", "TrainResult(learned)", "ObservationFeatures",
-             "ObservationFeaturePolicy(tiles)"}
+             "ObservationFeaturePolicy(tiles)", "ActionBox", "GaussianPolicy"}
 # Policy.copy(), which shares a feature map written in Python
 COPYABLE = {("TabularBeliefPolicy", "deepcopy"), ("ObservationFeaturePolicy", "deepcopy")}
 
@@ -137,7 +140,7 @@ def test_every_pickle_protocol_works_or_raises():
     for line in lines[1:-1]:
         name, how, p, outcome = line.split(" ", 3)
         outcomes[(name, how, p)] = outcome
-    assert len(outcomes) == 18 * (pickle.HIGHEST_PROTOCOL + 1 + 6 + 2)
+    assert len(outcomes) == 20 * (pickle.HIGHEST_PROTOCOL + 1 + 6 + 2)
     for (name, how, p), outcome in outcomes.items():
         if name in PICKLABLE or (name, how) in COPYABLE:
             assert outcome in ("same", "ok"), (name, how, p, outcome)
