@@ -37,6 +37,15 @@ def test_readme_python_range_example(tmp_path):
     assert m and float(m.group(1)) > float(m.group(2)), p.stdout
 
 
+def test_readme_python_actions_example(tmp_path):
+    code = readme_block("python-actions")
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (tmp_path / "cart.npz").stat().st_size > 0
+    m = re.search(r"trained (\S+), uniform (\S+)", p.stdout)
+    assert m and float(m.group(1)) > float(m.group(2)) + 0.5, p.stdout
+
+
 def test_readme_python_beliefs_example(tmp_path):
     code = readme_block("python-beliefs")
     p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
