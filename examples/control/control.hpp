@@ -2,8 +2,9 @@
 // actions (a Gaussian policy, tanh-squashed into the world's action box) on the two bundled
 // continuous-action worlds, the partially observed pendulum (model/pendulum.hpp) and the rescue
 // robot steered by a velocity vector (model/rescue_velocity.hpp), each against the uniform
-// policy of its box. train.cpp holds the one translation unit that instantiates the trainers
-// (both worlds); main.cpp the command line, the tables and the files.
+// policy of its box. train.cpp runs them through the runtime's run_algorithm1 (whose trainers
+// maxent_runtime_control compiles) and evaluates them; main.cpp the command line, the tables
+// and the files.
 #pragma once
 
 #include <cstddef>

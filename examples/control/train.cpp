@@ -1,7 +1,7 @@
-// maxent-control's one training translation unit: the trainer, the particle filter and the
-// rollouts instantiated for the two continuous-action worlds, one trainer type per world (the
-// feedback a run-time box, programs::AnyFeedback; the estimator the batch-mean baseline; the
-// step Adam), so that the program compiles two trainers in all.
+// maxent-control's training: the runs of the two continuous-action worlds through the runtime's
+// run_algorithm1 (runtime/algorithm_control.hpp: one Gaussian-policy trainer per world, compiled in
+// maxent_runtime_control; the feedback a run-time box, programs::AnyFeedback; the estimator the
+// batch-mean baseline; the step Adam), and the final evaluations.
 //
 // The agent on both worlds: a particle filter of the world (predict with the world's motion,
 // weigh the raw readings by their log-density), its belief a grid histogram of the particles
@@ -34,10 +34,10 @@
 #include "maxent/optim/estimators.hpp"
 #include "maxent/optim/evaluate.hpp"
 #include "maxent/optim/step_rules.hpp"
-#include "maxent/optim/trainer.hpp"
 #include "maxent/policy/gaussian.hpp"
 #include "maxent/policy/uniform_box.hpp"
 
+#include "runtime/algorithm_control.hpp"
 #include "runtime/components.hpp"
 #include "runtime/signals.hpp"
 #include "runtime/text.hpp"
@@ -57,13 +57,12 @@ constexpr std::uint64_t final_stream = ~std::uint64_t{0};      // (seed, this, e
 constexpr std::size_t pendulum_belief_angle = 12, pendulum_belief_speed = 8;  // the belief's bins
 constexpr std::size_t pendulum_nodes = 8;                                     // φ(b): 8 x 8 bilinear
 constexpr std::size_t pendulum_heat_angle = 36, pendulum_heat_speed = 24;     // the phase-plane heatmap
-using PendulumFilter = ParticleFilter<PendulumWorld, PendulumGridBinning, BilinearGridFeatures<PendulumPhase>>;
+using PendulumFilter = programs::PendulumControlFilter;
 
 // --- the rescue robot's agent (as maxent-rescue's range experiments) ---------------------------
 constexpr std::size_t rescue_true_bins = 10, rescue_belief_bins = 8, rescue_nodes = 6, rescue_heat = 40;
 constexpr double rescue_knn_floor = 1e-3;  // metres: repeated positions (a robot pinned to a wall) 1 mm apart
-using RescueVelocityFilter =
-    ParticleFilter<RescueVelocityWorld, RescueGridBinning, BilinearGridFeatures<RescuePosition>>;
+using RescueVelocityFilter = programs::RescueVelocityControlFilter;
 
 PendulumWorld make_pendulum(const Experiment& x) {
     PendulumOptions o;
@@ -198,14 +197,22 @@ Job run_world(const W& world, const Experiment& x, std::optional<Kind> kind, std
     config.batch = batch;
     config.seed = seed;
     config.track_belief_entropy = true;
-    GaussianPolicy<> policy(box, filter.feature_dimension(), policy_options(world));
-    auto result = train(world, filter, std::move(policy), feedback_of(*kind, world), BatchMeanBaseline{}, Adam(alpha),
-                        config, [](const IterationMetrics&) { return !programs::stop_requested(); });
-    out.run.records.reserve(result.history.size());
-    for (const IterationMetrics& m : result.history)
+    programs::RunChoices choices{
+        programs::AnyGaussianPolicy(box, filter.feature_dimension(), programs::MaybeObservationFeatures{},
+                                    policy_options(world)),
+        feedback_of(*kind, world), programs::AnyEstimator(BatchMeanBaseline{}), programs::AnyStep(Adam(alpha)),
+        config};
+    programs::RunControl control;
+    control.after_iteration = [](const IterationMetrics&) { return !programs::stop_requested(); };
+    programs::Algorithm1Run result = programs::run_algorithm1(world, filter, choices, control);
+    const TrainResult& trained = result.trained;
+    out.run.records.reserve(trained.history.size());
+    for (const IterationMetrics& m : trained.history)
         out.run.records.push_back({m.true_entropy, m.feedback, m.belief_entropy_sum});
-    out.run.complete = !result.stopped_early && result.history.size() == iterations;
-    if (out.run.complete) out.final = evaluate_final(world, filter, result.policy, seed, x.final_episodes);
+    out.run.complete = !trained.stopped_early && trained.history.size() == iterations;
+    if (out.run.complete)
+        out.final = evaluate_final(world, filter, std::get<programs::AnyGaussianPolicy>(*result.policy), seed,
+                                   x.final_episodes);
     return out;
 }
 
