@@ -19,7 +19,8 @@
 //   analysis.cpp      exact objective, quality, evaluate -> sim_evaluate, components, checks
 //   sim_train.cpp     training on a simulator   -> features, sim_worlds, models, runs, components, checks
 //   sim_evaluate.cpp  evaluation on a simulator -> features, sim_worlds, models, checks
-//   features.cpp/.hpp observation features, ObservationFeaturePolicy -> sim_worlds.hpp, checks
+//   features.cpp/.hpp observation features, ObservationFeaturePolicy -> sim_actions, sim_worlds.hpp, checks
+//   sim_actions.cpp   ActionBox, GaussianPolicy (continuous actions) -> checks
 //   sim_worlds.cpp/.hpp Python worlds, Rng, GenerativeView, ParticleFilter -> checks
 //   models.cpp        models, filters, policies -> checks
 //   components.cpp    feedbacks, estimators, step rules -> runs (PyRef), checks
