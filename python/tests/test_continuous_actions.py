@@ -125,55 +125,70 @@ def test_seeds_and_threads_give_the_same_bits():
 LOW, HIGH = np.array([-1.0, 0.0]), np.array([2.0, 3.0])
 
 
-def numpy_policy(theta, belief, observation, dependent):
-    """(x, μ, σ) of GaussianPolicy(box, 3, RawObservationFeatures(2)): x = (1, φ(b), o_1, o_2, 1)."""
+def numpy_policy(theta, low, belief, observation, dependent):
+    """(x, μ, σ) of GaussianPolicy(box, len(belief), RawObservationFeatures(len(observation))):
+    x = (1, φ(b), o, 1)."""
     x = np.concatenate([[1.0], belief, observation, [1.0]])
-    d = 2
+    d = len(low)
     mu = x @ theta[:, :d]
     log_sigma = x @ theta[:, d:] if dependent else theta[0, d:]
     return x, mu, np.exp(log_sigma)
 
 
-def numpy_log_density(theta, belief, observation, a, dependent):
-    _, mu, sigma = numpy_policy(theta, belief, observation, dependent)
-    c, h = (LOW + HIGH) / 2, (HIGH - LOW) / 2
+def numpy_log_density(theta, low, high, belief, observation, a, dependent):
+    _, mu, sigma = numpy_policy(theta, low, belief, observation, dependent)
+    c, h = (low + high) / 2, (high - low) / 2
     y = (a - c) / h
     u = np.arctanh(y)
     return float(np.sum(-0.5 * ((u - mu) / sigma) ** 2 - np.log(sigma) - 0.5 * math.log(2 * math.pi)
                         - np.log1p(-y * y) - np.log(h)))
 
 
-def numpy_score(theta, belief, observation, a, dependent):
-    x, mu, sigma = numpy_policy(theta, belief, observation, dependent)
-    c, h = (LOW + HIGH) / 2, (HIGH - LOW) / 2
+def numpy_score(theta, low, high, belief, observation, a, dependent):
+    x, mu, sigma = numpy_policy(theta, low, belief, observation, dependent)
+    d = len(low)
+    c, h = (low + high) / 2, (high - low) / 2
     eps = (np.arctanh((a - c) / h) - mu) / sigma
     g = np.zeros_like(theta)
-    g[:, :2] = np.outer(x, eps / sigma)
+    g[:, :d] = np.outer(x, eps / sigma)
     if dependent:
-        g[:, 2:] = np.outer(x, eps * eps - 1.0)
+        g[:, d:] = np.outer(x, eps * eps - 1.0)
     else:
-        g[0, 2:] = eps * eps - 1.0
+        g[0, d:] = eps * eps - 1.0
     return g
 
 
+# (box, belief, observation, actions): two coordinates; and one coordinate with 5 belief features
+# (an odd number of θ columns with a state-independent σ: the unpaired column's score rows).
+CASES = [
+    ((LOW, HIGH), np.array([0.2, 0.5, 0.3]), np.array([0.7, -1.2]), [np.array([0.4, 1.1]), np.array([-0.9, 2.95])]),
+    ((np.array([-2.0]), np.array([2.0])), np.array([0.1, 0.2, 0.3, 0.15, 0.25]), np.array([0.3]),
+     [np.array([0.7]), np.array([-1.9])]),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
 @pytest.mark.parametrize("dependent", [False, True])
-def test_density_and_score_against_numpy(dependent):
+def test_density_and_score_against_numpy(case, dependent):
+    (low, high), belief, obs, actions = CASES[case]
+    d, fb, fo = len(low), len(belief), len(obs) + 1
     rng = np.random.default_rng(7)
-    p = maxent.GaussianPolicy(maxent.ActionBox(LOW, HIGH), 3, maxent.RawObservationFeatures(2),
+    p = maxent.GaussianPolicy(maxent.ActionBox(low, high), fb, maxent.RawObservationFeatures(len(obs)),
                               state_dependent_std=dependent)
-    assert p.num_features == 1 + 3 + 3 and p.parameters.shape == (7, 4) and p.action_dim == 2
-    theta = 0.3 * rng.standard_normal((7, 4))
+    F = 1 + fb + fo
+    assert p.num_features == F and p.parameters.shape == (F, 2 * d) and p.action_dim == d
+    theta = 0.3 * rng.standard_normal((F, 2 * d))
     p.parameters = theta
-    belief, obs = np.array([0.2, 0.5, 0.3]), np.array([0.7, -1.2])
     mean, std = p.mean_and_std(belief=belief, observation=obs)
-    _, mu, sigma = numpy_policy(theta, belief, obs, dependent)
+    _, mu, sigma = numpy_policy(theta, low, belief, obs, dependent)
     np.testing.assert_allclose(mean, mu, rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(std, sigma, rtol=1e-13)
-    for a in (np.array([0.4, 1.1]), np.array([-0.9, 2.95])):
+    for a in actions:
         np.testing.assert_allclose(p.log_density(a, belief=belief, observation=obs),
-                                   numpy_log_density(theta, belief, obs, a, dependent), rtol=1e-12)
+                                   numpy_log_density(theta, low, high, belief, obs, a, dependent), rtol=1e-12)
         score = p.score(a, belief=belief, observation=obs)
-        np.testing.assert_allclose(score, numpy_score(theta, belief, obs, a, dependent), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(score, numpy_score(theta, low, high, belief, obs, a, dependent), rtol=1e-12,
+                                   atol=1e-14)
         # and the score as central finite differences of the policy's own log density
         fd = np.zeros_like(theta)
         for i in range(theta.shape[0]):
@@ -189,7 +204,7 @@ def test_density_and_score_against_numpy(dependent):
         np.testing.assert_allclose(score, fd, atol=1e-6)
     # a draw lies in the box, and its score is the score at the drawn action
     a, s = p.sample(maxent.Rng(3), belief=belief, observation=obs)
-    assert np.all(a > LOW) and np.all(a < HIGH)
+    assert np.all(a > low) and np.all(a < high)
     np.testing.assert_allclose(s, p.score(a, belief=belief, observation=obs), rtol=1e-9, atol=1e-12)
 
 
