@@ -764,8 +764,8 @@ TEST_CASE("no two curves of a plot share a line colour", "[paper][plot]") {
     };
     using O = mp::Objective;
     // Two learners' curves of one objective (they shared the objective's learned colour).
-    const auto two = colours_of({{O::mbe, "em"}, {O::mbe, "cloned-hmm"}});
-    REQUIRE(two.size() == 2);
+    const auto two = colours_of({{O::mbe, ""}, {O::mbe, "em"}, {O::mbe, "cloned-hmm"}});
+    REQUIRE(two.size() == 3);
     CHECK(distinct(two));
     // Four objectives and two learned objectives with four learners each: 12 curves, more than the palette.
     std::vector<std::pair<O, std::string>> many = {{O::mse, ""}, {O::moe, ""}, {O::mbe, ""}, {O::reg_mbe, ""}};
