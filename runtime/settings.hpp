@@ -202,12 +202,31 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
     return out;
 }
 
+/// " (at most 1000 EM steps for cloned-hmm; smoothing chosen per run for em-select)": where a
+/// learner's first fit departs from the flags (apply_learner: the cloned HMMs take at least 1000
+/// EM steps; select_learned_model); "" if none.
+[[nodiscard]] inline std::string first_fit_exceptions(const LearningSettings& l) {
+    std::string cloned, chosen;
+    for (const std::string& name : l.learners) {
+        if (name == "cloned-hmm" || name == "cloned-hmm-select") {
+            if (l.em_iterations < 1000) cloned += cat(cloned.empty() ? "" : ", ", name);
+        } else if (learner_selects(name)) {
+            chosen += cat(chosen.empty() ? "" : ", ", name);
+        }
+    }
+    std::string out;
+    if (!cloned.empty()) out = cat("at most 1000 EM steps for ", cloned);
+    if (!chosen.empty()) out += cat(out.empty() ? "" : "; ", "smoothing chosen per run for ", chosen);
+    return out.empty() ? out : cat(" (", out, ")");
+}
+
 /// One line on how the learned-belief curves learn their model and start their filter, and
 /// what their heatmaps evaluate (maxent-paper and maxent-explore print it for runs with such
 /// curves; `heatmaps`: whether the program draws heatmaps, which maxent-explore does not).
 [[nodiscard]] inline std::string learning_summary(const LearningSettings& l, bool heatmaps = true) {
     return cat("learned beliefs: ", latent_states_summary(l), "; first fit ", std::to_string(l.restarts), " restarts of at most ",
                std::to_string(l.em_iterations), " EM steps, smoothing ", format_number(l.smoothing),
+               first_fit_exceptions(l),
                "; the filter's b_1 = ",
                l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
                                : "uniform, the paper's (--learned-prior: the learned initial distribution)",

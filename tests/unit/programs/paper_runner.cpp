@@ -851,6 +851,9 @@ TEST_CASE("without a simulator: the nosim experiments, their curves, flags and c
                                  "per run by held-out likelihood, at most 32, for cloned-hmm-select; L = 13 clones "
                                  "split evenly among the observations (--latent-states) for cloned-hmm; L = S latent "
                                  "states for em-known-motion; first fit"));
+    CHECK_THAT(summary({"--learners", "em,em-select,cloned-hmm-select,cloned-hmm"}),
+               Catch::Contains("EM steps, smoothing 0.001 (at most 1000 EM steps for cloned-hmm-select, cloned-hmm; "
+                               "smoothing chosen per run for em-select); the filter's b_1"));
     CHECK_THAT(summary({"--learners", "em,em-sparse,em-known-sensor"}),
                Catch::StartsWith("learned beliefs: L = S latent states; first fit"));
     const auto curves = mp::make_curves(e, o.settings);
