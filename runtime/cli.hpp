@@ -696,7 +696,9 @@ using detail::uint_in;
         "                       Oracles, given parts of the true model: em-known-motion (oracle:\n"
         "                       given the world's transitions, L = S and the state identities),\n"
         "                       em-known-sensor (oracle: given the world's emissions, L = S)\n"
-        "  --latent-states L    latent states of the learned model (default: the world's S)\n"
+        "  --latent-states L    latent states of the learned model of em, em-sparse and cloned-hmm (L\n"
+        "                       clones; default: the world's S); the oracles have L = S, the -select\n"
+        "                       learners choose L per run (at most --select-max-states)\n"
         ) + learned_flags_help() + std::string(
         "  --heatmap-episodes E episodes of each run's final policy (with its belief model: the\n"
         "                       learned one for learned curves) whose true states are counted for the\n"

@@ -146,6 +146,36 @@ struct PlotSpec {
     return out;
 }
 
+/// Paul Tol's colour-blind-safe "muted" palette: nine colours distinguishable from each other.
+inline constexpr const char* plot_palette[9] = {"#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE",
+                                                "#882255", "#44AA99", "#999933", "#AA4499"};
+
+/// The colour (gnuplot "#RRGGBB") of the next curve of a plot whose earlier curves have the colours
+/// in `used` (appended to): plot_palette[wanted] unless taken, else the first palette colour not
+/// taken after it; once all nine are taken, colours of hues spaced by the golden angle at two
+/// lightnesses, each different from every colour taken. No two curves of a plot share a colour.
+[[nodiscard]] inline std::string distinct_colour(std::size_t wanted, std::vector<std::string>& used) {
+    auto taken = [&](const std::string& c) { return std::find(used.begin(), used.end(), c) != used.end(); };
+    for (std::size_t k = 0; k < 9; ++k) {
+        const std::string c = plot_palette[(wanted + k) % 9];
+        if (!taken(c)) return used.emplace_back(c);
+    }
+    for (std::size_t n = used.size();; ++n) {
+        // hue h, saturation 0.55, value 0.8 or 0.55 (alternating), as RGB
+        const double h = std::fmod(static_cast<double>(n) * 0.618033988749895, 1.0) * 6.0;
+        const double v = n % 2 == 0 ? 0.8 : 0.55, sat = 0.55;
+        const double c = v * sat, x = c * (1.0 - std::fabs(std::fmod(h, 2.0) - 1.0)), m = v - c;
+        double rgb[3] = {0, 0, 0};
+        const int sector = static_cast<int>(h);
+        const double seq[6][3] = {{c, x, 0}, {x, c, 0}, {0, c, x}, {0, x, c}, {x, 0, c}, {c, 0, x}};
+        for (int j = 0; j < 3; ++j) rgb[j] = seq[sector % 6][j] + m;
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "#%02X%02X%02X", static_cast<unsigned>(std::lround(rgb[0] * 255.0)),
+                      static_cast<unsigned>(std::lround(rgb[1] * 255.0)), static_cast<unsigned>(std::lround(rgb[2] * 255.0)));
+        if (!taken(buf)) return used.emplace_back(buf);
+    }
+}
+
 /// The gnuplot script that draws the curves (run it inside the experiment's folder). The
 /// binned data are inline datablocks, so the script is self-contained. It writes
 /// "curves.png.tmp"; write_plot renames it. Empty when no curve has a complete run.
@@ -159,11 +189,28 @@ struct PlotSpec {
     // reg-mbe: the same in every figure; with learned beliefs, four colours further and
     // dashed); otherwise curve i takes colour i, and curves of one objective that differ in
     // noise σ or policy class also differ in dash type.
-    static constexpr const char* palette[9] = {"#332288", "#CC6677", "#117733", "#DDCC77", "#88CCEE",
-                                               "#882255", "#44AA99", "#999933", "#AA4499"};
+    // Every drawn curve has a colour of its own (distinct_colour): first each curve whose colour no
+    // earlier curve wants keeps it, then a curve whose colour is taken (the second learner's curve
+    // of one objective, or more than nine curves) takes the next free one.
     std::size_t per_objective = 0;  // curves per objective (noise levels x policy classes)
     for (const CurveRuns& c : r.curves)
         if (!c.curve.learned && c.curve.objective == r.curves.front().curve.objective) ++per_objective;
+    std::vector<std::size_t> wanted(summary.size(), 0);
+    std::vector<std::string> colours(summary.size()), used;
+    std::vector<char> settled(summary.size(), 0);
+    for (std::size_t i = 0; i < summary.size(); ++i) {
+        const Curve& curve = r.curves[i].curve;
+        // A learned-belief curve takes the colour four places after its objective's, dashed.
+        const std::size_t slot = static_cast<std::size_t>(curve.objective) + (curve.learned ? 4 : 0);
+        wanted[i] = per_objective == 1 ? slot % 9 : i % 9;
+        const std::string c = plot_palette[wanted[i]];
+        if (summary[i].rows.empty() || std::find(used.begin(), used.end(), c) != used.end()) continue;
+        colours[i] = c;
+        used.push_back(c);
+        settled[i] = 1;
+    }
+    for (std::size_t i = 0; i < summary.size(); ++i)
+        if (!settled[i] && !summary[i].rows.empty()) colours[i] = distinct_colour(wanted[i], used);
     const char* band_alpha = r.curves.size() > 4 ? "0.12" : "0.2";
     const std::size_t W = std::max<std::size_t>(1, p.smooth);
 
@@ -193,10 +240,7 @@ struct PlotSpec {
         data += "EOD\n";
         const std::size_t secondary = per_objective == 0 ? 0 : i % per_objective;
         const Curve& curve = r.curves[i].curve;
-        // A learned-belief curve takes the colour four places after its objective's, dashed.
-        const std::size_t slot = static_cast<std::size_t>(curve.objective) + (curve.learned ? 4 : 0);
-        const char* rgb = per_objective == 1 ? palette[slot % 9] : palette[i % 9];
-        const std::string color = cat("rgb \"", rgb, "\"");
+        const std::string color = cat("rgb \"", colours[i], "\"");
         const std::string dash = cat(" dt ", std::to_string(curve.learned ? 2 : 1 + secondary % 5));
         plots += cat(drawn ? ", \\\n     " : "plot ", block, " using 1:3:4 with filledcurves lc ", color, " notitle");
         plots += cat(", \\\n     ", block, " using 1:2 with lines lw 1.8 lc ", color, dash, " title ",

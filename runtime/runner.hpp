@@ -85,6 +85,23 @@ void apply_learner(LearnedBeliefOptions& o, const std::string& learner, const Io
                                                  const LearningSettings& ls, bool& stopped,
                                                  SelectionReport* report = nullptr);
 
+/// select_learned_model for run `config` of a learned-belief trainer on `model`: on the warm-up
+/// episodes that trainer fits first (learned_belief_episodes, the same streams), with o.fit's
+/// actions, observations, seed (learned_belief_fit_seed) and stop (`stop`, may be null) set as
+/// the trainer sets them. maxent-paper's and maxent-explore's runs (train_seed.hpp) and the
+/// Python module's train_learned choose through this one call, so they choose the same.
+template <class M>
+[[nodiscard]] SelectedModel select_learned_model_for_run(const M& model, LearnedBeliefOptions& o,
+                                                         const std::string& learner, const LearningSettings& ls,
+                                                         const TrainerConfig& config, const std::atomic<bool>* stop,
+                                                         bool& stopped) {
+    o.fit.num_actions = model.num_actions();
+    o.fit.num_observations = model.num_observations();
+    o.fit.seed = learned_belief_fit_seed(config);
+    o.fit.stop = stop;
+    return select_learned_model(o, learner, learned_belief_episodes(model, config, o.warmup_episodes, 0), ls, stopped);
+}
+
 /// Trains one curve on one seed. Polls `stop` (may be null) before every iteration and
 /// adds one to `iterations` (may be null) after every iteration. `model` is a grid world of
 /// the paper or a model file's world, with its horizon set.

@@ -162,16 +162,75 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
                ", one restart per candidate; the chosen size refitted with the restarts above and kept by every refit)");
 }
 
+/// What each of l.learners trains with as its number of latent states L, learners that read
+/// the same grouped: "L = S latent states" (one description: no names), or e.g. "L = S latent
+/// states for em, em-known-motion; L = 6 clones split evenly among the observations
+/// (--latent-states) for cloned-hmm; L chosen per run by held-out likelihood, at most 64, for
+/// em-select". The oracles always have L = S (apply_learner refuses another L).
+[[nodiscard]] inline std::string latent_states_summary(const LearningSettings& l) {
+    const std::string L = l.latent_states == 0 ? std::string("S") : std::to_string(l.latent_states);
+    const char* flag = l.latent_states == 0 ? "" : " (--latent-states)";
+    const std::string bound = std::to_string(l.select_max_states);
+    std::vector<std::string> text, names;  // one entry per description
+    for (const std::string& name : l.learners) {
+        const LearnerKind* k = find_learner(name);
+        std::string d;
+        if (name == "cloned-hmm-select")
+            d = cat("clone total (and allocation) chosen per run by held-out likelihood, at most ", bound);
+        else if (learner_selects(name))
+            d = cat("L chosen per run by held-out likelihood, at most ", bound);
+        else if (k != nullptr && !k->oracle.empty())
+            d = "L = S latent states";
+        else if (name == "cloned-hmm")
+            d = cat("L = ", L, " clones split evenly among the observations", flag);
+        else
+            d = cat("L = ", L, " latent states", flag);
+        std::size_t i = 0;
+        while (i < text.size() && text[i] != d) ++i;
+        if (i == text.size()) {
+            text.push_back(d);
+            names.emplace_back();
+        }
+        names[i] += cat(names[i].empty() ? "" : ", ", name);
+    }
+    if (text.empty()) return "no learner";
+    if (text.size() == 1) return text.front();
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i)
+        out += cat(i == 0 ? "" : "; ", text[i], text[i].back() >= '0' && text[i].back() <= '9' ? ", for " : " for ",
+                   names[i]);
+    return out;
+}
+
+/// " (at most 1000 EM steps for cloned-hmm; smoothing chosen per run for em-select)": where a
+/// learner's first fit departs from the flags (apply_learner: the cloned HMMs take at least 1000
+/// EM steps; select_learned_model); "" if none.
+[[nodiscard]] inline std::string first_fit_exceptions(const LearningSettings& l) {
+    std::string cloned, chosen;
+    for (const std::string& name : l.learners) {
+        if (name == "cloned-hmm" || name == "cloned-hmm-select") {
+            if (l.em_iterations < 1000) cloned += cat(cloned.empty() ? "" : ", ", name);
+        } else if (learner_selects(name)) {
+            chosen += cat(chosen.empty() ? "" : ", ", name);
+        }
+    }
+    std::string out;
+    if (!cloned.empty()) out = cat("at most 1000 EM steps for ", cloned);
+    if (!chosen.empty()) out += cat(out.empty() ? "" : "; ", "smoothing chosen per run for ", chosen);
+    return out.empty() ? out : cat(" (", out, ")");
+}
+
 /// One line on how the learned-belief curves learn their model and start their filter, and
-/// what their heatmaps evaluate (maxent-paper prints it for experiments with such curves).
-[[nodiscard]] inline std::string learning_summary(const LearningSettings& l) {
-    return cat("learned beliefs: L = ", l.latent_states == 0 ? std::string("S") : std::to_string(l.latent_states),
-               " latent states; first fit ", std::to_string(l.restarts), " restarts of at most ",
+/// what their heatmaps evaluate (maxent-paper and maxent-explore print it for runs with such
+/// curves; `heatmaps`: whether the program draws heatmaps, which maxent-explore does not).
+[[nodiscard]] inline std::string learning_summary(const LearningSettings& l, bool heatmaps = true) {
+    return cat("learned beliefs: ", latent_states_summary(l), "; first fit ", std::to_string(l.restarts), " restarts of at most ",
                std::to_string(l.em_iterations), " EM steps, smoothing ", format_number(l.smoothing),
+               first_fit_exceptions(l),
                "; the filter's b_1 = ",
                l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
                                : "uniform, the paper's (--learned-prior: the learned initial distribution)",
-               "; heatmaps evaluate each final policy with its final learned filter", selection_summary(l),
+               heatmaps ? "; heatmaps evaluate each final policy with its final learned filter" : "", selection_summary(l),
                oracles_summary(l));
 }
 

@@ -37,15 +37,9 @@ SeedRun curve_seed(const M& model, const Curve& c, const Settings& s, std::uint6
         if (c.learner != "em") apply_learner(learned->options, c.learner, to_iohmm(model));
         if (learner_selects(c.learner)) {  // L (or the clones) chosen on the trainer's own warm-up episodes
             if (stop != nullptr && stop->load(std::memory_order_relaxed)) return run;
-            const TrainerConfig config = trainer_config(s, seed);
-            LearnedBeliefOptions& o = learned->options;
-            o.fit.num_actions = model.num_actions();
-            o.fit.num_observations = model.num_observations();
-            o.fit.seed = learned_belief_fit_seed(config);
-            o.fit.stop = stop;
             bool stopped = false;
-            run.selected = select_learned_model(
-                o, c.learner, learned_belief_episodes(model, config, o.warmup_episodes, 0), s.learning, stopped);
+            run.selected = select_learned_model_for_run(model, learned->options, c.learner, s.learning,
+                                                        trainer_config(s, seed), stop, stopped);
             if (stopped) return run;  // incomplete, as a run stopped in its first fit
         }
     }

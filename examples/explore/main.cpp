@@ -3,6 +3,7 @@
 // Section 4), printing the learned policies' true-state entropy next to the uniformly random
 // policy's and log S, and writing the same files as maxent-paper (see cli.hpp for the
 // command line, explore.hpp for what is computed and written).
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -273,6 +274,8 @@ int main(int argc, char** argv) try {
     if (!model.file.absorbing_rows.empty())
         std::printf("  --empty-rows self-loop: %zu (action, state) rows without T: entries made absorbing\n",
                     model.file.absorbing_rows.size());
+    if (std::any_of(curves.begin(), curves.end(), [](const mp::Curve& c) { return c.learned; }))
+        std::printf("  %s\n", mp::learning_summary(settings.learning, false).c_str());
     if (const std::string note = mx::refit_note(curves, settings); !note.empty()) std::printf("  %s\n", note.c_str());
     std::fflush(stdout);
 

@@ -45,6 +45,7 @@ endif()
 require_matches("${out}" "the printed output (learned curves)" "\n  learned-mbe +0\\."
                 "\n  learned-mbe\\+cloned-hmm +0\\." "\n  learned-mbe\\+em-known-motion\\(oracle\\) +0\\."
                 "no refit happens: K = 5 < --refit-every 2000; the model stays the warm-up fit"
+                "\n  learned beliefs: L = S latent states for em, em-known-motion. L = S clones split evenly among the observations for cloned-hmm. first fit"
                 "wrote [^\n]*learning\\.csv,learned/")
 if(out MATCHES "learned-mbe[^\n]*\\(learned\\)")
   message(FATAL_ERROR "a learned-belief curve is marked '(learned)':\n${out}")
@@ -72,6 +73,7 @@ endif()
 if(out MATCHES "no refit" OR out MATCHES "\n  mse")
   message(FATAL_ERROR "--objectives none --refit-every 2: a true-model curve or the no-refit note:\n${out}")
 endif()
+require_matches("${out}" "the printed output (learned only)" "\n  learned beliefs: L = 3 latent states \\(--latent-states\\). first fit")
 check_csv("${OUT}/learned-only/tiger.95/runs.csv" "objective,seed,iteration,true_entropy,feedback,belief_entropy_sum" 6)
 file(READ "${OUT}/learned-only/tiger.95/config.json" config)
 require_matches("${config}" "config.json (learned only)" "\"learner\": \"em\", \"oracle\": null, \"given\": \\[\\], \"prior\": \"uniform\""

@@ -299,6 +299,11 @@ class TrainResult:
     @property
     def seed(self) -> int: ...
     @property
+    def selection(self) -> Optional[dict]:
+        """train_learned with a learner that selects its size: what this run chose, a dict (learner, latent_states,
+pseudo_count, smoothing, allocation, clones, candidates, max_latent_states); None otherwise"""
+        ...
+    @property
     def stopped_early(self) -> bool: ...
     @property
     def true_entropy(self) -> numpy.ndarray: ...
@@ -584,7 +589,7 @@ raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-
 None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early); any other
 return value is a TypeError naming it."""
     ...
-def train_learned(world: Model, policy: Policy, feedback: Any = ..., estimator: Any = ..., step: Any = ..., *, latent_states: int = ..., warmup: int = ..., heldout: int = ..., refit_every: int = ..., refit_iterations: int = ..., window: int = ..., restarts: int = ..., em_iterations: int = ..., smoothing: float = ..., learned_prior: bool = ..., iterations: int = ..., batch: int = ..., seed: int = ..., seeds: Optional[List[int]] = ..., counting: str = ..., threads: int = ..., progress: Any = ..., progress_every: int = ..., learner: str = ...) -> Any:
+def train_learned(world: Model, policy: Policy, feedback: Any = ..., estimator: Any = ..., step: Any = ..., *, latent_states: int = ..., warmup: int = ..., heldout: int = ..., refit_every: int = ..., refit_iterations: int = ..., window: int = ..., restarts: int = ..., em_iterations: int = ..., smoothing: float = ..., learned_prior: bool = ..., iterations: int = ..., batch: int = ..., seed: int = ..., seeds: Optional[List[int]] = ..., counting: str = ..., threads: int = ..., progress: Any = ..., progress_every: int = ..., learner: str = ..., select_max_states: Optional[int] = ...) -> Any:
     """Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`
 states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`
 iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:
@@ -597,9 +602,16 @@ r.policy) evaluates the learned policy on fresh episodes; `heldout_episodes` are
 held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the
 library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;
 progress and progress_every as in train(). learner: how the model is learned, maxent-paper's --learners
-(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), and the oracle ablations
-'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S); the
-selections and em-spectral are fit_belief_model's only."""
+(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), the oracle ablations
+'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S), and
+'em-select', 'em-spectral-select', 'cloned-hmm-select' (latent_states = 0): each run chooses L (or the
+clone total and allocation) and the prior by held-out likelihood on a fifth of its own warm-up episodes,
+doubling up to select_max_states (None: maxent-paper's default, --select-max-states), before its policy
+is sized, exactly as maxent-paper's and maxent-explore's runs do (runtime select_learned_model_for_run);
+a policy over the latent states is then made anew with the chosen L rows and θ = 0 (pass e.g.
+BeliefAveragedPolicy(1, A); a θ other than 0 is refused), and the result's `selection` says what was
+chosen (latent_states, pseudo_count, smoothing, allocation, clones, candidates). em-spectral is
+fit_belief_model's only."""
     ...
 def uniform_episodes(world: Model, episodes: int, seed: int = ..., counting: str = ...) -> list:
     """Episodes of uniformly random actions as (actions, observations) pairs; episode e draws from stream(seed, 0, e)."""

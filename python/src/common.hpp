@@ -290,6 +290,9 @@ struct PyTrainResult {
     /// its Python object (set with the GIL held; `policy` stays empty).
     PyRef feature_policy;
     std::vector<py::dict> fits;  ///< learned-belief runs: every fit of the belief model
+    /// train_learned with a learner that selects its size: what it chose (a dict, set with the
+    /// GIL held); null (None) otherwise.
+    py::object selection;
     /// Learned-belief runs: the final learned model (the last fit's), its horizon, whether the
     /// agent's filter started from its μ̂, and the held-out episodes the fits were scored on.
     std::optional<IohmmModel> learned;

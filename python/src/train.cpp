@@ -83,6 +83,9 @@ PyTrainResult run_finite(const FiniteJob& j, const std::atomic<bool>& stop) {
 /// A learned-belief run: ObservationPolicy (over the world's observations), BeliefAveragedPolicy,
 /// BelievedStatePolicy or BeliefMixturePolicy (over the learned model's L latent states).
 /// TabularBeliefPolicy is refused before a job is made (refuse_learned_class_b).
+/// A learner that selects its size (`selects`; empty for the others) chooses L per run
+/// before the policy is sized: a policy over the latent states is then made anew with the
+/// chosen L rows (θ = 0), as maxent-paper's runner makes it.
 struct LearnedJob {
     std::shared_ptr<PyModel> world;
     PolicyVariant policy;
@@ -92,24 +95,56 @@ struct LearnedJob {
     TrainerConfig config;
     LearnedBeliefOptions options;
     const Progress* progress = nullptr;
+    std::string selects;                  ///< the selecting learner's name, or "" (L given)
+    programs::LearningSettings settings;  ///< read by a selection: select_max_states
 };
 
 /// What a learned-belief run hands back besides its TrainResult (read by train_learned).
 struct LearnedOut {
     std::vector<FitRecord> fits;
+    std::optional<programs::SelectedModel> selected;  ///< a selecting learner's choice
+    std::vector<std::size_t> clones;                  ///< cloned-hmm-select: the chosen clones per observation
+    double smoothing = 0.0;                           ///< the chosen fit's smoothing
 };
+
+/// `p` with `rows` rows and θ = 0 when it is a policy over the latent states; unchanged when it
+/// is an ObservationPolicy (its rows are the world's observations).
+PolicyVariant sized_policy(const PolicyVariant& p, std::size_t rows) {
+    return std::visit([rows](const auto& x) -> PolicyVariant {
+        using P = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<P, ObservationPolicy> || std::is_same_v<P, TabularBeliefPolicy>) return x;
+        else return P(rows, static_cast<std::size_t>(x.parameters().cols()));
+    }, p);
+}
 
 PyTrainResult run_learned(const LearnedJob& j, const std::atomic<bool>& stop, LearnedOut& extra) {
     programs::LearnedBelief belief{j.options};
+    PolicyVariant policy = j.policy;
+    if (!j.selects.empty()) {  // L (or the clones) chosen on the trainer's own warm-up episodes (runner.hpp)
+        bool stopped = false;
+        extra.selected = programs::select_learned_model_for_run(*j.world->model, belief.options, j.selects,
+                                                                j.settings, j.config, &stop, stopped);
+        if (stopped) {  // Ctrl-C during the selection: no run (run_jobs raises KeyboardInterrupt)
+            if (!stop.load())
+                throw config_error(detail::message("train_learned: the selection of '", j.selects, "' chose nothing"));
+            extra.selected.reset();
+            PyTrainResult none;
+            none.seed = j.config.seed;
+            return none;
+        }
+        extra.clones = belief.options.clones;
+        extra.smoothing = belief.options.fit.smoothing;
+        policy = sized_policy(policy, belief.options.fit.latent_states);
+    }
     belief.options.fit.stop = &stop;  // Ctrl-C also cuts an EM fit short, between its iterations
     programs::Algorithm1Run r =
-        programs::run_algorithm1(*j.world->model, belief, run_choices(j.policy, j.feedback, j.estimator, j.step, j.config),
+        programs::run_algorithm1(*j.world->model, belief, run_choices(policy, j.feedback, j.estimator, j.step, j.config),
                                  run_control(stop, *j.progress, j.config.seed));
     extra.fits = std::move(r.fits);
     std::optional<IohmmModel> learned = std::move(r.learned_model);
     const bool learned_prior = r.learned_prior;
     std::vector<ActionObservationSequence> heldout = std::move(r.heldout);
-    PyTrainResult out = finish(std::move(r), j.config.seed, PyPolicy{j.policy}.class_name());
+    PyTrainResult out = finish(std::move(r), j.config.seed, PyPolicy{policy}.class_name());
     // The final learned model (the one the agent's filter ends with) and the held-out episodes.
     out.learned = std::move(learned);
     out.learned_horizon = j.world->model->horizon();
@@ -261,7 +296,7 @@ void set_learning(const py::dict& d, bool latent_states_given, programs::Learnin
         } else {
             throw config_error(detail::message("run_experiment: unknown learning setting '", key,
                                                "' (known: latent_states, warmup, heldout, refit_every, refit_iterations, "
-                                               "window, restarts, em_iterations, smoothing, learned_prior)"));
+                                               "window, restarts, em_iterations, select_max_states, smoothing, learned_prior)"));
         }
     }
 }
@@ -381,6 +416,10 @@ void bind_train(py::module_& m) {
             if (!r.learned) return py::none();
             return py::str(r.learned_prior ? "learned" : "uniform");
         }, "learned-belief runs: the filter's b_1, 'learned' (the learned μ̂) or 'uniform' (else None)")
+        .def_property_readonly("selection", [](const PyTrainResult& r) -> py::object {
+            return r.selection ? r.selection : py::object(py::none());
+        }, "train_learned with a learner that selects its size: what this run chose, a dict (learner, latent_states,\n"
+           "pseudo_count, smoothing, allocation, clones, candidates, max_latent_states); None otherwise")
         .def_property_readonly("heldout_episodes", [](const PyTrainResult& r) { return sequences_to_python(r.heldout, false); },
                                "learned-belief runs: the held-out (actions, observations) episodes the fits were scored on")
         .def_property_readonly("iterations", [](const PyTrainResult& r) { return r.history.size(); })
@@ -447,11 +486,11 @@ void bind_train(py::module_& m) {
                                       r.policy                ? py::cast(PyPolicy{*r.policy})
                                       : r.feature_policy.obj ? r.feature_policy.get()
                                                               : py::none(),
-                                      fits, learned);
+                                      fits, learned, r.selection ? r.selection : py::object(py::none()));
             },
             [](const py::tuple& t) {
-                if (t.size() != 8 && t.size() != 9)
-                    throw py::value_error("TrainResult.__setstate__: expected a tuple of 8 or 9 entries");
+                if (t.size() < 8 || t.size() > 10)
+                    throw py::value_error("TrainResult.__setstate__: expected a tuple of 8, 9 or 10 entries");
                 PyTrainResult r;
                 r.seed = t[0].cast<std::uint64_t>();
                 r.parameters = t[1].cast<Eigen::MatrixXd>();
@@ -476,7 +515,7 @@ void bind_train(py::module_& m) {
                     r.feature_policy = PyRef(t[6].attr("copy")());
                 }
                 for (const py::handle f : t[7]) r.fits.push_back(py::reinterpret_borrow<py::dict>(f));
-                if (t.size() == 9 && !t[8].is_none()) {
+                if (t.size() >= 9 && !t[8].is_none()) {
                     const auto l = t[8].cast<py::tuple>();
                     if (l.size() != 8) throw py::value_error("TrainResult.__setstate__: the learned model needs 8 entries");
                     IohmmModel lm;
@@ -490,6 +529,11 @@ void bind_train(py::module_& m) {
                     r.learned_prior = l[6].cast<bool>();
                     r.heldout = sequences_from(l[7].cast<py::iterable>(), "TrainResult.__setstate__");
                     attach_belief_model(r);
+                }
+                if (t.size() == 10 && !t[9].is_none()) {
+                    if (!py::isinstance<py::dict>(t[9]))
+                        throw py::value_error("TrainResult.__setstate__: the selection must be a dict or None");
+                    r.selection = py::reinterpret_borrow<py::dict>(t[9]);
                 }
                 return r;
             }))
@@ -551,20 +595,29 @@ void bind_train(py::module_& m) {
            std::size_t restarts, std::size_t em_iterations, double smoothing, bool learned_prior,
            std::size_t iterations, std::size_t batch, std::uint64_t seed,
            std::optional<std::vector<std::uint64_t>> seeds, const std::string& counting, std::size_t threads,
-           const py::object& progress, std::size_t progress_every, const std::string& learner) {
+           const py::object& progress, std::size_t progress_every, const std::string& learner,
+           std::optional<std::size_t> select_max_states) {
             const TrainOptions o = train_options(iterations, batch, seed, std::move(seeds), counting, true, threads,
                                                  progress, progress_every);
-            if (programs::find_learner(learner) == nullptr || programs::learner_selects(learner)) {
-                std::string runtime;
-                for (const programs::LearnerKind& k : programs::learner_kinds)
-                    if (!k.selects) runtime += (runtime.empty() ? "" : ", ") + std::string(k.name);
-                bool extra = false;
-                for (const char* n : extra_learners) extra = extra || learner == n;
-                if (extra)
-                    throw config_error(detail::message("train_learned: learner '", learner, "' is fit_belief_model's "
-                                                       "only (the runtime's learned-belief runs offer ", runtime, ")"));
-                throw config_error(detail::message("train_learned: unknown learner '", learner, "' (known: ", runtime, ")"));
+            if (programs::find_learner(learner) == nullptr) {
+                if (learner == "em-spectral")
+                    throw config_error(detail::message("train_learned: learner 'em-spectral' is fit_belief_model's only "
+                                                       "(the runtime's learned-belief runs offer ",
+                                                       programs::learner_names(), ")"));
+                throw config_error(detail::message("train_learned: unknown learner '", learner, "' (known: ",
+                                                   programs::learner_names(), ")"));
             }
+            const bool select = programs::learner_selects(learner);
+            if (select_max_states && !select)
+                throw config_error(detail::message("train_learned: select_max_states is read by the learners that "
+                                                   "select their size only (em-select, em-spectral-select, "
+                                                   "cloned-hmm-select), not by '", learner, "'"));
+            if (select_max_states && (*select_max_states < 1 || *select_max_states > 100'000'000))
+                throw config_error(detail::message("train_learned: select_max_states must be in [1, 100000000] (",
+                                                   "maxent-paper's --select-max-states), got ", *select_max_states));
+            if (select && latent_states != 0)
+                throw config_error(detail::message("train_learned: learner '", learner, "' chooses L (or the clone "
+                                                   "total) itself, so latent_states must be 0, got ", latent_states));
             if (std::holds_alternative<TabularBeliefPolicy>(policy.p))
                 programs::refuse_learned_class_b(programs::PolicyClass::belief_state, "train_learned: TabularBeliefPolicy");
             programs::LearningSettings ls;
@@ -578,8 +631,12 @@ void bind_train(py::module_& m) {
             ls.em_iterations = em_iterations;
             ls.smoothing = smoothing;
             ls.learned_prior = learned_prior;
+            if (select_max_states) ls.select_max_states = *select_max_states;
             const Model& w = *world->model;
-            require_learned_memory("train_learned", latent_states, w.num_states(), w.num_actions(),
+            // A selection's largest candidate is at most select_max_states latent states (or clones).
+            require_learned_memory(select ? "train_learned (the selection's largest candidate, select_max_states)"
+                                          : "train_learned",
+                                   select ? ls.select_max_states : latent_states, w.num_states(), w.num_actions(),
                                    w.num_observations(), w.horizon(), warmup, window, heldout);
             LearnedBeliefOptions lo = programs::learned_options(ls, world->model->num_states());
             // The learner's settings, as maxent-paper's learned curves apply them (train_seed.hpp).
@@ -587,15 +644,28 @@ void bind_train(py::module_& m) {
             lo.validate();  // the library's checks (smoothing, ...), before any episode is drawn
             const auto in_use = models_in_use(world, py::none());
             // The policy against the agent the trainer will build (L latent states, the world's actions and
-            // observations): the library's message, before the warm-up episodes and the first fit.
+            // observations): the library's message, before the warm-up episodes and the first fit. A
+            // selecting learner's L is chosen per run: a policy over the latent states is made anew with
+            // the chosen L rows and θ = 0 (as maxent-paper's runner makes it), so its rows are not read and
+            // a θ other than 0 (which would be dropped) is refused.
             const Model& model = *world->model;
-            const AgentDimensions agent{lo.fit.latent_states, model.num_actions(), model.num_observations()};
+            const bool over_latent = !std::holds_alternative<ObservationPolicy>(policy.p);
+            const Eigen::MatrixXd& theta =
+                std::visit([](const auto& p) -> const Eigen::MatrixXd& { return p.parameters(); }, policy.p);
+            if (select && over_latent && !(theta.array() == 0.0).all())
+                throw config_error(detail::message(
+                    "train_learned: learner '", learner, "' chooses L per run, and the ", PyPolicy{policy.p}.class_name(),
+                    " over the latent states is made anew with the chosen L rows and θ = 0; this one's θ is not 0 "
+                    "(pass a fresh ", PyPolicy{policy.p}.class_name(), "(1, A), or an ObservationPolicy)"));
+            const std::size_t agent_rows =
+                select && over_latent ? static_cast<std::size_t>(theta.rows()) : lo.fit.latent_states;
+            const AgentDimensions agent{agent_rows, model.num_actions(), model.num_observations()};
             std::visit([&](const auto& p) { p.check_dimensions(agent); }, policy.p);
             const std::vector<std::uint64_t> all = seeds_of(o);
             std::vector<LearnedJob> jobs;
             for (const std::uint64_t s : all) {
                 LearnedJob j{world, policy.p, to_feedback(feedback), to_estimator(estimator), to_step(step), o.config,
-                             lo, &o.progress};
+                             lo, &o.progress, select ? learner : std::string(), ls};
                 j.config.seed = s;
                 jobs.push_back(std::move(j));
             }
@@ -605,6 +675,18 @@ void bind_train(py::module_& m) {
             run_jobs(jobs.size(), o.threads, [&](std::size_t i) { out[i] = run_learned(jobs[i], stop, extra[i]); }, stop);
             for (std::size_t i = 0; i < out.size(); ++i) {
                 for (const FitRecord& f : extra[i].fits) out[i].fits.push_back(fit_dict(f));
+                if (const auto& c = extra[i].selected) {
+                    py::dict d;
+                    d["learner"] = learner;
+                    d["latent_states"] = c->latent_states;
+                    d["pseudo_count"] = c->pseudo_count;
+                    d["smoothing"] = extra[i].smoothing;
+                    d["allocation"] = c->allocation;
+                    d["clones"] = extra[i].clones.empty() ? py::object(py::none()) : py::object(py::cast(extra[i].clones));
+                    d["candidates"] = c->candidates;
+                    d["max_latent_states"] = ls.select_max_states;
+                    out[i].selection = d;
+                }
                 attach_belief_model(out[i]);
             }
             return results(std::move(out), o);
@@ -620,6 +702,7 @@ void bind_train(py::module_& m) {
         py::arg("learned_prior") = learned_belief_defaults.learned_prior, py::arg("iterations") = 1000, py::arg("batch") = 10, py::arg("seed") = 0,
         py::arg("seeds") = py::none(), py::arg("counting") = "paper", py::arg("threads") = 0,
         py::arg("progress") = py::none(), py::arg("progress_every") = 1, py::arg("learner") = "em",
+        py::arg("select_max_states") = py::none(),
         "Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`\n"
         "states (0 = the world's S) fitted to uniform warm-up episodes and refitted every `refit_every`\n"
         "iterations; the world is touched only through actions and observations. The policy, as in maxent-paper:\n"
@@ -632,9 +715,16 @@ void bind_train(py::module_& m) {
         "held-out values score (score_sequences). Defaults: maxent.learned_belief_defaults(). Settings the\n"
         "library refuses (LearnedBeliefOptions::validate, e.g. smoothing 0) are refused before any episode;\n"
         "progress and progress_every as in train(). learner: how the model is learned, maxent-paper's --learners\n"
-        "(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), and the oracle ablations\n"
-        "'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S); the\n"
-        "selections and em-spectral are fit_belief_model's only.");
+        "(runtime learner_kinds): 'em', 'em-sparse', 'cloned-hmm' (L clones split evenly), the oracle ablations\n"
+        "'em-known-motion' / 'em-known-sensor' (given the world's transitions / emissions and L = its S), and\n"
+        "'em-select', 'em-spectral-select', 'cloned-hmm-select' (latent_states = 0): each run chooses L (or the\n"
+        "clone total and allocation) and the prior by held-out likelihood on a fifth of its own warm-up episodes,\n"
+        "doubling up to select_max_states (None: maxent-paper's default, --select-max-states), before its policy\n"
+        "is sized, exactly as maxent-paper's and maxent-explore's runs do (runtime select_learned_model_for_run);\n"
+        "a policy over the latent states is then made anew with the chosen L rows and θ = 0 (pass e.g.\n"
+        "BeliefAveragedPolicy(1, A); a θ other than 0 is refused), and the result's `selection` says what was\n"
+        "chosen (latent_states, pseudo_count, smoothing, allocation, clones, candidates). em-spectral is\n"
+        "fit_belief_model's only.");
 
     // --- learned belief models (fit_iohmm) -------------------------------------------------------------
     m.def(

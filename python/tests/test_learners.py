@@ -1,6 +1,7 @@
 # python/tests/test_learners.py — fit_belief_model's and train_learned's learners by their C++
 # names (runtime/settings.hpp learner_kinds, belief/learned/select.hpp): the model each returns,
-# what each is given of the world, and the refusals (oracles without world=, unknown names).
+# what each is given of the world, and the refusals (oracles without world=, unknown names);
+# train_learned's selections: test_learned_select.py.
 import numpy as np
 import pytest
 
@@ -151,10 +152,11 @@ def test_train_learned_known_motion_keeps_the_worlds_transitions():
                               WORLD.transition_matrix(WORLD.actions[0]))
 
 
-def test_train_learned_cloned_hmm_and_refused_selections():
+def test_train_learned_cloned_hmm_and_the_spectral_start_refused():
     r = maxent.train_learned(WORLD, maxent.ObservationPolicy(O, A), learner="cloned-hmm", latent_states=2 * O,
                              warmup=20, heldout=5, window=20, restarts=1, em_iterations=20, refit_every=2,
                              refit_iterations=2, iterations=2, batch=2, seed=1)
     assert r.belief_model.num_states == 2 * O
-    with pytest.raises(maxent.ConfigError, match="'em-select' is fit_belief_model's only"):
-        learned_run("em-select")
+    # the selections are train_learned's too (test_learned_select.py); the spectral start alone is not
+    with pytest.raises(maxent.ConfigError, match="'em-spectral' is fit_belief_model's only"):
+        learned_run("em-spectral")

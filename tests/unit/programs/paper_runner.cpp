@@ -730,6 +730,60 @@ TEST_CASE("gnuplot strings are literal: no line breaks, quotes or command substi
     }
 }
 
+TEST_CASE("no two curves of a plot share a line colour", "[paper][plot]") {
+    // The curves of a nosim study with several learners: one learned curve per objective and learner.
+    auto colours_of = [](const std::vector<std::pair<mp::Objective, std::string>>& curves) {
+        mp::ExperimentResult r;
+        r.settings.seeds = {0};
+        r.settings.iterations = 3;
+        for (const auto& [objective, learner] : curves) {
+            mp::CurveRuns c;
+            c.curve.objective = objective;
+            c.curve.learned = !learner.empty();
+            c.curve.learner = learner.empty() ? "em" : learner;
+            c.curve.label = mp::cat(mp::name_of(objective), learner.empty() ? "" : "+", learner);
+            mp::SeedRun run;
+            run.complete = true;
+            run.records.assign(3, {1.0, 1.0, 1.0});
+            c.runs.push_back(run);
+            r.curves.push_back(c);
+        }
+        mp::PlotSpec p;
+        p.states = 25;
+        p.horizon = 25;
+        const std::string script = mp::gnuplot_script(p, r, mp::summarize(r, p.plotted));
+        std::vector<std::string> colours;  // the lines' colours (the bands repeat them)
+        const std::string key = "with lines lw 1.8 lc rgb \"";
+        for (std::size_t at = script.find(key); at != std::string::npos; at = script.find(key, at + 1))
+            colours.push_back(script.substr(at + key.size(), 7));
+        return colours;
+    };
+    auto distinct = [](std::vector<std::string> c) {
+        std::sort(c.begin(), c.end());
+        return std::adjacent_find(c.begin(), c.end()) == c.end();
+    };
+    using O = mp::Objective;
+    // Two learners' curves of one objective (they shared the objective's learned colour).
+    const auto two = colours_of({{O::mbe, ""}, {O::mbe, "em"}, {O::mbe, "cloned-hmm"}});
+    REQUIRE(two.size() == 3);
+    CHECK(distinct(two));
+    // Four objectives and two learned objectives with four learners each: 12 curves, more than the palette.
+    std::vector<std::pair<O, std::string>> many = {{O::mse, ""}, {O::moe, ""}, {O::mbe, ""}, {O::reg_mbe, ""}};
+    for (const O o : {O::mbe, O::reg_mbe})
+        for (const char* l : {"em", "cloned-hmm", "em-known-motion", "em-select"}) many.emplace_back(o, l);
+    const auto all = colours_of(many);
+    REQUIRE(all.size() == 12);
+    CHECK(distinct(all));
+    for (const std::string& c : all) CHECK((c.size() == 7 && c[0] == '#'));
+    // The first learner's curve of each objective keeps the objective's learned colour.
+    CHECK(all[4] == "#44AA99");
+    CHECK(all[8] == "#999933");
+    // One curve per objective keeps the objective's colour: the same as before the learned curves.
+    const auto plain = colours_of({{O::mse, ""}, {O::moe, ""}, {O::mbe, ""}, {O::reg_mbe, ""}});
+    CHECK(std::vector<std::string>(all.begin(), all.begin() + 4) == plain);
+    CHECK(plain == std::vector<std::string>{"#332288", "#CC6677", "#117733", "#DDCC77"});
+}
+
 TEST_CASE("SIGTERM stops like the first Ctrl-C", "[paper][reliability]") {
     mp::install_stop_handlers();
     CHECK_FALSE(mp::stop_requested());
@@ -782,6 +836,26 @@ TEST_CASE("without a simulator: the nosim experiments, their curves, flags and c
     CHECK(u.em_iterations == 30);
     CHECK_THAT(mp::learning_summary(u), Catch::Contains("b_1 = uniform"));
     CHECK_THAT(mp::learning_summary(s.learning), Catch::Contains("b_1 = the learned initial distribution"));
+    // The printed L is what each learner trains with: S, --latent-states, or chosen per run.
+    CHECK_THAT(mp::learning_summary(s.learning), Catch::StartsWith("learned beliefs: L = S latent states; first fit"));
+    auto summary = [](std::vector<std::string> args) {
+        args.insert(args.begin(), "nosim2d");
+        return mp::learning_summary(mp::parse_command_line(args).settings.learning);
+    };
+    CHECK_THAT(summary({"--learners", "em-select"}),
+               Catch::StartsWith("learned beliefs: L chosen per run by held-out likelihood, at most 64; first fit"));
+    CHECK_THAT(summary({"--learners", "em,em-select,cloned-hmm-select,cloned-hmm,em-known-motion", "--latent-states",
+                        "13", "--select-max-states", "32"}),
+               Catch::StartsWith("learned beliefs: L = 13 latent states (--latent-states) for em; L chosen per run by "
+                                 "held-out likelihood, at most 32, for em-select; clone total (and allocation) chosen "
+                                 "per run by held-out likelihood, at most 32, for cloned-hmm-select; L = 13 clones "
+                                 "split evenly among the observations (--latent-states) for cloned-hmm; L = S latent "
+                                 "states for em-known-motion; first fit"));
+    CHECK_THAT(summary({"--learners", "em,em-select,cloned-hmm-select,cloned-hmm"}),
+               Catch::Contains("EM steps, smoothing 0.001 (at most 1000 EM steps for cloned-hmm-select, cloned-hmm; "
+                               "smoothing chosen per run for em-select); the filter's b_1"));
+    CHECK_THAT(summary({"--learners", "em,em-sparse,em-known-sensor"}),
+               Catch::StartsWith("learned beliefs: L = S latent states; first fit"));
     const auto curves = mp::make_curves(e, o.settings);
     REQUIRE(curves.size() == 4);
     CHECK(curves.back().label == "learned-reg-mbe");
