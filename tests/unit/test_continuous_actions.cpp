@@ -212,6 +212,55 @@ TEST_CASE("continuous actions: the Gaussian score with an odd number of columns"
     }
 }
 
+// With a state-independent σ, sample() computes μ and adds the score in one pass over x (the
+// normals drawn first); with a linear σ, one pass for μ and log σ and one for the score. A
+// linear σ whose feature weights are zero has log σ = S_0j + 0 = S_0j exactly, so both policies
+// draw the same normals and must give the same actions and the same score in the mean's
+// columns and in row 0 of log σ's, to the last bit (d = 2: paired columns; d = 3: an unpaired
+// one; feature blocks of 64 + 2 and of 7 + 5 rows, with tails).
+TEST_CASE("continuous actions: the one-pass Gaussian step equals the two-pass one bit for bit", "[continuous]") {
+    for (const std::size_t d : {std::size_t{2}, std::size_t{3}}) {
+        const std::size_t fb = d == 2 ? 64 : 7;
+        const std::size_t fo = d == 2 ? 2 : 5;
+        std::vector<double> lo(d), hi(d);
+        for (std::size_t j = 0; j < d; ++j) {
+            lo[j] = -1.0 - static_cast<double>(j);
+            hi[j] = 1.0 + 0.5 * static_cast<double>(j);
+        }
+        const maxent::ActionBox box(lo, hi);
+        using Policy = maxent::GaussianPolicy<maxent::RawObservationFeatures>;
+        Policy fixed(box, fb, maxent::RawObservationFeatures(fo), {.initial_log_std = -0.4});
+        Policy linear(box, fb, maxent::RawObservationFeatures(fo), {.initial_log_std = -0.4, .state_dependent_std = true});
+        maxent::DefaultRng g0 = maxent::stream(31);
+        const auto D = static_cast<Eigen::Index>(d);
+        for (Eigen::Index i = 0; i < fixed.parameters().size(); ++i) {
+            const double w = 0.1 * maxent::standard_normal(g0);
+            const Eigen::Index col = i / fixed.parameters().rows(), row = i % fixed.parameters().rows();
+            fixed.parameters()(i) = w;
+            linear.parameters()(i) = col < D || row == 0 ? w : 0.0;
+        }
+        Eigen::VectorXd phi(static_cast<Eigen::Index>(fb));
+        std::vector<double> point(fo);
+        Eigen::MatrixXd score_fixed = Eigen::MatrixXd::Zero(fixed.parameters().rows(), fixed.parameters().cols());
+        Eigen::MatrixXd score_linear = score_fixed;
+        std::vector<double> a_fixed(d), a_linear(d);
+        maxent::DefaultRng g_fixed = maxent::stream(32), g_linear = g_fixed;
+        for (int step = 0; step < 20; ++step) {
+            for (Eigen::Index i = 0; i < phi.size(); ++i) phi[i] = maxent::uniform01(g0) - 0.25;
+            for (double& p : point) p = maxent::standard_normal(g0);
+            const maxent::AgentView v = view_of(phi, point);
+            fixed.sample(v, g_fixed, score_fixed, std::span<double>(a_fixed));
+            linear.sample(v, g_linear, score_linear, std::span<double>(a_linear));
+            INFO("d = " << d << ", step " << step);
+            REQUIRE(a_fixed == a_linear);
+        }
+        CHECK(g_fixed == g_linear);
+        CHECK(score_fixed.leftCols(D) == score_linear.leftCols(D));
+        CHECK(score_fixed.row(0) == score_linear.row(0));
+        CHECK(score_fixed.rightCols(D).bottomRows(score_fixed.rows() - 1).isZero(0.0));
+    }
+}
+
 TEST_CASE("continuous actions: the squashed density integrates to 1 over its box", "[continuous]") {
     const Eigen::VectorXd none(0);
     SECTION("1-D") {
