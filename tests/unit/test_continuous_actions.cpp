@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <numbers>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
@@ -408,6 +409,26 @@ TEST_CASE("continuous actions: bad boxes and actions outside the box are errors 
     maxent::DefaultRng g = maxent::stream(0);
     Eigen::MatrixXd score;
     CHECK_THROWS_WITH(sampler.run(wild, g, score), Catch::Contains("coordinate 0 = 2, outside the world's action box"));
+}
+
+// A Gaussian policy built for another box of the same dimension (Reach's is [-1, 1]) is refused
+// by train and evaluate before any episode, naming both boxes; its draws inside [-1, 1] would
+// otherwise pass the rollout's inside-the-box check with a density and a score for the wrong box.
+TEST_CASE("continuous actions: a Gaussian policy built for another box is refused at the start", "[continuous]") {
+    const Reach world;
+    const maxent::GaussianPolicy narrow(maxent::ActionBox({-0.5}, {0.5}), 0);
+    const std::string names_both =
+        "GaussianPolicy: built for the action box [-0.5, 0.5] but the world's action box is [-1, 1]";
+    CHECK_THROWS_WITH(maxent::train(world, Blind{}, narrow, maxent::StateEntropy{}, maxent::BatchMeanBaseline{},
+                                    maxent::Adam(0.05), maxent::TrainerConfig{.iterations = 1, .batch = 2}),
+                      Catch::Contains(names_both));
+    CHECK_THROWS_AS(maxent::evaluate(world, Blind{}, narrow, {.episodes = 2, .threads = 1, .knn = {.k = 0}}),
+                    maxent::config_error);
+    CHECK_THROWS_WITH(maxent::evaluate(world, Blind{}, narrow, {.episodes = 2, .threads = 1, .knn = {.k = 0}}),
+                      Catch::Contains(names_both));
+    // The same box (equal bounds) passes.
+    const maxent::GaussianPolicy same(maxent::ActionBox({-1.0}, {1.0}), 0);
+    CHECK_NOTHROW(maxent::evaluate(world, Blind{}, same, {.episodes = 2, .threads = 1, .knn = {.k = 0}}));
 }
 
 }  // namespace test_continuous_actions
