@@ -20,10 +20,12 @@
 #include <numbers>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/particle_filter.hpp"
 #include "maxent/core/actions.hpp"
 #include "maxent/core/error.hpp"
@@ -387,6 +389,43 @@ TEST_CASE("continuous actions: the particle filter predicts with the typed actio
         CHECK(t.beliefs(static_cast<Eigen::Index>(binning(a)), 1) == Approx(1.0).margin(1e-12));
         CHECK(t.states[1] == binning(a));
     }
+}
+
+// NoisyBelief reads what its inner updater reads: over a particle filter of Reach, the typed
+// action (double) and observation (double). At σ = 0 it is the filter bit for bit; at σ > 0 the
+// beliefs are perturbed (and still distributions) while the world's draws stay the same.
+TEST_CASE("continuous actions: the noisy belief over a particle filter reads the typed action", "[continuous]") {
+    const Reach world;
+    const auto binning = [](double s) { return static_cast<std::size_t>(s > 0.5 ? 1 : 0); };
+    maxent::DefaultRng g0 = maxent::stream(4);
+    const maxent::ParticleFilter filter(world, 2, binning, maxent::ParticleFilterOptions{.particles = 64}, g0);
+    using Noisy = maxent::NoisyBelief<std::remove_const_t<decltype(filter)>>;
+    static_assert(std::same_as<maxent::updater_action_t<Noisy>, double>);
+    static_assert(std::same_as<maxent::updater_observation_t<Noisy>, double>);
+    const maxent::RolloutOptions options{.needs = {.beliefs = true}};
+    maxent::Sampler bare(world, filter, options);
+    maxent::Sampler exact(world, Noisy(filter, 0.0), options);
+    maxent::Sampler noisy(world, Noisy(filter, 0.3), options);
+    maxent::GaussianPolicy policy(world.action_box(), 2);  // reads the (noisy) histogram
+    policy.parameters() << 0.2, -0.5, 0.1, 0.0, 0.0, 0.0;
+    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(3, 2);
+    std::size_t differ = 0;
+    for (std::uint64_t e = 0; e < 10; ++e) {
+        maxent::DefaultRng g1 = maxent::stream(5, 0, e), g2 = g1, g3 = g1;
+        const maxent::Trajectory t_bare = bare.run(policy, g1, score);
+        const maxent::Trajectory& t_exact = exact.run(policy, g2, score);
+        CHECK(t_exact.beliefs == t_bare.beliefs);
+        CHECK(t_exact.action_points == t_bare.action_points);
+        const maxent::Trajectory& t_noisy = noisy.run(policy, g3, score);
+        REQUIRE(t_noisy.beliefs.cols() == 2);
+        CHECK(t_noisy.beliefs.col(0) == t_bare.beliefs.col(0));  // b_1: the prior, no update yet
+        const Eigen::VectorXd b2 = t_noisy.beliefs.col(1);
+        CHECK(b2.minCoeff() >= 0.0);
+        CHECK(b2.sum() == Approx(1.0).margin(1e-12));
+        if (b2 != t_bare.beliefs.col(1)) ++differ;
+    }
+    CHECK(differ == 10);  // the noise of sd 0.3 moves every posterior
+    CHECK(noisy.updater().stats().updates == 10);
 }
 
 /// A continuous policy that writes 2, outside Reach's box [-1, 1].
