@@ -24,8 +24,12 @@
 // Allocation: θ and the scratch vectors are sized at construction; sample, log_density and
 // log_gradient allocate nothing. The score is ADDED into the caller's matrix (θ's shape).
 // Errors: config_error for a bad box, a feature length that does not match, an action outside
-// the box's interior (log_gradient); numeric_error for a non-finite feature, mean or log σ
-// outside [-30, 30] (σ would over- or underflow), naming the coordinate and value.
+// the box's interior (log_gradient), a world whose action box is not the policy's
+// (check_dimensions, which train and evaluate call before any episode); numeric_error for a
+// non-finite feature, mean or log σ outside [-30, 30] (σ would over- or underflow), naming the
+// coordinate and value. With a state-independent σ, sample() computes the mean and the score in
+// one pass (after the draws), so a numeric_error for a non-finite mean may leave the score
+// partly updated.
 #pragma once
 
 #include <cmath>
@@ -47,11 +51,11 @@
 #include "maxent/core/random.hpp"
 #include "maxent/policy/concepts.hpp"
 
-// The AVX2 path of the inner products, chosen at run time (see pass2_avx2): on x86 with GCC or
-// Clang when the build does not already target AVX2. Define MAXENT_GAUSSIAN_AVX2 to 0 to leave
-// it out (the results are the same bits either way).
+// The AVX2 path of the inner products (see pass2_avx2), on x86 with GCC or Clang: chosen at run
+// time, or always when the build targets AVX2. Define MAXENT_GAUSSIAN_AVX2 to 0 to leave it out
+// (the results are the same bits either way).
 #ifndef MAXENT_GAUSSIAN_AVX2
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__AVX2__)
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define MAXENT_GAUSSIAN_AVX2 1
 #else
 #define MAXENT_GAUSSIAN_AVX2 0
@@ -308,11 +312,15 @@ private:
         }
     }
     [[nodiscard]] static bool has_avx2() noexcept {
+#ifdef __AVX2__
+        return true;
+#else
         static const bool yes = [] {
             __builtin_cpu_init();
             return __builtin_cpu_supports("avx2") != 0;
         }();
         return yes;
+#endif
     }
 #endif
     /// pass2 for one column (an odd number of columns: the last one).
