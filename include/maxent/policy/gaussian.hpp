@@ -226,9 +226,10 @@ private:
     // the same operations on the same numbers, hence the same bits, in half the instructions
     // (no fused multiply-add unless the whole program is compiled with it, and then both paths
     // contract alike). Loads and stores go through a pair type aligned like a double that may
-    // alias one (a memcpy into a local pair made GCC 12 keep loaded pairs on the stack).
+    // alias one (a memcpy into a local pair made GCC 12 keep loaded pairs on the stack); it is a
+    // typedef because Clang ignores the lowered alignment in an alias-declaration.
     using pair = double __attribute__((vector_size(16)));
-    using unaligned_pair = double __attribute__((vector_size(16), aligned(8), may_alias));
+    typedef double unaligned_pair __attribute__((vector_size(16), aligned(8), may_alias));
     [[nodiscard]] static pair load(const double* p) noexcept { return *reinterpret_cast<const unaligned_pair*>(p); }
     static void store(double* p, pair v) noexcept { *reinterpret_cast<unaligned_pair*>(p) = v; }
 
@@ -279,7 +280,7 @@ private:
                                                           double c1, double* __restrict s0, double* __restrict s1,
                                                           double& r0, double& r1) noexcept {
         using quad = double __attribute__((vector_size(32)));
-        using unaligned_quad = double __attribute__((vector_size(32), aligned(8), may_alias));
+        typedef double unaligned_quad __attribute__((vector_size(32), aligned(8), may_alias));
         quad a0{0.0, 0.0, 0.0, 0.0}, a1{0.0, 0.0, 0.0, 0.0};
         const quad k0{c0, c0, c0, c0}, k1{c1, c1, c1, c1};
         Eigen::Index i = 0;
