@@ -19,10 +19,13 @@
 #include <cstddef>
 #include <numbers>
 #include <span>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "maxent/belief/noisy_belief.hpp"
 #include "maxent/belief/particle_filter.hpp"
 #include "maxent/core/actions.hpp"
 #include "maxent/core/error.hpp"
@@ -212,6 +215,55 @@ TEST_CASE("continuous actions: the Gaussian score with an odd number of columns"
     }
 }
 
+// With a state-independent σ, sample() computes μ and adds the score in one pass over x (the
+// normals drawn first); with a linear σ, one pass for μ and log σ and one for the score. A
+// linear σ whose feature weights are zero has log σ = S_0j + 0 = S_0j exactly, so both policies
+// draw the same normals and must give the same actions and the same score in the mean's
+// columns and in row 0 of log σ's, to the last bit (d = 2: paired columns; d = 3: an unpaired
+// one; feature blocks of 64 + 2 and of 7 + 5 rows, with tails).
+TEST_CASE("continuous actions: the one-pass Gaussian step equals the two-pass one bit for bit", "[continuous]") {
+    for (const std::size_t d : {std::size_t{2}, std::size_t{3}}) {
+        const std::size_t fb = d == 2 ? 64 : 7;
+        const std::size_t fo = d == 2 ? 2 : 5;
+        std::vector<double> lo(d), hi(d);
+        for (std::size_t j = 0; j < d; ++j) {
+            lo[j] = -1.0 - static_cast<double>(j);
+            hi[j] = 1.0 + 0.5 * static_cast<double>(j);
+        }
+        const maxent::ActionBox box(lo, hi);
+        using Policy = maxent::GaussianPolicy<maxent::RawObservationFeatures>;
+        Policy fixed(box, fb, maxent::RawObservationFeatures(fo), {.initial_log_std = -0.4});
+        Policy linear(box, fb, maxent::RawObservationFeatures(fo), {.initial_log_std = -0.4, .state_dependent_std = true});
+        maxent::DefaultRng g0 = maxent::stream(31);
+        const auto D = static_cast<Eigen::Index>(d);
+        for (Eigen::Index i = 0; i < fixed.parameters().size(); ++i) {
+            const double w = 0.1 * maxent::standard_normal(g0);
+            const Eigen::Index col = i / fixed.parameters().rows(), row = i % fixed.parameters().rows();
+            fixed.parameters()(i) = w;
+            linear.parameters()(i) = col < D || row == 0 ? w : 0.0;
+        }
+        Eigen::VectorXd phi(static_cast<Eigen::Index>(fb));
+        std::vector<double> point(fo);
+        Eigen::MatrixXd score_fixed = Eigen::MatrixXd::Zero(fixed.parameters().rows(), fixed.parameters().cols());
+        Eigen::MatrixXd score_linear = score_fixed;
+        std::vector<double> a_fixed(d), a_linear(d);
+        maxent::DefaultRng g_fixed = maxent::stream(32), g_linear = g_fixed;
+        for (int step = 0; step < 20; ++step) {
+            for (Eigen::Index i = 0; i < phi.size(); ++i) phi[i] = maxent::uniform01(g0) - 0.25;
+            for (double& p : point) p = maxent::standard_normal(g0);
+            const maxent::AgentView v = view_of(phi, point);
+            fixed.sample(v, g_fixed, score_fixed, std::span<double>(a_fixed));
+            linear.sample(v, g_linear, score_linear, std::span<double>(a_linear));
+            INFO("d = " << d << ", step " << step);
+            REQUIRE(a_fixed == a_linear);
+        }
+        CHECK(g_fixed == g_linear);
+        CHECK(score_fixed.leftCols(D) == score_linear.leftCols(D));
+        CHECK(score_fixed.row(0) == score_linear.row(0));
+        CHECK(score_fixed.rightCols(D).bottomRows(score_fixed.rows() - 1).isZero(0.0));
+    }
+}
+
 TEST_CASE("continuous actions: the squashed density integrates to 1 over its box", "[continuous]") {
     const Eigen::VectorXd none(0);
     SECTION("1-D") {
@@ -339,6 +391,43 @@ TEST_CASE("continuous actions: the particle filter predicts with the typed actio
     }
 }
 
+// NoisyBelief reads what its inner updater reads: over a particle filter of Reach, the typed
+// action (double) and observation (double). At σ = 0 it is the filter bit for bit; at σ > 0 the
+// beliefs are perturbed (and still distributions) while the world's draws stay the same.
+TEST_CASE("continuous actions: the noisy belief over a particle filter reads the typed action", "[continuous]") {
+    const Reach world;
+    const auto binning = [](double s) { return static_cast<std::size_t>(s > 0.5 ? 1 : 0); };
+    maxent::DefaultRng g0 = maxent::stream(4);
+    const maxent::ParticleFilter filter(world, 2, binning, maxent::ParticleFilterOptions{.particles = 64}, g0);
+    using Noisy = maxent::NoisyBelief<std::remove_const_t<decltype(filter)>>;
+    static_assert(std::same_as<maxent::updater_action_t<Noisy>, double>);
+    static_assert(std::same_as<maxent::updater_observation_t<Noisy>, double>);
+    const maxent::RolloutOptions options{.needs = {.beliefs = true}};
+    maxent::Sampler bare(world, filter, options);
+    maxent::Sampler exact(world, Noisy(filter, 0.0), options);
+    maxent::Sampler noisy(world, Noisy(filter, 0.3), options);
+    maxent::GaussianPolicy policy(world.action_box(), 2);  // reads the (noisy) histogram
+    policy.parameters() << 0.2, -0.5, 0.1, 0.0, 0.0, 0.0;
+    Eigen::MatrixXd score = Eigen::MatrixXd::Zero(3, 2);
+    std::size_t differ = 0;
+    for (std::uint64_t e = 0; e < 10; ++e) {
+        maxent::DefaultRng g1 = maxent::stream(5, 0, e), g2 = g1, g3 = g1;
+        const maxent::Trajectory t_bare = bare.run(policy, g1, score);
+        const maxent::Trajectory& t_exact = exact.run(policy, g2, score);
+        CHECK(t_exact.beliefs == t_bare.beliefs);
+        CHECK(t_exact.action_points == t_bare.action_points);
+        const maxent::Trajectory& t_noisy = noisy.run(policy, g3, score);
+        REQUIRE(t_noisy.beliefs.cols() == 2);
+        CHECK(t_noisy.beliefs.col(0) == t_bare.beliefs.col(0));  // b_1: the prior, no update yet
+        const Eigen::VectorXd b2 = t_noisy.beliefs.col(1);
+        CHECK(b2.minCoeff() >= 0.0);
+        CHECK(b2.sum() == Approx(1.0).margin(1e-12));
+        if (b2 != t_bare.beliefs.col(1)) ++differ;
+    }
+    CHECK(differ == 10);  // the noise of sd 0.3 moves every posterior
+    CHECK(noisy.updater().stats().updates == 10);
+}
+
 /// A continuous policy that writes 2, outside Reach's box [-1, 1].
 struct Wild {
     [[nodiscard]] std::size_t action_dimension() const { return 1; }
@@ -359,6 +448,26 @@ TEST_CASE("continuous actions: bad boxes and actions outside the box are errors 
     maxent::DefaultRng g = maxent::stream(0);
     Eigen::MatrixXd score;
     CHECK_THROWS_WITH(sampler.run(wild, g, score), Catch::Contains("coordinate 0 = 2, outside the world's action box"));
+}
+
+// A Gaussian policy built for another box of the same dimension (Reach's is [-1, 1]) is refused
+// by train and evaluate before any episode, naming both boxes; its draws inside [-1, 1] would
+// otherwise pass the rollout's inside-the-box check with a density and a score for the wrong box.
+TEST_CASE("continuous actions: a Gaussian policy built for another box is refused at the start", "[continuous]") {
+    const Reach world;
+    const maxent::GaussianPolicy narrow(maxent::ActionBox({-0.5}, {0.5}), 0);
+    const std::string names_both =
+        "GaussianPolicy: built for the action box [-0.5, 0.5] but the world's action box is [-1, 1]";
+    CHECK_THROWS_WITH(maxent::train(world, Blind{}, narrow, maxent::StateEntropy{}, maxent::BatchMeanBaseline{},
+                                    maxent::Adam(0.05), maxent::TrainerConfig{.iterations = 1, .batch = 2}),
+                      Catch::Contains(names_both));
+    CHECK_THROWS_AS(maxent::evaluate(world, Blind{}, narrow, {.episodes = 2, .threads = 1, .knn = {.k = 0}}),
+                    maxent::config_error);
+    CHECK_THROWS_WITH(maxent::evaluate(world, Blind{}, narrow, {.episodes = 2, .threads = 1, .knn = {.k = 0}}),
+                      Catch::Contains(names_both));
+    // The same box (equal bounds) passes.
+    const maxent::GaussianPolicy same(maxent::ActionBox({-1.0}, {1.0}), 0);
+    CHECK_NOTHROW(maxent::evaluate(world, Blind{}, same, {.episodes = 2, .threads = 1, .knn = {.k = 0}}));
 }
 
 }  // namespace test_continuous_actions

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <random>
 #include <span>
@@ -81,13 +82,43 @@ struct NoisyBeliefStats {
 /// histogram, but the next update starts from the unperturbed particles, so the noise does not
 /// accumulate as it does over the exact filter (the paper's setting). The decorator is not a
 /// BeliefFeatures: a policy over the particle filter's features φ(b) sees no noise at all, so
-/// the programs pair NoisyBelief with the exact filter only.
+/// the programs pair NoisyBelief with the exact filter only. It reads what its inner updater
+/// reads (it declares the inner updater's action_type and observation_type, when that declares
+/// them): action indices over the exact filter, the world's continuous actions and typed
+/// observations over a ParticleFilter of such a world.
+namespace detail {
+/// The action_type and observation_type NoisyBelief declares: its inner updater's, when that
+/// declares them (a particle filter of a world with continuous actions or typed observations).
+template <class U>
+struct noisy_action_type {};
+template <class U>
+    requires requires { typename U::action_type; }
+struct noisy_action_type<U> {
+    using action_type = typename U::action_type;
+};
+template <class U>
+struct noisy_observation_type {};
+template <class U>
+    requires requires { typename U::observation_type; }
+struct noisy_observation_type<U> {
+    using observation_type = typename U::observation_type;
+};
+/// How an updater's action or observation of type T is passed: indices by value, others by
+/// reference.
+template <class T>
+using noisy_arg_t = std::conditional_t<std::same_as<T, std::size_t>, std::size_t, const T&>;
+}  // namespace detail
+
 template <class U>  // checked by static_assert(require_belief_updater<U>()) inside
-class NoisyBelief {
+class NoisyBelief : public detail::noisy_action_type<U>, public detail::noisy_observation_type<U> {
     static_assert(require_belief_updater<U>());
 
 public:
     using inner_type = U;
+    /// The actions and observations update() reads: the inner updater's (updater_action_t,
+    /// updater_observation_t), passed by value when they are indices.
+    using action_arg = detail::noisy_arg_t<updater_action_t<U>>;
+    using observation_arg = detail::noisy_arg_t<updater_observation_t<U>>;
 
     /// Wraps `inner` (copied or moved in); σ must be finite and >= 0 (config_error otherwise).
     NoisyBelief(U inner, double sigma)
@@ -166,7 +197,7 @@ public:
 
     /// b <- the noisy posterior after action a and observation o (see the class comment).
     template <std::uniform_random_bit_generator G>
-    void update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g, std::size_t step = unknown_step) {
+    void update(Eigen::VectorXd& b, action_arg a, observation_arg o, G& g, std::size_t step = unknown_step) {
         if (sigma_ == 0.0) {
             inner_update(b, a, o, g, step);
             ++stats_.updates;
@@ -216,7 +247,7 @@ private:
     }
 
     template <class G>
-    void inner_update(Eigen::VectorXd& b, std::size_t a, std::size_t o, G& g, std::size_t step) {
+    void inner_update(Eigen::VectorXd& b, action_arg a, observation_arg o, G& g, std::size_t step) {
         if constexpr (requires { inner_.update(b, a, o, g, step); }) {
             inner_.update(b, a, o, g, step);
         } else {

@@ -109,6 +109,9 @@ void rollout_fixed_policy(const M& model, const U& updater, const P& policy, con
     static_assert(require_policy_for_actions<P, continuous_actions<M>>());
     Sampler<M, U> sampler(model, updater, options);
     P local = policy;
+    // A continuous policy must fit the world's actions: their dimension and, for a policy built
+    // for a box (GaussianPolicy), the box itself (config_error before any episode).
+    if constexpr (continuous_actions<M>) local.check_dimensions(sampler.agent_dimensions());
     Eigen::MatrixXd score;  // stays 0 x 0 for a policy without parameters
     if constexpr (requires { local.parameters(); })
         score.setZero(local.parameters().rows(), local.parameters().cols());

@@ -149,6 +149,17 @@ public:
     [[nodiscard]] const RolloutOptions& options() const noexcept { return options_; }
     [[nodiscard]] U& updater() noexcept { return updater_; }
     [[nodiscard]] const U& updater() const noexcept { return updater_; }
+    /// What the agent has, for Policy::check_dimensions: the updater's belief dimension (and
+    /// features), the world's actions (A, or d and the action box, which this sampler holds)
+    /// and observations.
+    [[nodiscard]] AgentDimensions agent_dimensions() const {
+        AgentDimensions d{updater_.dimension(), continuous ? box_.dimension() : std::size_t{0},
+                          observation_count(*model_)};
+        if constexpr (continuous) d.box = &box_;
+        else d.actions = model_->num_actions();
+        if constexpr (BeliefFeatures<U>) d.features = updater_.feature_dimension();
+        return d;
+    }
     /// Whether episodes keep the belief's support and show it to the policy (a
     /// SupportTrackingUpdater that says it pays).
     [[nodiscard]] bool tracks_support() const noexcept { return track_; }

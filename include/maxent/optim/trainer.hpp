@@ -164,7 +164,7 @@ public:
           config_(config),
           sampler_(model, std::move(updater), make_options(feedback_, config)) {
         config_.validate();
-        policy_.check_dimensions(agent_dimensions(model, sampler_.updater()));
+        policy_.check_dimensions(sampler_.agent_dimensions());
         const Eigen::MatrixXd& theta = policy_.parameters();
         const std::size_t N = config_.batch;
         const std::size_t K = Trajectory::actions_for(config_.counting, model.horizon());
@@ -262,7 +262,7 @@ public:
     /// against it again. θ, the step rule's state and the iteration count are kept.
     void set_updater(U updater) {
         sampler_.set_updater(std::move(updater));
-        policy_.check_dimensions(agent_dimensions(*model_, sampler_.updater()));
+        policy_.check_dimensions(sampler_.agent_dimensions());
         if constexpr (row_path_possible) {
             if (route_ == Route::row_sparse) row_path_.use_prior_of(sampler_.updater(), policy_);  // its prior
         }
@@ -391,17 +391,6 @@ private:
                 return unsparse;
             }
         }
-    }
-
-    static AgentDimensions agent_dimensions(const M& model, const U& updater) {
-        std::size_t actions = 0;  // A, or the dimension of a continuous action
-        if constexpr (continuous_actions<M>)
-            actions = action_box(model).dimension();
-        else
-            actions = model.num_actions();
-        AgentDimensions d{updater.dimension(), actions, observation_count(model)};
-        if constexpr (BeliefFeatures<U>) d.features = updater.feature_dimension();
-        return d;
     }
 
     static RolloutOptions make_options(const F& feedback, const TrainerConfig& config) {

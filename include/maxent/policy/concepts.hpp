@@ -19,6 +19,8 @@
 
 namespace maxent {
 
+struct ActionBox;  // core/actions.hpp
+
 /// The information available to the agent at step t (0-based): the observation o_t just
 /// received and the belief b_t, a dense vector over the belief model's OWN latent states
 /// (exact or approximate; its length is the updater's dimension(), not the world's number of
@@ -63,6 +65,9 @@ struct AgentDimensions {
     std::size_t actions;  ///< A, or the action dimension d for a continuous-action world
     std::size_t observations;
     std::size_t features = 0;
+    /// The world's action box (continuous actions), when the caller knows it: a policy built
+    /// for a box compares its own with it. Null otherwise; it must outlive check_dimensions.
+    const ActionBox* box = nullptr;
 
     /// The length of features(): `features` if set, else `belief`.
     [[nodiscard]] std::size_t feature_dimension() const noexcept { return features != 0 ? features : belief; }

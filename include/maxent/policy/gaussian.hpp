@@ -24,8 +24,12 @@
 // Allocation: θ and the scratch vectors are sized at construction; sample, log_density and
 // log_gradient allocate nothing. The score is ADDED into the caller's matrix (θ's shape).
 // Errors: config_error for a bad box, a feature length that does not match, an action outside
-// the box's interior (log_gradient); numeric_error for a non-finite feature, mean or log σ
-// outside [-30, 30] (σ would over- or underflow), naming the coordinate and value.
+// the box's interior (log_gradient), a world whose action box is not the policy's
+// (check_dimensions, which train and evaluate call before any episode); numeric_error for a
+// non-finite feature, mean or log σ outside [-30, 30] (σ would over- or underflow), naming the
+// coordinate and value. With a state-independent σ, sample() computes the mean and the score in
+// one pass (after the draws), so a numeric_error for a non-finite mean may leave the score
+// partly updated.
 #pragma once
 
 #include <cmath>
@@ -36,6 +40,8 @@
 #include <numbers>
 #include <random>
 #include <span>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include <Eigen/Core>
@@ -44,6 +50,17 @@
 #include "maxent/core/error.hpp"
 #include "maxent/core/random.hpp"
 #include "maxent/policy/concepts.hpp"
+
+// The AVX2 path of the inner products (see pass2_avx2), on x86 with GCC or Clang: chosen at run
+// time, or always when the build targets AVX2. Define MAXENT_GAUSSIAN_AVX2 to 0 to leave it out
+// (the results are the same bits either way).
+#ifndef MAXENT_GAUSSIAN_AVX2
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define MAXENT_GAUSSIAN_AVX2 1
+#else
+#define MAXENT_GAUSSIAN_AVX2 0
+#endif
+#endif
 
 namespace maxent {
 
@@ -99,11 +116,10 @@ public:
             log_half_sum_ += std::log(half_[j]);
         }
         psi_out_.resize(static_cast<Eigen::Index>(fo_));
-        mu_.resize(d);
         sigma_.resize(d);
-        log_sigma_.resize(d);
         cached_log_sigma_ = Eigen::VectorXd::Constant(d, std::numeric_limits<double>::quiet_NaN());
         linear_.resize(2 * d);
+        coef_.resize(2 * d);
         eps_.resize(d);
     }
 
@@ -122,22 +138,21 @@ public:
     template <std::uniform_random_bit_generator G>
     void sample(const AgentView& v, G& g, Eigen::MatrixXd& score, std::span<double> action) {
         check_buffer(score);
-        compute(v);
-        const auto d = static_cast<Eigen::Index>(d_);
-        for (Eigen::Index j = 0; j < d; j += 2) {
-            double x, y, r2;
-            do {
-                x = 2.0 * uniform01(g) - 1.0;
-                y = 2.0 * uniform01(g) - 1.0;
-                r2 = x * x + y * y;
-            } while (!(r2 < 1.0 && r2 > 0.0));
-            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
-            eps_[j] = x * f;
-            if (j + 1 < d) eps_[j + 1] = y * f;
+        if (options_.state_dependent_std) {
+            compute(v);
+            draw_normals(g);
+            write_action(action);  // before the score pass, which does not wait for its exp
+            add_score(v, score);
+        } else {
+            // σ and the score's coefficients ε_j / σ_j do not depend on x: the normals are drawn
+            // first and one pass over x computes μ and adds the score (the same sums in the
+            // same order as a pass for μ followed by a pass for the score).
+            const double* phi = read_inputs(v);
+            refresh_fixed_std();
+            draw_normals(g);
+            fixed_std_step(v, phi, score);
+            write_action(action);
         }
-        for (Eigen::Index j = 0; j < d; ++j)
-            action[static_cast<std::size_t>(j)] = centre_[j] + half_[j] * squash(mu_[j] + sigma_[j] * eps_[j]);
-        add_score(v, score);
     }
 
     /// log π(a | v), the density on the box; -inf on its boundary (the squashed density
@@ -149,8 +164,8 @@ public:
             const double y = squashed(action, j);
             if (std::abs(y) >= 1.0) return -std::numeric_limits<double>::infinity();
             const double u = std::atanh(y);
-            const double z = (u - mu_[j]) / sigma_[j];
-            log_p += -0.5 * z * z - log_sigma_[j] - 0.5 * std::log(2.0 * std::numbers::pi) - std::log1p(-y * y);
+            const double z = (u - linear_[j]) / sigma_[j];
+            log_p += -0.5 * z * z - linear_[static_cast<Eigen::Index>(d_) + j] - 0.5 * std::log(2.0 * std::numbers::pi) - std::log1p(-y * y);
         }
         return log_p;
     }
@@ -168,7 +183,7 @@ public:
                                                    box_.lower[static_cast<std::size_t>(j)], ", ",
                                                    box_.upper[static_cast<std::size_t>(j)],
                                                    "), where the squashed density is positive"));
-            eps_[j] = (std::atanh(y) - mu_[j]) / sigma_[j];
+            eps_[j] = (std::atanh(y) - linear_[j]) / sigma_[j];
         }
         add_score(v, grad);
     }
@@ -177,6 +192,9 @@ public:
         if (d.actions != d_)
             throw config_error(detail::message("GaussianPolicy: built for actions of dimension ", d_,
                                                " but the world's actions have ", d.actions, " coordinates"));
+        if (d.box != nullptr && (d.box->lower != box_.lower || d.box->upper != box_.upper))
+            throw config_error(detail::message("GaussianPolicy: built for the action box ", describe(box_),
+                                               " but the world's action box is ", describe(*d.box)));
         if (fb_ != 0 && d.feature_dimension() != fb_)
             throw config_error(detail::message("GaussianPolicy: built for ", fb_, " belief features but the agent's "
                                                "belief model gives ", d.feature_dimension()));
@@ -185,7 +203,7 @@ public:
     /// μ(v) and σ(v) of the unsquashed Gaussian (for inspection; the same scratch as sample).
     void mean_and_std(const AgentView& v, Eigen::VectorXd& mean, Eigen::VectorXd& std_dev) const {
         compute(v);
-        mean = mu_;
+        mean = linear_.head(static_cast<Eigen::Index>(d_));
         std_dev = sigma_;
     }
 
@@ -199,93 +217,179 @@ private:
         return u < 0.0 ? -y : y;
     }
 
-    // The inner products and score updates, two columns of θ per pass over x (x loaded once),
-    // in pairs of doubles (the compiler's vector extension: SSE2 registers on x86-64) with a
-    // fixed order of additions, so every call gives the same bits.
+    // The inner products and the score updates. Two columns of θ (and of the score) per pass
+    // over x, x loaded once; each inner product in two pairs of doubles, a over x[4i, 4i + 1]
+    // and b over x[4i + 2, 4i + 3], summed as r = (a + b)[0] + (a + b)[1] and then the tail in
+    // order: a fixed association, so every call gives the same bits. The pairs are SSE2
+    // registers on x86-64 (the compiler's vector extension). Where the processor has AVX2
+    // (asked once, at run time) a and b are the two halves of one register of four doubles:
+    // the same operations on the same numbers, hence the same bits, in half the instructions
+    // (no fused multiply-add unless the whole program is compiled with it, and then both paths
+    // contract alike). Loads and stores go through a pair type aligned like a double that may
+    // alias one (a memcpy into a local pair made GCC 12 keep loaded pairs on the stack); it is a
+    // typedef because Clang ignores the lowered alignment in an alias-declaration.
     using pair = double __attribute__((vector_size(16)));
-    [[nodiscard]] static pair load(const double* p) noexcept {
-        pair v;
-        std::memcpy(&v, p, sizeof v);
-        return v;
-    }
-    static void store(double* p, pair v) noexcept { std::memcpy(p, &v, sizeof v); }
+    typedef double unaligned_pair __attribute__((vector_size(16), aligned(8), may_alias));
+    [[nodiscard]] static pair load(const double* p) noexcept { return *reinterpret_cast<const unaligned_pair*>(p); }
+    static void store(double* p, pair v) noexcept { *reinterpret_cast<unaligned_pair*>(p) = v; }
 
-    /// r0 = w0[0..n) · x, r1 = w1[0..n) · x.
-    static void dot2(const double* w0, const double* w1, const double* x, Eigen::Index n, double& r0,
-                     double& r1) noexcept {
+    /// One pass over x[0, n) for θ's columns w0, w1 and the score's columns s0, s1 (distinct):
+    /// Dot: r0 = w0 · x, r1 = w1 · x; Axpy: s0 += c0 x, s1 += c1 x.
+    template <bool Dot, bool Axpy>
+    static void pass2(const double* w0, const double* w1, const double* __restrict x, Eigen::Index n, double c0,
+                      double c1, double* __restrict s0, double* __restrict s1, double& r0, double& r1) noexcept {
         pair a0{0.0, 0.0}, b0{0.0, 0.0}, a1{0.0, 0.0}, b1{0.0, 0.0};
-        Eigen::Index i = 0;
-        for (; i + 4 <= n; i += 4) {
-            const pair x0 = load(x + i), x1 = load(x + i + 2);
-            a0 += load(w0 + i) * x0;
-            b0 += load(w0 + i + 2) * x1;
-            a1 += load(w1 + i) * x0;
-            b1 += load(w1 + i + 2) * x1;
-        }
-        const pair s0 = a0 + b0, s1 = a1 + b1;
-        r0 = s0[0] + s0[1];
-        r1 = s1[0] + s1[1];
-        for (; i < n; ++i) {
-            r0 += w0[i] * x[i];
-            r1 += w1[i] * x[i];
-        }
-    }
-    [[nodiscard]] static double dot(const double* w, const double* x, Eigen::Index n) noexcept {
-        double r0 = 0.0, r1 = 0.0;
-        dot2(w, w, x, n, r0, r1);
-        return r0;
-    }
-    /// s0[0..n) += c0 x, s1[0..n) += c1 x.
-    static void axpy2(double c0, double c1, const double* x, double* s0, double* s1, Eigen::Index n) noexcept {
         const pair k0{c0, c0}, k1{c1, c1};
         Eigen::Index i = 0;
         for (; i + 4 <= n; i += 4) {
-            const pair xa = load(x + i), xb = load(x + i + 2);
-            const pair s0a = load(s0 + i) + k0 * xa, s0b = load(s0 + i + 2) + k0 * xb;
-            const pair s1a = load(s1 + i) + k1 * xa, s1b = load(s1 + i + 2) + k1 * xb;
-            store(s0 + i, s0a);
-            store(s0 + i + 2, s0b);
-            store(s1 + i, s1a);
-            store(s1 + i + 2, s1b);
+            const pair x0 = load(x + i), x1 = load(x + i + 2);
+            if constexpr (Dot) {
+                a0 += load(w0 + i) * x0;
+                b0 += load(w0 + i + 2) * x1;
+                a1 += load(w1 + i) * x0;
+                b1 += load(w1 + i + 2) * x1;
+            }
+            if constexpr (Axpy) {
+                store(s0 + i, load(s0 + i) + k0 * x0);
+                store(s0 + i + 2, load(s0 + i + 2) + k0 * x1);
+                store(s1 + i, load(s1 + i) + k1 * x0);
+                store(s1 + i + 2, load(s1 + i + 2) + k1 * x1);
+            }
+        }
+        if constexpr (Dot) {
+            const pair t0 = a0 + b0, t1 = a1 + b1;
+            r0 = t0[0] + t0[1];
+            r1 = t1[0] + t1[1];
         }
         for (; i < n; ++i) {
-            s0[i] += c0 * x[i];
-            s1[i] += c1 * x[i];
+            if constexpr (Dot) {
+                r0 += w0[i] * x[i];
+                r1 += w1[i] * x[i];
+            }
+            if constexpr (Axpy) {
+                s0[i] += c0 * x[i];
+                s1[i] += c1 * x[i];
+            }
         }
     }
-    /// s[0..n) += c x (one column: axpy2 with the same column twice would store the second,
-    /// unchanged, sum over the first).
-    static void axpy1(double c, const double* x, double* s, Eigen::Index n) noexcept {
+#if MAXENT_GAUSSIAN_AVX2
+    /// pass2 in registers of four doubles (AVX2): the same sums, in the same order.
+    template <bool Dot, bool Axpy>
+    __attribute__((target("avx2"))) static void pass2_avx2(const double* w0, const double* w1,
+                                                          const double* __restrict x, Eigen::Index n, double c0,
+                                                          double c1, double* __restrict s0, double* __restrict s1,
+                                                          double& r0, double& r1) noexcept {
+        using quad = double __attribute__((vector_size(32)));
+        typedef double unaligned_quad __attribute__((vector_size(32), aligned(8), may_alias));
+        quad a0{0.0, 0.0, 0.0, 0.0}, a1{0.0, 0.0, 0.0, 0.0};
+        const quad k0{c0, c0, c0, c0}, k1{c1, c1, c1, c1};
+        Eigen::Index i = 0;
+        for (; i + 4 <= n; i += 4) {
+            const quad xi = *reinterpret_cast<const unaligned_quad*>(x + i);
+            if constexpr (Dot) {
+                a0 += *reinterpret_cast<const unaligned_quad*>(w0 + i) * xi;
+                a1 += *reinterpret_cast<const unaligned_quad*>(w1 + i) * xi;
+            }
+            if constexpr (Axpy) {
+                *reinterpret_cast<unaligned_quad*>(s0 + i) += k0 * xi;
+                *reinterpret_cast<unaligned_quad*>(s1 + i) += k1 * xi;
+            }
+        }
+        if constexpr (Dot) {
+            const pair t0 = pair{a0[0], a0[1]} + pair{a0[2], a0[3]};
+            const pair t1 = pair{a1[0], a1[1]} + pair{a1[2], a1[3]};
+            r0 = t0[0] + t0[1];
+            r1 = t1[0] + t1[1];
+        }
+        for (; i < n; ++i) {
+            if constexpr (Dot) {
+                r0 += w0[i] * x[i];
+                r1 += w1[i] * x[i];
+            }
+            if constexpr (Axpy) {
+                s0[i] += c0 * x[i];
+                s1[i] += c1 * x[i];
+            }
+        }
+    }
+    [[nodiscard]] static bool has_avx2() noexcept {
+#ifdef __AVX2__
+        return true;
+#else
+        static const bool yes = [] {
+            __builtin_cpu_init();
+            return __builtin_cpu_supports("avx2") != 0;
+        }();
+        return yes;
+#endif
+    }
+#endif
+    /// pass2 for one column (an odd number of columns: the last one).
+    template <bool Dot, bool Axpy>
+    static void pass1(const double* w, const double* __restrict x, Eigen::Index n, double c, double* __restrict s,
+                      double& r) noexcept {
+        pair a{0.0, 0.0}, b{0.0, 0.0};
         const pair k{c, c};
         Eigen::Index i = 0;
         for (; i + 4 <= n; i += 4) {
-            const pair sa = load(s + i) + k * load(x + i), sb = load(s + i + 2) + k * load(x + i + 2);
-            store(s + i, sa);
-            store(s + i + 2, sb);
+            const pair x0 = load(x + i), x1 = load(x + i + 2);
+            if constexpr (Dot) {
+                a += load(w + i) * x0;
+                b += load(w + i + 2) * x1;
+            }
+            if constexpr (Axpy) {
+                store(s + i, load(s + i) + k * x0);
+                store(s + i + 2, load(s + i + 2) + k * x1);
+            }
         }
-        for (; i < n; ++i) s[i] += c * x[i];
+        if constexpr (Dot) {
+            const pair t = a + b;
+            r = t[0] + t[1];
+        }
+        for (; i < n; ++i) {
+            if constexpr (Dot) r += w[i] * x[i];
+            if constexpr (Axpy) s[i] += c * x[i];
+        }
     }
-    /// z[j] += θ column j's block of rows [first, first + n) · x, for the columns [0, m).
-    void dot_columns(const double* x, Eigen::Index first, Eigen::Index n, Eigen::Index m, double* z) const noexcept {
+
+    /// For the columns j in [0, m) and θ's and the score's rows [first, first + n), x of
+    /// length n: Dot: z[j] += θ's column j · x; Axpy: the score's column j += c[j] x.
+    template <bool Dot, bool Axpy>
+    void columns_pass(const double* x, Eigen::Index first, Eigen::Index n, Eigen::Index m, double* z,
+                      const double* c, Eigen::MatrixXd* score) const noexcept {
         const Eigen::Index F = theta_.rows();
-        const double* base = theta_.data() + first;
+        const double* w = theta_.data() + first;
+        double* s = Axpy ? score->data() + first : nullptr;
+        const auto column = [&](Eigen::Index j) { return Axpy ? s + j * F : nullptr; };
         Eigen::Index j = 0;
         for (; j + 2 <= m; j += 2) {
-            double r0, r1;
-            dot2(base + j * F, base + (j + 1) * F, x, n, r0, r1);
-            z[j] += r0;
-            z[j + 1] += r1;
+            double r0 = 0.0, r1 = 0.0;
+            const double c0 = Axpy ? c[j] : 0.0, c1 = Axpy ? c[j + 1] : 0.0;
+#if MAXENT_GAUSSIAN_AVX2
+            if (has_avx2())
+                pass2_avx2<Dot, Axpy>(w + j * F, w + (j + 1) * F, x, n, c0, c1, column(j), column(j + 1), r0, r1);
+            else
+#endif
+                pass2<Dot, Axpy>(w + j * F, w + (j + 1) * F, x, n, c0, c1, column(j), column(j + 1), r0, r1);
+            if constexpr (Dot) {
+                z[j] += r0;
+                z[j + 1] += r1;
+            }
         }
-        if (j < m) z[j] += dot(base + j * F, x, n);
+        if (j < m) {
+            double r = 0.0;
+            pass1<Dot, Axpy>(w + j * F, x, n, Axpy ? c[j] : 0.0, column(j), r);
+            if constexpr (Dot) z[j] += r;
+        }
     }
-    /// score column j's rows [first, first + n) += c[j] x, for the columns [c0, c0 + m).
-    static void add_columns(Eigen::MatrixXd& score, const double* c, Eigen::Index col0, Eigen::Index m,
-                            const double* x, Eigen::Index first, Eigen::Index n) noexcept {
-        const Eigen::Index F = score.rows();
-        double* base = score.data() + first + col0 * F;
-        Eigen::Index j = 0;
-        for (; j + 2 <= m; j += 2) axpy2(c[j], c[j + 1], x, base + j * F, base + (j + 1) * F, n);
-        if (j < m) axpy1(c[j], x, base + j * F, n);  // the unpaired column (odd m): its own loop
+
+    /// "[l_0, u_0] x [l_1, u_1] x ...", for messages.
+    [[nodiscard]] static std::string describe(const ActionBox& box) {
+        std::ostringstream out;
+        out.precision(17);
+        for (std::size_t j = 0; j < box.dimension(); ++j)
+            out << (j == 0 ? "" : " x ") << '[' << box.lower[j] << ", " << box.upper[j] << ']';
+        return out.str();
     }
 
     /// (a_j - c_j) / h_j: the tanh of u_j. config_error outside [-1, 1] (NaN included).
@@ -313,47 +417,116 @@ private:
                                                ", the parameters ", theta_.rows(), " x ", theta_.cols()));
     }
 
-    /// The view's φ(b) (checked: length F_b, finite) when the policy reads it.
-    [[nodiscard]] const Eigen::VectorXd* belief_part(const AgentView& v) const {
-        if (fb_ == 0) return nullptr;
-        const Eigen::VectorXd& phi = v.features();
-        if (static_cast<std::size_t>(phi.size()) != fb_)
-            throw config_error(detail::message("GaussianPolicy: the agent's features have ", phi.size(),
-                                               " entries, the policy reads ", fb_));
-        return &phi;
-    }
-
-    /// mu_, log_sigma_, sigma_ <- at v (psi_out_ <- ψ(o) when the policy has observation features).
-    void compute(const AgentView& v) const {
-        const auto d = static_cast<Eigen::Index>(d_);
-        const auto fb = static_cast<Eigen::Index>(fb_);
-        const auto fo = static_cast<Eigen::Index>(fo_);
-        const Eigen::VectorXd* phi = belief_part(v);
+    /// The view's φ(b) (checked: length F_b), nullptr when the policy reads none; ψ(o) into
+    /// psi_out_ (checked) when it has observation features.
+    [[nodiscard]] const double* read_inputs(const AgentView& v) const {
+        const double* phi = nullptr;
+        if (fb_ != 0) {
+            const Eigen::VectorXd& features = v.features();
+            if (static_cast<std::size_t>(features.size()) != fb_)
+                throw config_error(detail::message("GaussianPolicy: the agent's features have ", features.size(),
+                                                   " entries, the policy reads ", fb_));
+            phi = features.data();
+        }
         if constexpr (has_observation_features) {
             if (v.observation_point.empty())
                 throw config_error("GaussianPolicy: the view carries no observation point (the world's observations "
                                    "are indices, or of a type that is not a point)");
             psi_(v.observation_point, psi_out_);
-            if (psi_out_.size() != fo)
+            if (psi_out_.size() != static_cast<Eigen::Index>(fo_))
                 throw config_error(detail::message("GaussianPolicy: the observation feature map wrote ",
-                                                   psi_out_.size(), " features; its dimension() says ", fo));
+                                                   psi_out_.size(), " features; its dimension() says ", fo_));
         }
+        return phi;
+    }
+
+    /// sigma_[j] <- exp(log σ_j), recomputed only when log σ_j changed (checked then).
+    void refresh_std(Eigen::Index j, double log_sigma) const {
+        if (log_sigma != cached_log_sigma_[j]) {
+            check_log_std(log_sigma, j);
+            sigma_[j] = std::exp(log_sigma);
+            cached_log_sigma_[j] = log_sigma;
+        }
+    }
+    /// The state-independent σ: log σ_j = θ(0, d + j), into linear_'s second half.
+    void refresh_fixed_std() const {
+        const auto d = static_cast<Eigen::Index>(d_);
+        for (Eigen::Index j = 0; j < d; ++j) {
+            const double log_sigma = theta_(0, d + j);
+            linear_[d + j] = log_sigma;
+            refresh_std(j, log_sigma);
+        }
+    }
+
+    /// a_j = c_j + h_j tanh(μ_j + σ_j ε_j).
+    void write_action(std::span<double> action) const {
+        const double* mu = linear_.data();
+        for (std::size_t j = 0; j < d_; ++j) {
+            const auto k = static_cast<Eigen::Index>(j);
+            action[j] = centre_[k] + half_[k] * squash(mu[j] + sigma_[k] * eps_[k]);
+        }
+    }
+
+    /// The normals ε_j into eps_, in pairs from Marsaglia's polar method.
+    template <class G>
+    void draw_normals(G& g) const {
+        const auto d = static_cast<Eigen::Index>(d_);
+        double* eps = eps_.data();
+        for (Eigen::Index j = 0; j < d; j += 2) {
+            double x, y, r2;
+            do {
+                x = 2.0 * uniform01(g) - 1.0;
+                y = 2.0 * uniform01(g) - 1.0;
+                r2 = x * x + y * y;
+            } while (!(r2 < 1.0 && r2 > 0.0));
+            const double f = std::sqrt(-2.0 * std::log(r2) / r2);
+            eps[j] = x * f;
+            if (j + 1 < d) eps[j + 1] = y * f;
+        }
+    }
+
+    /// The state-independent σ's step after the draws: μ <- θ's mean columns · x and score +=
+    /// the score at eps_, in one pass over x (σ already refreshed).
+    void fixed_std_step(const AgentView& v, const double* phi, Eigen::MatrixXd& score) const {
+        const auto d = static_cast<Eigen::Index>(d_);
+        const auto fb = static_cast<Eigen::Index>(fb_);
+        const Eigen::Index F = theta_.rows();
+        double* mu = linear_.data();
+        double* c = coef_.data();  // ∂ log π / ∂μ_j, then ∂ log π / ∂ log σ_j
+        const double* theta = theta_.data();
+        for (Eigen::Index j = 0; j < d; ++j) {
+            const double e = eps_[j];
+            mu[j] = theta[j * F];
+            c[j] = e / sigma_[j];
+            c[d + j] = e * e - 1.0;
+        }
+        if (phi != nullptr) columns_pass<true, true>(phi, 1, fb, d, mu, c, &score);
+        if constexpr (has_observation_features)
+            columns_pass<true, true>(psi_out_.data(), 1 + fb, psi_out_.size(), d, mu, c, &score);
+        double* s = score.data();
+        for (Eigen::Index j = 0; j < d; ++j) {
+            if (!std::isfinite(mu[j])) throw_bad_input(v, j);
+            s[j * F] += c[j];
+            s[(d + j) * F] += c[d + j];
+        }
+    }
+
+    /// linear_ <- μ (first d) and log σ (last d), sigma_ <- σ, at v (psi_out_ <- ψ(o) when the
+    /// policy has observation features).
+    void compute(const AgentView& v) const {
+        const auto d = static_cast<Eigen::Index>(d_);
+        const auto fb = static_cast<Eigen::Index>(fb_);
+        const double* phi = read_inputs(v);
+        if (!options_.state_dependent_std) refresh_fixed_std();
         const Eigen::Index columns = options_.state_dependent_std ? 2 * d : d;
         double* z = linear_.data();  // μ, then (state-dependent σ) log σ
         for (Eigen::Index j = 0; j < columns; ++j) z[j] = theta_(0, j);
-        if (phi != nullptr) dot_columns(phi->data(), 1, fb, columns, z);
-        if constexpr (has_observation_features) dot_columns(psi_out_.data(), 1 + fb, fo, columns, z);
-        for (Eigen::Index j = 0; j < d; ++j) mu_[j] = z[j];
-        if (options_.state_dependent_std)
-            for (Eigen::Index j = 0; j < d; ++j) log_sigma_[j] = z[d + j];
+        if (phi != nullptr) columns_pass<true, false>(phi, 1, fb, columns, z, nullptr, nullptr);
+        if constexpr (has_observation_features)
+            columns_pass<true, false>(psi_out_.data(), 1 + fb, psi_out_.size(), columns, z, nullptr, nullptr);
         for (Eigen::Index j = 0; j < d; ++j) {
-            if (!options_.state_dependent_std) log_sigma_[j] = theta_(0, d + j);
-            if (!std::isfinite(mu_[j])) throw_bad_input(v, j);
-            if (log_sigma_[j] != cached_log_sigma_[j]) {  // σ = exp(log σ), recomputed when log σ changes
-                check_log_std(log_sigma_[j], j);
-                sigma_[j] = std::exp(log_sigma_[j]);
-                cached_log_sigma_[j] = log_sigma_[j];
-            }
+            if (!std::isfinite(z[j])) throw_bad_input(v, j);
+            if (options_.state_dependent_std) refresh_std(j, z[d + j]);
         }
     }
 
@@ -365,16 +538,16 @@ private:
         for (Eigen::Index i = 0; i < psi_out_.size(); ++i)
             if (!std::isfinite(psi_out_[i]))
                 throw numeric_error(detail::message("GaussianPolicy: observation feature ", i, " is ", psi_out_[i]));
-        throw numeric_error(detail::message("GaussianPolicy: the mean of action coordinate ", j, " is ", mu_[j]));
+        throw numeric_error(detail::message("GaussianPolicy: the mean of action coordinate ", j, " is ", linear_[j]));
     }
 
-    /// score += ∇_θ log π at eps_ (the standardised u), mu_, sigma_ of the last compute.
+    /// score += ∇_θ log π at eps_ (the standardised u) and sigma_ of the last compute.
     void add_score(const AgentView& v, Eigen::MatrixXd& score) const {
         const auto d = static_cast<Eigen::Index>(d_);
         const auto fb = static_cast<Eigen::Index>(fb_);
         const auto fo = static_cast<Eigen::Index>(fo_);
         const Eigen::VectorXd* phi = fb_ == 0 ? nullptr : &v.features();
-        double* c = linear_.data();  // ∂ log π / ∂μ_j, then ∂ log π / ∂ log σ_j
+        double* c = coef_.data();  // ∂ log π / ∂μ_j, then ∂ log π / ∂ log σ_j
         for (Eigen::Index j = 0; j < d; ++j) {
             const double e = eps_[j];
             c[j] = e / sigma_[j];
@@ -383,8 +556,9 @@ private:
             score(0, d + j) += c[d + j];
         }
         const Eigen::Index columns = options_.state_dependent_std ? 2 * d : d;
-        if (phi != nullptr) add_columns(score, c, 0, columns, phi->data(), 1, fb);
-        if constexpr (has_observation_features) add_columns(score, c, 0, columns, psi_out_.data(), 1 + fb, fo);
+        if (phi != nullptr) columns_pass<false, true>(phi->data(), 1, fb, columns, nullptr, c, &score);
+        if constexpr (has_observation_features)
+            columns_pass<false, true>(psi_out_.data(), 1 + fb, fo, columns, nullptr, c, &score);
     }
 
     ActionBox box_;
@@ -394,7 +568,9 @@ private:
     Eigen::MatrixXd theta_;
     Eigen::VectorXd centre_, half_;
     double log_half_sum_ = 0.0;
-    mutable Eigen::VectorXd psi_out_, mu_, sigma_, log_sigma_, cached_log_sigma_, eps_, linear_;
+    // Scratch of the last call: linear_ = (μ, log σ), sigma_ = σ (and the log σ it was computed
+    // from, cached_log_sigma_), eps_ = the standardised u, coef_ = the score's coefficients.
+    mutable Eigen::VectorXd psi_out_, sigma_, cached_log_sigma_, eps_, linear_, coef_;
 };
 
 // GaussianPolicy(box, F_b[, options]) reads (1, φ(b)); GaussianPolicy(box, psi[, options])
