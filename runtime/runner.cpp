@@ -1,6 +1,6 @@
 // runtime/runner.cpp — run_experiment and its jobs, and run_curve_seed for the grid worlds
-// (train_seed.hpp; their run_algorithm1 is compiled in algorithm_grid.cpp, the model files' in
-// algorithm_index.cpp).
+// (train_seed.hpp: a grid world is trained as the same world over indices, index_pomdp, by the
+// run_algorithm1 compiled in algorithm_index.cpp, as the model files' worlds are).
 #include "runner.hpp"
 
 #include <algorithm>
@@ -163,7 +163,7 @@ void validate_settings(const Experiment& e, const Settings& s) {
 
 SeedRun run_curve_seed(const GridPomdp& model, const Curve& c, const Settings& s, std::uint64_t seed,
                        const std::atomic<bool>* stop, std::atomic<std::uint64_t>* iterations) {
-    return training::curve_seed(model, c, s, seed, stop, iterations);
+    return training::curve_seed(index_pomdp(model), c, s, seed, stop, iterations);
 }
 
 std::size_t pending_runs(const Experiment& e, const Settings& s, const RunCache* cache, const std::vector<char>* selected,
@@ -245,7 +245,9 @@ std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>&
     std::vector<ExperimentResult> results(plans.size());
     std::vector<std::vector<Curve>> curves(plans.size());
     std::vector<GridPomdp> models;
+    std::vector<IndexPomdp> worlds;  // models[p] over indices, copied once, what the jobs train
     models.reserve(plans.size());
+    worlds.reserve(plans.size());
     for (std::size_t p = 0; p < plans.size(); ++p) {
         const Experiment& e = *plans[p].experiment;
         const Settings& s = plans[p].settings;
@@ -261,6 +263,7 @@ std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>&
                                        "estimator or policy class"));
         }
         models.push_back(e.env.build());
+        worlds.push_back(index_pomdp(models.back()));
     }
 
     // A run's place in a plan's result; the jobs (each run to train once) and who needs them.
@@ -317,9 +320,9 @@ std::vector<ExperimentResult> run_experiments(const std::vector<ExperimentPlan>&
         const Job& job = jobs[j];
         const Slot& own = job.slots.front();
         const ExperimentPlan& plan = plans[own.plan];
-        SeedRun run = run_curve_seed(models[own.plan], curves[own.plan][own.curve], plan.settings,
-                                     plan.settings.seeds[own.seed_index], stop,
-                                     plan.progress ? &plan.progress->iterations : nullptr);
+        SeedRun run = training::curve_seed(worlds[own.plan], curves[own.plan][own.curve], plan.settings,
+                                           plan.settings.seeds[own.seed_index], stop,
+                                           plan.progress ? &plan.progress->iterations : nullptr);
         if (run.complete) {
             const RunStore* saved = nullptr;
             for (const Slot& slot : job.slots) {

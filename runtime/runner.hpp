@@ -9,9 +9,9 @@
 // depend only on (seed, iteration, trajectory), so a job's result is a pure function of its
 // curve and seed, and results are collected in job order. The objective, estimator and step
 // rule are run-time boxes (components.hpp), the policy class a run-time value (AnyPolicy), and
-// every run goes through run_algorithm1 (algorithm.hpp), compiled once per model type: the grid
-// worlds' in algorithm_grid.cpp, the model files' in algorithm_index.cpp (train_file.cpp
-// copies a FileModel into the worlds over indices).
+// every run goes through run_algorithm1 (algorithm.hpp), compiled once for the finite worlds
+// over indices (algorithm_index.cpp): a grid world or a model file's world is copied into one
+// (index_pomdp, algorithm_finite.hpp; the same matrices, so the same bits).
 //
 // The results (results.hpp): per iteration a run stores three doubles (IterationRecord).
 // Before every iteration a job polls the stop flag: a stopped job returns its run incomplete,

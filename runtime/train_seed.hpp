@@ -1,8 +1,8 @@
 // runtime/train_seed.hpp — run_curve_seed (runner.hpp) for model type M: one (curve, seed) run
 // of Algorithm 1 through run_algorithm1 (algorithm.hpp), plain (the noisy exact filter) or with a
-// learned belief model, turned into the runner's SeedRun. Internal to the runtime; used by
-// runner.cpp (GridPomdp, in maxent_runtime_core) and train_file.cpp (a FileModel copied into an
-// IndexPomdp, in maxent_runtime); the model's run_algorithm1 is compiled in algorithm_*.cpp.
+// learned belief model, turned into the runner's SeedRun. Internal to the runtime; used with
+// M = IndexPomdp by runner.cpp (the grid worlds) and train_file.cpp (the model files' worlds),
+// each copied into an IndexPomdp first (index_pomdp); its run_algorithm1 is algorithm_index.cpp's.
 #pragma once
 
 #include <atomic>

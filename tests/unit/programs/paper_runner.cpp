@@ -1086,14 +1086,14 @@ TEST_CASE("run-time choices: policy classes, the learned class-B refusal, the fe
     // run_algorithm1: K iterations, or none when stopped before the first; a class the kind is
     // not offered (B with a learned belief model) is refused by name, before any fit.
     {
-        const maxent::GridPomdp world = mp::find_experiment("fig2a")->env.build();
+        const mp::IndexPomdp world = mp::index_pomdp(mp::find_experiment("fig2a")->env.build());
         maxent::TrainerConfig config;
         config.iterations = 2;
         config.batch = 2;
         const mp::RunChoices choices{mp::make_policy(mp::PolicyClass::belief_averaged, world.num_states(), 4),
                                      mp::AnyFeedback(mp::Objective::mse, 0.0), mp::AnyEstimator(mp::EstimatorKind::batch_mean),
                                      mp::AnyStep(mp::StepKind::constant, 0.1), config};
-        const mp::NoisyFilter<maxent::GridPomdp> filter(maxent::BayesFilter<maxent::GridPomdp>(world), 0.0);
+        const mp::NoisyFilter<mp::IndexPomdp> filter(maxent::BayesFilter<mp::IndexPomdp>(world), 0.0);
         const mp::Algorithm1Run r = mp::run_algorithm1(world, filter, choices);
         CHECK(r.complete(config));
         CHECK(r.trained.history.size() == 2);
