@@ -1,35 +1,23 @@
 // maxent/policy/gaussian.hpp — a Gaussian policy for worlds with continuous actions
 // (model/concepts.hpp: action_type and an ActionBox), squashed into the box by tanh.
 //
-// The agent's inputs x = (1, φ(b), ψ(o)): a bias, the belief's features φ(b) (AgentView::
-// features(): a particle filter's StateFeatureMap, or the belief itself; F_b of them, 0 for
-// none) and observation features ψ(o) of the observation's point (an ObservationFeatureMap as
-// ObservationFeaturePolicy reads it, policy/observation_features.hpp; none by default). For
-// each action coordinate j = 1..d, with θ = [W | S] (F x 2d, F = 1 + F_b + F_ψ):
+// Inputs x = (1, φ(b), ψ(o)): a bias, F_b belief features (AgentView::features(); 0 for none)
+// and observation features ψ(o) (an ObservationFeatureMap, policy/observation_features.hpp;
+// none by default). For each action coordinate j, with θ = [W | S] (F x 2d, F = 1 + F_b + F_ψ):
 //     μ_j = W_jᵀ x,   log σ_j = S_{0j} (state-independent, the default) or S_jᵀ x (linear),
-//     u_j = μ_j + σ_j ε_j, ε_j ~ N(0, 1),   a_j = c_j + h_j tanh(u_j)
-// with c, h the box's centre and half-widths. Density on the box (change of variables):
-//     log π(a | x) = Σ_j [ log N(u_j; μ_j, σ_j²) - log(1 - tanh²(u_j)) - log h_j ],
-//     u_j = atanh((a_j - c_j) / h_j).
+//     u_j = μ_j + σ_j ε_j, ε_j ~ N(0, 1),  a_j = c_j + h_j tanh(u_j)  (c, h: centre, half-widths),
+//     log π(a | x) = Σ_j [ log N(u_j; μ_j, σ_j²) - log(1 - tanh²(u_j)) - log h_j ].
 // The correction terms do not depend on θ, so the score is the Gaussian's at u:
 //     ∂ log π / ∂W_j = x ε_j / σ_j,   ∂ log π / ∂ log σ_j = ε_j² - 1 (times x when linear).
+// Why tanh, not a Beta: the Beta's score needs digamma functions at every step; the squashed
+// Gaussian's score is closed-form and its draw one normal per coordinate. The price: the density
+// vanishes on the boundary (log_density -inf there; a draw reaches it only when |u| > 19).
 //
-// Why tanh and not a Beta: the Beta's score needs digamma functions of its parameters at every
-// step (costly and ill-conditioned near the shapes < 1 that concentrate on an edge), while the
-// squashed Gaussian's score is the Gaussian's in closed form, its draw one normal per
-// coordinate, and its mean linear in x as the softmax policies' logits are; the price is a
-// density that vanishes on the box's boundary (log_density is -inf there; a drawn action
-// reaches the boundary only when |u| > 19, in double precision).
-//
-// Allocation: θ and the scratch vectors are sized at construction; sample, log_density and
-// log_gradient allocate nothing. The score is ADDED into the caller's matrix (θ's shape).
-// Errors: config_error for a bad box, a feature length that does not match, an action outside
-// the box's interior (log_gradient), a world whose action box is not the policy's
-// (check_dimensions, which train and evaluate call before any episode); numeric_error for a
-// non-finite feature, mean or log σ outside [-30, 30] (σ would over- or underflow), naming the
-// coordinate and value. With a state-independent σ, sample() computes the mean and the score in
-// one pass (after the draws), so a numeric_error for a non-finite mean may leave the score
-// partly updated.
+// sample, log_density and log_gradient allocate nothing; the score is ADDED into the caller's
+// matrix. Errors: config_error (bad box, feature length, an action outside the interior, a
+// world's box not the policy's: check_dimensions); numeric_error (a non-finite feature or mean,
+// log σ outside [-30, 30]), naming coordinate and value. With a state-independent σ the mean
+// and score are one pass after the draws, so a numeric_error may leave the score partly updated.
 #pragma once
 
 #include <cmath>
@@ -233,6 +221,22 @@ private:
     [[nodiscard]] static pair load(const double* p) noexcept { return *reinterpret_cast<const unaligned_pair*>(p); }
     static void store(double* p, pair v) noexcept { *reinterpret_cast<unaligned_pair*>(p) = v; }
 
+    /// The scalar end of pass2 and pass2_avx2: x[i, n) after their vector blocks.
+    template <bool Dot, bool Axpy>
+    static void tail2(const double* w0, const double* w1, const double* __restrict x, Eigen::Index i, Eigen::Index n,
+                      double c0, double c1, double* __restrict s0, double* __restrict s1, double& r0,
+                      double& r1) noexcept {
+        for (; i < n; ++i) {
+            if constexpr (Dot) {
+                r0 += w0[i] * x[i];
+                r1 += w1[i] * x[i];
+            }
+            if constexpr (Axpy) {
+                s0[i] += c0 * x[i];
+                s1[i] += c1 * x[i];
+            }
+        }
+    }
     /// One pass over x[0, n) for θ's columns w0, w1 and the score's columns s0, s1 (distinct):
     /// Dot: r0 = w0 · x, r1 = w1 · x; Axpy: s0 += c0 x, s1 += c1 x.
     template <bool Dot, bool Axpy>
@@ -261,16 +265,7 @@ private:
             r0 = t0[0] + t0[1];
             r1 = t1[0] + t1[1];
         }
-        for (; i < n; ++i) {
-            if constexpr (Dot) {
-                r0 += w0[i] * x[i];
-                r1 += w1[i] * x[i];
-            }
-            if constexpr (Axpy) {
-                s0[i] += c0 * x[i];
-                s1[i] += c1 * x[i];
-            }
-        }
+        tail2<Dot, Axpy>(w0, w1, x, i, n, c0, c1, s0, s1, r0, r1);
     }
 #if MAXENT_GAUSSIAN_AVX2
     /// pass2 in registers of four doubles (AVX2): the same sums, in the same order.
@@ -301,16 +296,7 @@ private:
             r0 = t0[0] + t0[1];
             r1 = t1[0] + t1[1];
         }
-        for (; i < n; ++i) {
-            if constexpr (Dot) {
-                r0 += w0[i] * x[i];
-                r1 += w1[i] * x[i];
-            }
-            if constexpr (Axpy) {
-                s0[i] += c0 * x[i];
-                s1[i] += c1 * x[i];
-            }
-        }
+        tail2<Dot, Axpy>(w0, w1, x, i, n, c0, c1, s0, s1, r0, r1);
     }
     [[nodiscard]] static bool has_avx2() noexcept {
 #ifdef __AVX2__
