@@ -10,6 +10,20 @@ function(require_files dir)
   endforeach()
 endfunction()
 
+# check_line_counts(DIR "NAME|LINES"...): every DIR/NAME has LINES lines.
+function(check_line_counts dir)
+  foreach(pair ${ARGN})
+    string(REPLACE "|" ";" pair "${pair}")
+    list(GET pair 0 f)
+    list(GET pair 1 expected)
+    file(STRINGS "${dir}/${f}" lines)
+    list(LENGTH lines n)
+    if(NOT n EQUAL expected)
+      message(FATAL_ERROR "${dir}/${f} has ${n} lines, expected ${expected}")
+    endif()
+  endforeach()
+endfunction()
+
 # check_csv(FILE HEADER LINES [FIRST_ROW_REGEX]): FILE's first line is HEADER, it has LINES
 # lines, and its second line matches FIRST_ROW_REGEX when given.
 function(check_csv file header lines)
