@@ -170,10 +170,10 @@ void BM_sweep_construct(benchmark::State& state) {
         nnz_per_row = static_cast<double>(m.observation_matrix(0).nonZeros()) / static_cast<double>(S);
         state.ResumeTiming();
     }  // the model is destroyed inside the timed region: building includes giving the memory back
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * S));  // states per second
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(S));  // states per second
     state.counters["S"] = static_cast<double>(S);
     state.counters["side"] = static_cast<double>(side);
-    state.counters["time_per_state"] = benchmark::Counter(static_cast<double>(state.iterations() * S),
+    state.counters["time_per_state"] = benchmark::Counter(static_cast<double>(state.iterations()) * static_cast<double>(S),
                                                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.counters["peak_rss_MB"] = maxent_bench::peak_rss_mb();
     state.counters["peak_reset"] = peak_reset ? 1.0 : 0.0;

@@ -258,8 +258,9 @@ void require_learned_memory(const char* who, std::size_t latent_states, std::siz
 /// maxent-paper's learned-belief flags from a dict (run_experiment's `learning`); an unknown key
 /// or a value of the wrong type is a config_error naming it.
 void set_learning(const py::dict& d, bool latent_states_given, programs::LearningSettings& ls) {
-    for (const auto& [k, v] : d) {
-        const std::string key = py::str(k);
+    for (const auto& item : d) {
+        const std::string key = py::str(item.first);
+        const py::handle v = item.second;  // named: Clang 14 cannot capture a structured binding in a lambda
         // The bounds of maxent-paper's flags (programs::learning_counts).
         auto count = [&](std::size_t& field, std::size_t least = 0) {
             const bool integer = py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <numbers>
 #include <span>
@@ -66,7 +67,7 @@ TEST_CASE("digamma at integers matches the harmonic sum", "[core][knn]") {
     REQUIRE(maxent::detail::digamma_integer(1) == Approx(-0.57721566490153286).epsilon(1e-15));
     REQUIRE(maxent::detail::digamma_integer(2) == Approx(1.0 - 0.57721566490153286).epsilon(1e-15));
     // Both sides of the switch to the asymptotic series (at 16), and far beyond it.
-    for (std::size_t m : {3, 10, 15, 16, 17, 20, 50, 1000, 100000})
+    for (std::size_t m : std::initializer_list<std::size_t>{3, 10, 15, 16, 17, 20, 50, 1000, 100000})
         REQUIRE(maxent::detail::digamma_integer(m) == Approx(harmonic_digamma(m)).epsilon(1e-14));
 }
 
@@ -105,9 +106,9 @@ std::vector<double> tied_points(std::size_t n, std::size_t dim, std::uint64_t se
 }
 
 TEST_CASE("knn entropy: the k-d tree finds the brute-force k-th distances, bit for bit", "[core][knn]") {
-    for (std::size_t dim : {1, 2, 3, 4, 5, 6, 7, 8, 11})
-        for (std::size_t n : {2, 3, 8, 9, 17, 100, 300})
-            for (std::size_t k : {1, 2, 5}) {
+    for (std::size_t dim : std::initializer_list<std::size_t>{1, 2, 3, 4, 5, 6, 7, 8, 11})
+        for (std::size_t n : std::initializer_list<std::size_t>{2, 3, 8, 9, 17, 100, 300})
+            for (std::size_t k : std::initializer_list<std::size_t>{1, 2, 5}) {
                 if (k >= n) continue;
                 CAPTURE(dim, n, k);
                 maxent::DefaultRng g = maxent::stream(5, dim, n);
@@ -290,8 +291,8 @@ TEST_CASE("knn entropy: by default ties count at 1e-12 of the points' diagonal (
 // of the dispatch: the heap version gives the k-th distances and the estimate of the
 // insertion-sorted version bit for bit.
 TEST_CASE("knn entropy: the bounded heaps give the bits of the insertion-sorted lists", "[core][knn]") {
-    for (std::size_t dim : {1, 2, 3, 5, 8, 11})
-        for (std::size_t n : {2, 9, 40, 150})
+    for (std::size_t dim : std::initializer_list<std::size_t>{1, 2, 3, 5, 8, 11})
+        for (std::size_t n : std::initializer_list<std::size_t>{2, 9, 40, 150})
             for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{7}, n / 2, n - 1}) {
                 if (k == 0 || k >= n) continue;
                 CAPTURE(dim, n, k);

@@ -303,7 +303,7 @@ TEST_CASE("RowScore: slot map, lead term and add_to agree with a dense score", "
         for (Eigen::Index i = 0; i < 40; ++i) {
             const Eigen::Index r = (i * 17) % 50;
             const std::span<double> row = rs.touch(r);
-            for (std::size_t j = 0; j < 3; ++j) row[j] += 0.125 * static_cast<double>(i + j + 1);
+            for (Eigen::Index j = 0; j < 3; ++j) row[static_cast<std::size_t>(j)] += 0.125 * static_cast<double>(i + j + 1);
             for (Eigen::Index j = 0; j < 3; ++j) dense(r, j) += 0.125 * static_cast<double>(i + j + 1);
         }
     CHECK(rs.size() == 40);
