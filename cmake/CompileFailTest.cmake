@@ -12,7 +12,7 @@
 #   1. with -DMAXENT_COMPILE_FAIL_CONTROL: must compile (each broken type gets back its
 #      missing member, so nothing else in any file is wrong);
 #   2. without it: must FAIL, the output must contain every expected text (as many times as
-#      files expect it) and at most the allowed number of "error:" diagnostics in total.
+#      files expect it) and, with GCC, at most the allowed number of "error:" diagnostics in total.
 cmake_minimum_required(VERSION 3.20)
 
 foreach(var SETTINGS SOURCES OUTPUT_DIR)
@@ -20,7 +20,7 @@ foreach(var SETTINGS SOURCES OUTPUT_DIR)
     message(FATAL_ERROR "CompileFailTest.cmake: ${var} is not set")
   endif()
 endforeach()
-include("${SETTINGS}")  # MAXENT_CF_COMPILER, MAXENT_CF_FLAGS, MAXENT_CF_INCLUDES
+include("${SETTINGS}")  # MAXENT_CF_COMPILER, _COMPILER_ID, _FLAGS, _INCLUDES
 string(REPLACE "|" ";" sources "${SOURCES}")
 
 set(includes "")
@@ -110,9 +110,12 @@ foreach(entry IN LISTS expected)
     message(STATUS "${name}: found ${text}")
   endif()
 endforeach()
+# The cap holds for GCC, which stops instantiating at the failed static_assert. Clang goes on
+# and also reports the uses of the missing member (1 to 5 more per file), so with Clang the
+# test checks that every readable message is there, not their number.
 string(REGEX MATCHALL "error:" errors "${out}")
 list(LENGTH errors count)
-if(count GREATER allowed)
+if(count GREATER allowed AND NOT MAXENT_CF_COMPILER_ID MATCHES "Clang")
   string(APPEND failures "  ${count} \"error:\" diagnostics, at most ${allowed} allowed (one readable message per missing member)\n")
 endif()
 if(failures)

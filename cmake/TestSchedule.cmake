@@ -10,7 +10,7 @@ function(maxent_test_cost cost)
 endfunction()
 
 # Measured (wall seconds of the fresh-clone CI, 2 cores shared by scripts/test.sh's two runs):
-# the Release run's longest tests, then the sanitizer run's compile-only checks.
+# the Release run's longest tests and compile-only checks, then the sanitizer run's.
 maxent_test_cost(33 journey.rerun_resume_merge)  # every study kind twice, stopped and resumed, merged
 maxent_test_cost(30 python.pytest)  # one pytest process (bit-identity runs of maxent-paper included)
 maxent_test_cost(20 paper.nosim shards.slurm-cluster)
@@ -19,8 +19,8 @@ maxent_test_cost(12 explore.smoke shards.slurm)
 maxent_test_cost(10 python.pip_install)  # a venv and pip, offline
 maxent_test_cost(8 shards.merge)
 maxent_test_cost(6 paper.runner.smoke)
-maxent_test_cost(70 journey.compile_fail_messages)  # sanitizer run: every compile-fail file, twice
-maxent_test_cost(40 bench.compiles)                 # sanitizer run: the benchmarks, syntax only
+maxent_test_cost(70 journey.compile_fail_messages)  # Release run (GCC): every compile-fail file, twice
+maxent_test_cost(40 bench.compiles)                 # sanitizer run (Clang): the benchmarks, syntax only
 # The longest test cases of the sanitizer run (Catch2, one CTest test each; its
 # statistics-at-scale cases run in the Release run, where each takes under 2 s).
 maxent_test_cost(17

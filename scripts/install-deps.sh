@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — installs the build and test dependencies of maxent with apt-get
-# (Debian/Ubuntu): compilers, CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test),
+# (Debian/Ubuntu): compilers (GCC; Clang with its sanitizer runtimes, for the sanitizer run of scripts/test.sh), CMake, Ninja, Eigen 3.4, Catch2 v2, Google Benchmark, gnuplot, GNU parallel (the sharded-study test),
 # Slurm and munge (slurm-wlm, munge: the Slurm test starts its own single-node cluster on
 # localhost with its own configuration, whatever the packages' services do), and for the Python module (python/): pybind11, Python's
 # headers, numpy, scipy (an independent check of the kNN estimator in the Python tests), pytest, matplotlib, and pip, setuptools, wheel and venv for `pip install --no-build-isolation .`.
@@ -11,7 +11,7 @@
 #                                             # when none is missing
 set -euo pipefail
 
-packages=(build-essential g++ clang cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
+packages=(build-essential g++ clang libclang-rt-dev cmake ninja-build libeigen3-dev catch2 libbenchmark-dev gnuplot-nox parallel
           slurm-wlm munge
           pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-matplotlib
           python3-pip python3-setuptools python3-wheel python3-venv)
