@@ -34,12 +34,6 @@ std::vector<double> real_vector(const py::handle& x, const std::string& who, std
     return out;
 }
 
-py::array_t<double> to_array(const std::vector<double>& v) {
-    py::array_t<double> a(static_cast<py::ssize_t>(v.size()));
-    std::copy(v.begin(), v.end(), a.mutable_data());
-    return a;
-}
-
 std::string box_text(const ActionBox& b) {
     std::string t;
     for (std::size_t j = 0; j < b.dimension(); ++j)
