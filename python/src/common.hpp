@@ -1,4 +1,4 @@
-// python/src/common.hpp — what the translation units of the module `maxent` share.
+// python/src/common.hpp — what the source files of the module `maxent` share.
 //
 // One model type is bound: `Model` = FinitePomdp<std::size_t, std::size_t, std::size_t>
 // (the learned belief model's type too). Grid worlds and POMDP files are converted to it
@@ -6,14 +6,16 @@
 // (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
 // policy class) are held in small variant boxes that satisfy the library's concepts (the
 // runtime's, runtime/components.hpp and runtime/algorithm.hpp), and every run goes through the
-// runtime's run_algorithm1, which compiles each trainer once: the module compiles none.
+// runtime's run_algorithm1, which compiles each trainer once (python/CMakeLists.txt compiles
+// the runtime's sources and these files as one translation unit).
 //
 // The GIL: C++ training runs with the GIL released on worker threads; the calling thread
 // waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
 // world written in Python is called with the GIL taken (py::gil_scoped_acquire).
 //
-// The files, each one job, each calling only the files below it (the calls between the object
-// files, read with nm; module.cpp calls every bind_*):
+// The files, each one job, each calling only the files below it (module.cpp calls every
+// bind_*); all are included in one translation unit, so a file's helpers in an unnamed
+// namespace must not share a name with another file's:
 //   module.cpp        the module: calls the bind_* functions in order (bind.hpp)
 //   train.cpp         train, train_learned, experiments -> sim_train, models, runs, components, checks
 //   analysis.cpp      exact objective, quality, evaluate -> sim_evaluate, components, checks
