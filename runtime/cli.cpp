@@ -2,6 +2,11 @@
 // header keeps their declarations and documentation).
 #include "cli.hpp"
 
+#include <cmath>
+#include <unistd.h>
+
+#include "maxent/belief/learned/em.hpp"
+
 namespace maxent::programs {
 
 int usage_failure(std::string_view program, std::string_view why) {

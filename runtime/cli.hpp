@@ -19,7 +19,6 @@
 #pragma once
 
 #include <charconv>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -34,9 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
 
-#include "maxent/belief/learned/em.hpp"
 
 #include "choices.hpp"
 #include "experiments.hpp"

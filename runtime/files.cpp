@@ -2,6 +2,15 @@
 // header keeps their declarations and documentation).
 #include "files.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace maxent::programs {
 
 std::string read_regular_file(const std::filesystem::path& path,

@@ -22,11 +22,8 @@
 // Folder names come from safe_folder_name (no '.', '..', path separators or control characters).
 #pragma once
 
-#include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -35,11 +32,6 @@
 #include <utility>
 #include <vector>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "maxent/core/error.hpp"
 #include "maxent/core/read_file.hpp"

@@ -2,6 +2,9 @@
 // header keeps their declarations and documentation).
 #include "heatmaps.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace maxent::programs {
 
 void write_heatmap_csv(std::FILE* f, const std::vector<HeatmapPanel>& panels, std::size_t width,

@@ -4,8 +4,6 @@
 // and maxent-rescue's continuous world share it.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <filesystem>

@@ -2,6 +2,9 @@
 // header keeps their declarations and documentation).
 #include "merge.hpp"
 
+#include <algorithm>
+#include <set>
+
 namespace maxent::programs {
 
 std::vector<CsvRun> read_runs_csv(const std::filesystem::path& p, const std::string& text) {

@@ -14,7 +14,6 @@
 // merge (results do not depend on it), with a note saying so.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -27,7 +26,6 @@
 #include <map>
 #include <new>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
 #include <utility>

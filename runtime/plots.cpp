@@ -2,6 +2,11 @@
 // header keeps their declarations and documentation).
 #include "plots.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace maxent::programs {
 
 std::string settings_line(const ExperimentResult& r, std::string_view separator) {

@@ -7,8 +7,6 @@
 // palette, with dash types by noise level or class as a second cue.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -17,8 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "choices.hpp"
 #include "experiments.hpp"

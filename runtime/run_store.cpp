@@ -4,6 +4,12 @@
 // compiles in the runner's unity group, whose runner.cpp parses run_store.hpp anyway.
 #include "run_store.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+#include <unistd.h>
+
 #include <string_view>
 
 #include "maxent/model/pomdp_file.hpp"

@@ -4,27 +4,22 @@
 // Both are keyed by run_key, everything that determines a run.
 #pragma once
 
-#include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
 
 #include "maxent/core/error.hpp"
 

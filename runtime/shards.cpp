@@ -2,6 +2,9 @@
 // header keeps their declarations and documentation).
 #include "shards.hpp"
 
+#include <algorithm>
+#include <numeric>
+
 namespace maxent::programs {
 
 std::vector<std::size_t> assign_shards(const std::vector<std::uint64_t>& costs,

@@ -14,11 +14,9 @@
 // its seeds. With learned-belief curves a shard also writes learning.csv and learned/.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <numeric>
 #include <string>
 #include <string_view>
 #include <utility>
