@@ -93,11 +93,7 @@ inline constexpr LearnerKind learner_kinds[] = {
      "true sensor", {"emissions"}}};
 
 /// The learner called `name`, or null.
-[[nodiscard]] inline const LearnerKind* find_learner(std::string_view name) {
-    for (const LearnerKind& k : learner_kinds)
-        if (k.name == name) return &k;
-    return nullptr;
-}
+[[nodiscard]] const LearnerKind* find_learner(std::string_view name);
 
 /// The marker an oracle learner's curve label ends its learner part with (CSV- and file-safe:
 /// no comma, quote, space or slash): "learned-reg-mbe+em-known-motion(oracle)".
@@ -105,134 +101,45 @@ inline constexpr std::string_view oracle_label_marker = "(oracle)";
 
 /// The label part of a learned curve's learner: "" for em, "+<name>" for the other log-only
 /// learners, "+<name>(oracle)" for the oracles.
-[[nodiscard]] inline std::string learner_label(std::string_view name) {
-    if (name == "em") return {};
-    const LearnerKind* k = find_learner(name);
-    return cat("+", name, k != nullptr && !k->oracle.empty() ? oracle_label_marker : std::string_view());
-}
+[[nodiscard]] std::string learner_label(std::string_view name);
 
 /// Whether the learner called `name` chooses its own size (LearnerKind::selects).
-[[nodiscard]] inline bool learner_selects(std::string_view name) {
-    const LearnerKind* k = find_learner(name);
-    return k != nullptr && k->selects;
-}
+[[nodiscard]] bool learner_selects(std::string_view name);
 
 /// The learners' names, comma-separated (for messages and --help).
-[[nodiscard]] inline std::string learner_names() {
-    std::string out;
-    for (const LearnerKind& k : learner_kinds) out += cat(out.empty() ? "" : ", ", k.name);
-    return out;
-}
+[[nodiscard]] std::string learner_names();
 
 /// The parts of the true model a learner is handed under the settings `l`: "number of states"
 /// when L is the world's S (every oracle; the others, except those that select their size,
 /// when --latent-states is not given), then
 /// the learner's own (LearnerKind::given). Empty: it reads only the agent's logs.
-[[nodiscard]] inline std::vector<std::string> learner_given(std::string_view name, const LearningSettings& l) {
-    std::vector<std::string> out;
-    const LearnerKind* k = find_learner(name);
-    const bool oracle = k != nullptr && !k->oracle.empty();
-    if (oracle || (l.latent_states == 0 && (k == nullptr || !k->selects))) out.emplace_back("number of states");
-    if (k != nullptr)
-        for (const std::string_view g : k->given)
-            if (!g.empty()) out.emplace_back(g);
-    return out;
-}
+[[nodiscard]] std::vector<std::string> learner_given(std::string_view name, const LearningSettings& l);
 
 /// "; oracles, given parts of the true model: em-known-motion (true motion), ..." for the
 /// oracle learners among l.learners; "" without one.
-[[nodiscard]] inline std::string oracles_summary(const LearningSettings& l) {
-    std::string out;
-    for (const std::string& name : l.learners)
-        if (const LearnerKind* k = find_learner(name); k != nullptr && !k->oracle.empty())
-            out += cat(out.empty() ? "; oracles, given parts of the true model: " : ", ", name, " (", k->oracle, ")");
-    return out;
-}
+[[nodiscard]] std::string oracles_summary(const LearningSettings& l);
 
 /// "; em-select, ... choose L (or the clones) and the prior on a held-out fifth of the warm-up
 /// episodes, L up to <bound>, one restart per candidate" for the selection learners among
 /// l.learners; "" without one.
-[[nodiscard]] inline std::string selection_summary(const LearningSettings& l) {
-    std::string names;
-    for (const std::string& name : l.learners)
-        if (learner_selects(name)) names += cat(names.empty() ? "" : ", ", name);
-    if (names.empty()) return {};
-    return cat("; ", names, " choose L (or the clones) and the prior by held-out likelihood on a fifth of the "
-               "warm-up episodes (doubling up to ", std::to_string(l.select_max_states),
-               ", one restart per candidate; the chosen size refitted with the restarts above and kept by every refit)");
-}
+[[nodiscard]] std::string selection_summary(const LearningSettings& l);
 
 /// What each of l.learners trains with as its number of latent states L, learners that read
 /// the same grouped: "L = S latent states" (one description: no names), or e.g. "L = S latent
 /// states for em, em-known-motion; L = 6 clones split evenly among the observations
 /// (--latent-states) for cloned-hmm; L chosen per run by held-out likelihood, at most 64, for
 /// em-select". The oracles always have L = S (apply_learner refuses another L).
-[[nodiscard]] inline std::string latent_states_summary(const LearningSettings& l) {
-    const std::string L = l.latent_states == 0 ? std::string("S") : std::to_string(l.latent_states);
-    const char* flag = l.latent_states == 0 ? "" : " (--latent-states)";
-    const std::string bound = std::to_string(l.select_max_states);
-    std::vector<std::string> text, names;  // one entry per description
-    for (const std::string& name : l.learners) {
-        const LearnerKind* k = find_learner(name);
-        std::string d;
-        if (name == "cloned-hmm-select")
-            d = cat("clone total (and allocation) chosen per run by held-out likelihood, at most ", bound);
-        else if (learner_selects(name))
-            d = cat("L chosen per run by held-out likelihood, at most ", bound);
-        else if (k != nullptr && !k->oracle.empty())
-            d = "L = S latent states";
-        else if (name == "cloned-hmm")
-            d = cat("L = ", L, " clones split evenly among the observations", flag);
-        else
-            d = cat("L = ", L, " latent states", flag);
-        std::size_t i = 0;
-        while (i < text.size() && text[i] != d) ++i;
-        if (i == text.size()) {
-            text.push_back(d);
-            names.emplace_back();
-        }
-        names[i] += cat(names[i].empty() ? "" : ", ", name);
-    }
-    if (text.empty()) return "no learner";
-    if (text.size() == 1) return text.front();
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i)
-        out += cat(i == 0 ? "" : "; ", text[i], text[i].back() >= '0' && text[i].back() <= '9' ? ", for " : " for ",
-                   names[i]);
-    return out;
-}
+[[nodiscard]] std::string latent_states_summary(const LearningSettings& l);
 
 /// " (at most 1000 EM steps for cloned-hmm; smoothing chosen per run for em-select)": where a
 /// learner's first fit departs from the flags (apply_learner: the cloned HMMs take at least 1000
 /// EM steps; select_learned_model); "" if none.
-[[nodiscard]] inline std::string first_fit_exceptions(const LearningSettings& l) {
-    std::string cloned, chosen;
-    for (const std::string& name : l.learners) {
-        if (name == "cloned-hmm" || name == "cloned-hmm-select") {
-            if (l.em_iterations < 1000) cloned += cat(cloned.empty() ? "" : ", ", name);
-        } else if (learner_selects(name)) {
-            chosen += cat(chosen.empty() ? "" : ", ", name);
-        }
-    }
-    std::string out;
-    if (!cloned.empty()) out = cat("at most 1000 EM steps for ", cloned);
-    if (!chosen.empty()) out += cat(out.empty() ? "" : "; ", "smoothing chosen per run for ", chosen);
-    return out.empty() ? out : cat(" (", out, ")");
-}
+[[nodiscard]] std::string first_fit_exceptions(const LearningSettings& l);
 
 /// One line on how the learned-belief curves learn their model and start their filter, and
 /// what their heatmaps evaluate (maxent-paper and maxent-explore print it for runs with such
 /// curves; `heatmaps`: whether the program draws heatmaps, which maxent-explore does not).
-[[nodiscard]] inline std::string learning_summary(const LearningSettings& l, bool heatmaps = true) {
-    return cat("learned beliefs: ", latent_states_summary(l), "; first fit ", std::to_string(l.restarts), " restarts of at most ",
-               std::to_string(l.em_iterations), " EM steps, smoothing ", format_number(l.smoothing),
-               first_fit_exceptions(l),
-               "; the filter's b_1 = ",
-               l.learned_prior ? "the learned initial distribution (--uniform-prior: uniform, the paper's)"
-                               : "uniform, the paper's (--learned-prior: the learned initial distribution)",
-               heatmaps ? "; heatmaps evaluate each final policy with its final learned filter" : "", selection_summary(l),
-               oracles_summary(l));
-}
+[[nodiscard]] std::string learning_summary(const LearningSettings& l, bool heatmaps = true);
 
 /// The learned-belief settings that are counts, by name: the keys of the Python module's
 /// `learning` dict and, where `flag`, maxent-paper's flags ("--" and the name with '-' for
@@ -255,17 +162,7 @@ inline constexpr LearningCount learning_counts[] = {
     {"select_max_states", 1, &LearningSettings::select_max_states, true}};
 
 /// The entry of maxent-paper's flag `flag` ("--refit-every"), or null.
-[[nodiscard]] inline const LearningCount* learning_flag(std::string_view flag) {
-    if (flag.substr(0, 2) != "--") return nullptr;
-    flag.remove_prefix(2);
-    for (const LearningCount& c : learning_counts) {
-        if (!c.flag || c.name.size() != flag.size()) continue;
-        bool same = true;
-        for (std::size_t i = 0; i < flag.size(); ++i) same = same && (c.name[i] == '_' ? '-' : c.name[i]) == flag[i];
-        if (same) return &c;
-    }
-    return nullptr;
-}
+[[nodiscard]] const LearningCount* learning_flag(std::string_view flag);
 
 /// Everything that is not the experiment itself; the defaults are the paper's settings.
 struct Settings {
@@ -309,13 +206,6 @@ struct Curve {
 /// S and T, so only the policy class counts; measured on fig2a (5 x 5, K = 1500, one
 /// thread): O, BA and S take about the same time, the mixture form BM about twice as long
 /// (S softmax rows per step), the belief-state table B about 1.6 times (its row lookup).
-[[nodiscard]] inline std::uint64_t run_cost(const Curve& c) {
-    if (c.learned) return 8;  // the fits of the belief model: 4.7 s of CPU against 1.2 s (nosim2b, Reg-MBE)
-    switch (c.policy) {
-        case PolicyClass::belief_mixture: return 4;
-        case PolicyClass::belief_state: return 3;
-        default: return 2;
-    }
-}
+[[nodiscard]] std::uint64_t run_cost(const Curve& c);
 
 }  // namespace maxent::programs
