@@ -1,5 +1,5 @@
 // runtime/algorithm_simulator.cpp — run_algorithm1 for simulators with particle filters
-// (algorithm_simulator.hpp), in maxent_runtime_simulators.
+// (algorithm_simulator.hpp), compiled inside the Python module (python/CMakeLists.txt).
 #include "algorithm_simulator.hpp"
 #include "algorithm_impl.hpp"
 

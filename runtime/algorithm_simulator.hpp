@@ -1,6 +1,6 @@
 // runtime/algorithm_simulator.hpp — run_algorithm1 (algorithm.hpp) for worlds seen as
 // simulators and filtered by a particle filter, compiled once in the runtime
-// (algorithm_simulator.cpp, library maxent_runtime_simulators, which the Python module links):
+// (algorithm_simulator.cpp, compiled inside the Python module's one translation unit):
 // the run-time simulators of simulator.hpp (the Python module's worlds written in Python),
 // observing indices or vectors, and an explicit finite model seen as a simulator
 // (GenerativeView), and run-time simulators with continuous actions (ContinuousSimulator).
