@@ -4,18 +4,15 @@
 // (the learned belief model's type too). Grid worlds and POMDP files are converted to it
 // (the same sparse matrices, so the same bits); their labels live on the Python side
 // (PyModel::states/actions/observations). Run-time choices (feedback, estimator, step rule,
-// policy class) are held in small variant boxes that satisfy the library's concepts (the
-// runtime's, runtime/components.hpp and runtime/algorithm.hpp), and every run goes through the
-// runtime's run_algorithm1, which compiles each trainer once (python/CMakeLists.txt compiles
-// the runtime's sources and these files as one translation unit).
+// policy class) are the runtime's variant boxes (runtime/components.hpp, algorithm.hpp), and
+// every run goes through the runtime's run_algorithm1, which compiles each trainer once.
 //
 // The GIL: C++ training runs with the GIL released on worker threads; the calling thread
 // waits, taking the GIL every 100 ms to check signals (run_jobs). A feedback, binning or
 // world written in Python is called with the GIL taken (py::gil_scoped_acquire).
 //
-// The files, each one job, each calling only the files below it (module.cpp calls every
-// bind_*); all are included in one translation unit, so a file's helpers in an unnamed
-// namespace must not share a name with another file's:
+// The files, one job each, call only the files below them; python/CMakeLists.txt compiles
+// them and the runtime's sources as one unit (unnamed-namespace helpers must differ in name):
 //   module.cpp        the module: calls the bind_* functions in order (bind.hpp)
 //   train.cpp         train, train_learned, experiments -> sim_train, models, runs, components, checks
 //   analysis.cpp      exact objective, quality, evaluate -> sim_evaluate, components, checks
