@@ -450,10 +450,10 @@ TEST_CASE("continuous actions: bad boxes and actions outside the box are errors 
     CHECK_THROWS_WITH(sampler.run(wild, g, score), Catch::Contains("coordinate 0 = 2, outside the world's action box"));
 }
 
-// A Gaussian policy built for another box of the same dimension (Reach's is [-1, 1]) is refused
+// A Gaussian or uniform policy built for another box of the same dimension (Reach's is [-1, 1]) is refused
 // by train and evaluate before any episode, naming both boxes; its draws inside [-1, 1] would
 // otherwise pass the rollout's inside-the-box check with a density and a score for the wrong box.
-TEST_CASE("continuous actions: a Gaussian policy built for another box is refused at the start", "[continuous]") {
+TEST_CASE("continuous actions: a policy built for another box is refused at the start", "[continuous]") {
     const Reach world;
     const maxent::GaussianPolicy narrow(maxent::ActionBox({-0.5}, {0.5}), 0);
     const std::string names_both =
@@ -468,6 +468,13 @@ TEST_CASE("continuous actions: a Gaussian policy built for another box is refuse
     // The same box (equal bounds) passes.
     const maxent::GaussianPolicy same(maxent::ActionBox({-1.0}, {1.0}), 0);
     CHECK_NOTHROW(maxent::evaluate(world, Blind{}, same, {.episodes = 2, .threads = 1, .knn = {.k = 0}}));
+    // The uniform baseline too: uniform on [-0.5, 0.5] is not the world's uniform policy.
+    CHECK_THROWS_WITH(
+        maxent::evaluate(world, Blind{}, maxent::UniformBoxPolicy(maxent::ActionBox({-0.5}, {0.5})),
+                         {.episodes = 2, .threads = 1, .knn = {.k = 0}}),
+        Catch::Contains("UniformBoxPolicy: built for the action box [-0.5, 0.5] but the world's action box is [-1, 1]"));
+    CHECK_NOTHROW(maxent::evaluate(world, Blind{}, maxent::UniformBoxPolicy(world.action_box()),
+                                   {.episodes = 2, .threads = 1, .knn = {.k = 0}}));
 }
 
 }  // namespace test_continuous_actions

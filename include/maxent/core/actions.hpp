@@ -61,6 +61,16 @@ struct ActionBox {
             if (!(x[j] >= lower[j] && x[j] <= upper[j])) return false;
         return true;
     }
+    /// "[l_0, u_0] x [l_1, u_1] x ..." (17 significant digits), for messages.
+    [[nodiscard]] std::string text() const {
+        std::ostringstream out;
+        out.precision(17);
+        for (std::size_t j = 0; j < dimension(); ++j)
+            out << (j == 0 ? "" : " x ") << '[' << lower[j] << ", " << upper[j] << ']';
+        return out.str();
+    }
+    /// The same bounds, coordinate by coordinate.
+    friend bool operator==(const ActionBox&, const ActionBox&) = default;
     /// The box's volume Π (upper - lower).
     [[nodiscard]] double volume() const noexcept {
         double v = 1.0;

@@ -28,8 +28,6 @@
 #include <numbers>
 #include <random>
 #include <span>
-#include <sstream>
-#include <string>
 #include <utility>
 
 #include <Eigen/Core>
@@ -180,9 +178,9 @@ public:
         if (d.actions != d_)
             throw config_error(detail::message("GaussianPolicy: built for actions of dimension ", d_,
                                                " but the world's actions have ", d.actions, " coordinates"));
-        if (d.box != nullptr && (d.box->lower != box_.lower || d.box->upper != box_.upper))
-            throw config_error(detail::message("GaussianPolicy: built for the action box ", describe(box_),
-                                               " but the world's action box is ", describe(*d.box)));
+        if (d.box != nullptr && *d.box != box_)
+            throw config_error(detail::message("GaussianPolicy: built for the action box ", box_.text(),
+                                               " but the world's action box is ", d.box->text()));
         if (fb_ != 0 && d.feature_dimension() != fb_)
             throw config_error(detail::message("GaussianPolicy: built for ", fb_, " belief features but the agent's "
                                                "belief model gives ", d.feature_dimension()));
@@ -367,15 +365,6 @@ private:
             pass1<Dot, Axpy>(w + j * F, x, n, Axpy ? c[j] : 0.0, column(j), r);
             if constexpr (Dot) z[j] += r;
         }
-    }
-
-    /// "[l_0, u_0] x [l_1, u_1] x ...", for messages.
-    [[nodiscard]] static std::string describe(const ActionBox& box) {
-        std::ostringstream out;
-        out.precision(17);
-        for (std::size_t j = 0; j < box.dimension(); ++j)
-            out << (j == 0 ? "" : " x ") << '[' << box.lower[j] << ", " << box.upper[j] << ']';
-        return out.str();
     }
 
     /// (a_j - c_j) / h_j: the tanh of u_j. config_error outside [-1, 1] (NaN included).

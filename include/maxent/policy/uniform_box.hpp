@@ -3,6 +3,8 @@
 // actions). a_j = lower_j + (upper_j - lower_j) U_j, one uniform01 draw per coordinate in
 // order; density 1 / volume. No parameters (it adds nothing to the score), never reads the
 // belief. ContinuousPolicy (policy/concepts.hpp), with log_density and an empty log_gradient.
+// Built for one box: check_dimensions refuses a world whose box differs (a narrower box would
+// pass the rollout's inside-the-box check yet not be the world's uniform baseline).
 #pragma once
 
 #include <cmath>
@@ -52,6 +54,9 @@ public:
             throw config_error(detail::message("UniformBoxPolicy: built for actions of dimension ",
                                                box_.dimension(), " but the world's actions have ", d.actions,
                                                " coordinates"));
+        if (d.box != nullptr && *d.box != box_)
+            throw config_error(detail::message("UniformBoxPolicy: built for the action box ", box_.text(),
+                                               " but the world's action box is ", d.box->text()));
     }
 
 private:
