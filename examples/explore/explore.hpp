@@ -173,14 +173,15 @@ using maxent::state_observed_optimum;
 }
 
 /// With learned-belief curves and K at or below the refit interval (the default K = 1000 <
-/// --refit-every 2000), no refit ever happens: a one-line note saying so; "" otherwise.
+/// --refit-every 2000), no refit ever happens: a one-line note saying so, printed under the
+/// "learned beliefs:" summary line; "" otherwise.
 [[nodiscard]] inline std::string refit_note(const std::vector<programs::Curve>& curves, const programs::Settings& s) {
     bool learned = false;
     for (const programs::Curve& c : curves) learned = learned || c.learned;
     const std::size_t every = s.learning.refit_every;
     if (!learned || (every != 0 && s.iterations > every)) return {};
-    if (every == 0) return "learned beliefs: --refit-every 0: no refit happens; the model stays the warm-up fit";
-    return programs::cat("learned beliefs: no refit happens: K = ", std::to_string(s.iterations),
+    if (every == 0) return "--refit-every 0: no refit happens; the model stays the warm-up fit";
+    return programs::cat("no refit happens: K = ", std::to_string(s.iterations),
                          s.iterations == every ? " = " : " < ", "--refit-every ", std::to_string(every),
                          "; the model stays the warm-up fit");
 }

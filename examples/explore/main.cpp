@@ -276,7 +276,7 @@ int main(int argc, char** argv) try {
                     model.file.absorbing_rows.size());
     if (std::any_of(curves.begin(), curves.end(), [](const mp::Curve& c) { return c.learned; }))
         std::printf("  %s\n", mp::learning_summary(settings.learning, false).c_str());
-    if (const std::string note = mx::refit_note(curves, settings); !note.empty()) std::printf("  %s\n", note.c_str());
+    if (const std::string note = mx::refit_note(curves, settings); !note.empty()) std::printf("    %s\n", note.c_str());
     std::fflush(stdout);
 
     std::vector<std::string> labels;

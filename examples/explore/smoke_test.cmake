@@ -44,9 +44,13 @@ if(NOT rc EQUAL 0)
 endif()
 require_matches("${out}" "the printed output (learned curves)" "\n  learned-mbe +0\\."
                 "\n  learned-mbe\\+cloned-hmm +0\\." "\n  learned-mbe\\+em-known-motion\\(oracle\\) +0\\."
-                "no refit happens: K = 5 < --refit-every 2000; the model stays the warm-up fit"
-                "\n  learned beliefs: L = S latent states for em, em-known-motion. L = S clones split evenly among the observations for cloned-hmm. first fit"
+                "\n  learned beliefs: L = S latent states for em, em-known-motion. L = S clones split evenly among the observations for cloned-hmm. first fit[^\n]*\n    no refit happens: K = 5 < --refit-every 2000; the model stays the warm-up fit\n"
                 "wrote [^\n]*learning\\.csv,learned/")
+string(REGEX MATCHALL "learned beliefs:" lines_named "${out}")
+list(LENGTH lines_named count)
+if(NOT count EQUAL 1)
+  message(FATAL_ERROR "the printed output (learned curves) has ${count} lines saying \"learned beliefs:\", not 1:\n${out}")
+endif()
 if(out MATCHES "learned-mbe[^\n]*\\(learned\\)")
   message(FATAL_ERROR "a learned-belief curve is marked '(learned)':\n${out}")
 endif()
