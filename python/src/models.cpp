@@ -20,12 +20,18 @@ std::size_t PyModel::index(const py::list& labels, const py::handle& x, const ch
     const std::size_t n = labels.size();
     for (std::size_t i = 0; i < n; ++i)
         if (PyObject_RichCompareBool(labels[i].ptr(), x.ptr(), Py_EQ) == 1) return i;
-    if (py::isinstance<py::int_>(x) && !py::isinstance<py::bool_>(x)) {
-        const auto v = x.cast<long long>();
-        if (v >= 0 && static_cast<std::size_t>(v) < n) return static_cast<std::size_t>(v);
+    // An index is any integer, Python's or numpy's (whatever has __index__), but not a bool.
+    const std::string_view type = Py_TYPE(x.ptr())->tp_name;
+    if (PyIndex_Check(x.ptr()) && !PyBool_Check(x.ptr()) && type != "numpy.bool_" && type != "numpy.bool") {
+        const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
+        if (!i) throw py::error_already_set();
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+        if (overflow == 0 && v >= 0 && static_cast<unsigned long long>(v) < n) return static_cast<std::size_t>(v);
     }
-    throw unknown_label_error(detail::message("unknown ", what, " ", std::string(py::repr(x)), ": neither a ", what,
-                                              " label nor an index in [0, ", n, ")"));
+    const bool vowel = std::string_view("aeiou").find(what[0]) != std::string_view::npos;
+    throw unknown_label_error(detail::message("unknown ", what, " ", std::string(py::repr(x)), ": neither ",
+                                              vowel ? "an " : "a ", what, " label nor an index in [0, ", n, ")"));
 }
 
 namespace {

@@ -23,6 +23,27 @@ def test_model_from_numpy_and_labels(ring):
         ring.action_index(7)
 
 
+def test_numpy_integers_are_indices_and_bools_are_not(ring):
+    # Indices read from numpy arrays (np.int64, np.uint8, ...) name the same entries as Python ints,
+    # in the labelled ring too, where the label comparison cannot match them.
+    assert ring.state_index(np.int64(2)) == 2 and ring.action_index(np.uint8(1)) == 1
+    assert ring.observation_index(np.int32(1)) == 1
+    f = maxent.BayesFilter(ring)
+    b = f.initial()
+    np.testing.assert_array_equal(f.update(b, np.int64(0), np.int64(1)), f.update(b, 0, 1))
+    with pytest.raises(maxent.UnknownLabelError, match=r"unknown observation 2: neither an observation label nor an "
+                                                      r"index in \[0, 2\)"):
+        f.update(b, 0, np.int64(2))
+    with pytest.raises(maxent.UnknownLabelError, match=r"unknown state -1: neither a state label"):
+        ring.state_index(np.int64(-1))
+    with pytest.raises(maxent.UnknownLabelError, match=r"unknown action True"):
+        ring.action_index(np.bool_(True))
+    with pytest.raises(maxent.UnknownLabelError, match=r"unknown action True"):
+        ring.action_index(True)
+    with pytest.raises(maxent.UnknownLabelError, match=r"unknown state 1267650600228229401496703205376"):
+        ring.state_index(2 ** 100)
+
+
 def test_model_per_action_observations():
     P, Z, mu = ring_arrays()
     Za = np.stack([Z, np.full((4, 2), 0.5)])
