@@ -448,6 +448,20 @@ TEST_CASE("continuous actions: bad boxes and actions outside the box are errors 
     maxent::DefaultRng g = maxent::stream(0);
     Eigen::MatrixXd score;
     CHECK_THROWS_WITH(sampler.run(wild, g, score), Catch::Contains("coordinate 0 = 2, outside the world's action box"));
+    // A policy called directly with room for fewer (or more) coordinates than its actions have.
+    const Eigen::VectorXd none(0);
+    const maxent::AgentView v = view_of(none, {});
+    maxent::GaussianPolicy gaussian(maxent::ActionBox({-1.0, 0.0}, {1.0, 2.0}), 0);
+    Eigen::MatrixXd gaussian_score = Eigen::MatrixXd::Zero(gaussian.parameters().rows(), gaussian.parameters().cols());
+    std::array<double, 1> one{};
+    std::array<double, 3> three{};
+    CHECK_THROWS_WITH(gaussian.sample(v, g, gaussian_score, one),
+                      "GaussianPolicy: sample was given room for an action of 1 coordinates; the policy's have 2");
+    CHECK_THROWS_AS(gaussian.sample(v, g, gaussian_score, three), maxent::config_error);
+    const maxent::UniformBoxPolicy uniform(maxent::ActionBox({-1.0, 0.0}, {1.0, 2.0}));
+    CHECK_THROWS_WITH(uniform.sample(v, g, score, one),
+                      "UniformBoxPolicy: sample was given room for an action of 1 coordinates; the box's have 2");
+    CHECK(gaussian_score.isZero());  // nothing drawn, nothing added
 }
 
 // A Gaussian or uniform policy built for another box of the same dimension (Reach's is [-1, 1]) is refused

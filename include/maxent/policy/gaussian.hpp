@@ -123,6 +123,9 @@ public:
     /// the unit disc, drawn from g until one falls inside: a pure function of g's stream).
     template <std::uniform_random_bit_generator G>
     void sample(const AgentView& v, G& g, Eigen::MatrixXd& score, std::span<double> action) {
+        if (action.size() != d_)
+            throw config_error(detail::message("GaussianPolicy: sample was given room for an action of ",
+                                               action.size(), " coordinates; the policy's have ", d_));
         check_buffer(score);
         if (options_.state_dependent_std) {
             compute(v);

@@ -38,6 +38,9 @@ public:
 
     template <std::uniform_random_bit_generator G>
     void sample(const AgentView&, G& g, Eigen::MatrixXd&, std::span<double> action) const {
+        if (action.size() != box_.dimension())
+            throw config_error(detail::message("UniformBoxPolicy: sample was given room for an action of ",
+                                               action.size(), " coordinates; the box's have ", box_.dimension()));
         for (std::size_t j = 0; j < box_.dimension(); ++j)
             action[j] = box_.lower[j] + (box_.upper[j] - box_.lower[j]) * uniform01(g);
     }
