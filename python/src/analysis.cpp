@@ -234,8 +234,9 @@ void bind_analysis(py::module_& m) {
         (std::string("The policy's mean true-state entropy, MOE, MBE and Σ_t H(b_t) over `episodes` episodes with 95%\n"
                      "intervals (episode n draws from stream(seed, evaluation_stream_run, n)). world: a Model (updater:\n"
                      "BayesFilter, NoisyBelief or None) or a simulator written in Python (updater: its ParticleFilter; run\n"
-                     "on the calling thread; a GenerativeView is evaluated through its model). policy: a Policy, or an\n"
-                     "ObservationFeaturePolicy for a simulator with vector observations.") +
+                     "on the calling thread; a GenerativeView is evaluated through its model). policy: a Policy (index\n"
+                     "actions), an ObservationFeaturePolicy for a simulator with vector observations, or a GaussianPolicy\n"
+                     "for a simulator with continuous actions (action_dim), built for the world's action box.") +
          evaluation_doc).c_str());
     m.def(
         "evaluate_uniform",
