@@ -406,19 +406,27 @@ void bind_train(py::module_& m) {
         .def_readonly("seed", &PyTrainResult::seed)
         .def_readonly("parameters", &PyTrainResult::parameters)
         .def_readonly("stopped_early", &PyTrainResult::stopped_early)
+        .def_readonly("policy_class", &PyTrainResult::policy_class,
+                      "the trained policy's class name (policy.class_name; the repr shows it): 'ObservationPolicy', "
+                      "'BeliefAveragedPolicy', 'BelievedStatePolicy', 'BeliefMixturePolicy', 'TabularBeliefPolicy', "
+                      "'ObservationFeaturePolicy' or 'GaussianPolicy'")
         .def_readonly("fits", &PyTrainResult::fits, "learned-belief runs: every fit of the belief model")
-        .def_property_readonly("belief_model", [](const PyTrainResult& r) -> py::object {
-            return r.belief_model ? py::cast(r.belief_model) : py::none();
+        // std::optional returns: the docstrings' signatures (and so the stubs) read Optional[...].
+        .def_property_readonly("belief_model", [](const PyTrainResult& r) -> std::optional<std::shared_ptr<PyModel>> {
+            if (!r.belief_model) return std::nullopt;
+            return r.belief_model;
         }, "learned-belief runs: the final learned model as the agent's Model over its latent states (else None)")
-        .def_property_readonly("belief_filter", [](const PyTrainResult& r) -> py::object {
-            return r.belief_filter ? py::cast(r.belief_filter) : py::none();
+        .def_property_readonly("belief_filter", [](const PyTrainResult& r) -> std::optional<std::shared_ptr<PyFilter>> {
+            if (!r.belief_filter) return std::nullopt;
+            return r.belief_filter;
         }, "learned-belief runs: the agent's BayesFilter on belief_model, with the b_1 it trained with (else None)")
-        .def_property_readonly("prior", [](const PyTrainResult& r) -> py::object {
-            if (!r.learned) return py::none();
-            return py::str(r.learned_prior ? "learned" : "uniform");
+        .def_property_readonly("prior", [](const PyTrainResult& r) -> std::optional<std::string> {
+            if (!r.learned) return std::nullopt;
+            return std::string(r.learned_prior ? "learned" : "uniform");
         }, "learned-belief runs: the filter's b_1, 'learned' (the learned μ̂) or 'uniform' (else None)")
-        .def_property_readonly("selection", [](const PyTrainResult& r) -> py::object {
-            return r.selection ? r.selection : py::object(py::none());
+        .def_property_readonly("selection", [](const PyTrainResult& r) -> std::optional<py::dict> {
+            if (!r.selection || r.selection.is_none()) return std::nullopt;
+            return py::reinterpret_borrow<py::dict>(r.selection);
         }, "train_learned with a learner that selects its size: what this run chose, a dict (learner, latent_states,\n"
            "pseudo_count, smoothing, allocation, clones, candidates, max_latent_states); None otherwise")
         .def_property_readonly("heldout_episodes", [](const PyTrainResult& r) { return sequences_to_python(r.heldout, false); },
