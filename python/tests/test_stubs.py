@@ -3,11 +3,14 @@
 # (positional or keyword-only), with a default exactly where the module has one (and the same
 # default where the stub writes one out). The module's signatures: the first line of every
 # pybind11 docstring (each overload's line for overloaded functions), inspect.signature for the
-# helpers written in Python.
+# helpers written in Python. And the committed stub is python/tools/make_stubs.py's output for
+# the module under test, byte for byte.
 import ast
+import importlib.util
 import inspect
 import os
 import re
+import sys
 
 import pytest
 
@@ -15,6 +18,11 @@ import maxent
 from maxent import _core
 
 STUB = os.path.join(os.path.dirname(maxent.__file__), "__init__.pyi")
+# The source tree: CTest names it (MAXENT_PY_SOURCE); otherwise the one this file lies in.
+SOURCE = os.path.normpath(os.environ.get("MAXENT_PY_SOURCE")
+                          or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+GENERATOR = os.path.join(SOURCE, "python", "tools", "make_stubs.py")
+COMMITTED = os.path.join(SOURCE, "python", "maxent", "__init__.pyi")
 
 
 # --- the stubs ---------------------------------------------------------------------------------
@@ -238,3 +246,27 @@ def test_a_missing_parameter_is_found():
     assert _mismatch([("world", "positional", False, None)], real) is not None
     assert _mismatch([("world", "positional", False, None), ("knn_k", "keyword", True, None)], real) is None
     assert _mismatch([("world", "positional", False, None), ("knn_k", "keyword", False, None)], real) is not None
+
+
+# --- the generator -----------------------------------------------------------------------------
+
+def test_the_committed_stub_is_the_generators_output(tmp_path):
+    if not (os.path.isfile(GENERATOR) and os.path.isfile(COMMITTED)):
+        pytest.skip(f"no source tree with python/tools/make_stubs.py and python/maxent/__init__.pyi at {SOURCE} "
+                    "(set MAXENT_PY_SOURCE to the repository)")
+    spec = importlib.util.spec_from_file_location("make_stubs", GENERATOR)
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    out = tmp_path / "__init__.pyi"
+    generator.main(str(out))
+    written = out.read_text(encoding="utf-8")
+    committed = open(COMMITTED, encoding="utf-8").read()
+    if written != committed:
+        import difflib
+        diff = "".join(list(difflib.unified_diff(committed.splitlines(True), written.splitlines(True),
+                                                 "committed", "generated"))[:60])
+        package = os.path.dirname(os.path.dirname(maxent.__file__))
+        pytest.fail(f"{COMMITTED} is not make_stubs.py's output for the module in {package}; regenerate it "
+                    f"(from the repository root, after building the module):\n"
+                    f"  PYTHONPATH={package} {sys.executable} python/tools/make_stubs.py python/maxent/__init__.pyi\n"
+                    f"{diff}")

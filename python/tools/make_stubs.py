@@ -1,7 +1,9 @@
 """Writes python/maxent/__init__.pyi, the type stubs of the package maxent, from the signatures
 pybind11 puts first in every docstring of the compiled module, plus the pure-Python helpers.
+The committed stub is this script's output, byte for byte (python/tests/test_stubs.py checks):
+after a change to the module's signatures or docstrings, build the module and regenerate it:
 
-    PYTHONPATH=build/python /usr/bin/python3 python/tools/make_stubs.py python/maxent/__init__.pyi
+    PYTHONPATH=build-release/python /usr/bin/python3 python/tools/make_stubs.py python/maxent/__init__.pyi
 """
 import ast
 import inspect
@@ -17,6 +19,52 @@ TYPES = [
     (r"\biterable\b", "Iterable[Any]"), (r"\bsequence\b", "Sequence[Any]"), (r"\bbuffer\b", "Any"),
     (r"\bnumpy\.float64\b", "float"),
 ]
+
+
+# Types pybind11 (2.10) cannot write: a callable's result built as a py::object, or a parameter
+# whose C++ type accepts more than its caster's name says. Keyed by qualified name (a function,
+# 'Class.method' or 'Class.property' for the result, '<qualified name>.<parameter>' for a
+# parameter): (what pybind11 writes, after conv; the stub's type). A key that matches nothing, or a
+# type that is no longer the one expected, stops the script (the table would be stale). A type the
+# C++ can say itself is said there (e.g. TrainResult.prior returns std::optional<std::string>:
+# Optional[str]), and a parameter whose default is None reads Optional[...] (optional_none).
+OVERRIDES = {
+    # a tabular Policy, or the Python object of a simulator run's feature or Gaussian policy
+    "TrainResult.policy": ("Any", "Union[Policy, ObservationFeaturePolicy, GaussianPolicy]"),
+    # std::vector<std::size_t> accepts any sequence of ints; the prior is read by hand (sequences.cpp)
+    "filter_sequence.actions": ("List[int]", "Sequence[int]"),
+    "filter_sequence.observations": ("List[int]", "Sequence[int]"),
+    "filter_sequence.prior": ("Any", "Union[None, str, numpy.ndarray, Sequence[float]]"),
+    "filter_sequence": ("dict", "Dict[str, Any]"),  # beliefs, log_likelihood, prior, prior_belief, ...
+}
+_used = set()
+
+
+def override(key, generated):
+    """The stub's type for `key` (OVERRIDES), else `generated`."""
+    if key not in OVERRIDES:
+        return generated
+    expected, chosen = OVERRIDES[key]
+    if generated != expected:
+        sys.exit(f"make_stubs.py: OVERRIDES[{key!r}] expects {expected!r}, the module now writes {generated!r}: "
+                 "update the table (or drop the entry if the module's type is now right)")
+    _used.add(key)
+    return chosen
+
+
+def optional_none(t, default):
+    """A parameter with the default None whose caster's name does not say so (a std::shared_ptr that
+    may be null): Optional[t]."""
+    if default == "None" and t not in ("Any",) and not t.startswith("Optional["):
+        return f"Optional[{t}]"
+    return t
+
+
+def docstring(text, indent):
+    """The body of a def: the docstring (when it can be written verbatim) and `...`, else ` ...`."""
+    if text and '"""' not in text and "\\" not in text:
+        return f'\n{indent}    """{text}"""\n{indent}    ...\n'
+    return " ...\n"
 
 
 def drop_array_brackets(t):
@@ -57,7 +105,7 @@ def split_args(s):
     return out
 
 
-def stub_def(name, doc, indent="", self_name=None):
+def stub_def(name, doc, indent="", self_name=None, qual=None):
     first = (doc or "").strip().splitlines()[0] if doc else ""
     m = re.match(r"^(\w+)\((.*)\)( -> (.*))?$", first)
     if not m:
@@ -67,14 +115,14 @@ def stub_def(name, doc, indent="", self_name=None):
         if a in ("*", "/") or a.startswith("*"):
             args.append(a)
             continue
-        a = a.split(" = ")[0] + (" = ..." if " = " in a else "")
+        a, _, given = a.partition(" = ")
+        default = " = ..." if given else ""
         head, _, t = a.partition(": ")
-        default = " = ..." if t.endswith(" = ...") else ""
-        t = t[: -len(" = ...")] if default else t
         if self_name is not None and not args:
             args.append("self")
             continue
-        args.append(f"{head}: {conv(t)}{default}" if t else head + default)
+        t = override(f"{qual or name}.{head}", optional_none(conv(t), given)) if t else t
+        args.append(f"{head}: {t}{default}" if t else head + default)
     # pybind11 allows a default before a required positional argument (train's updater=None,
     # policy); a stub cannot: such defaults are dropped (the argument is then passed positionally).
     positional = args[: args.index("*")] if "*" in args else args
@@ -83,10 +131,9 @@ def stub_def(name, doc, indent="", self_name=None):
     for i in range(last_required):
         if args[i].endswith(" = ..."):
             args[i] = args[i][: -len(" = ...")]
-    ret = conv(m.group(4) or "None")
+    ret = override(qual or name, conv(m.group(4) or "None"))
     rest = "\n".join((doc or "").strip().splitlines()[1:]).strip()
-    body = f'\n{indent}    """{rest}"""\n{indent}    ...\n' if rest and '"""' not in rest and "\\" not in rest else " ...\n"
-    return f"{indent}def {name}({', '.join(args)}) -> {ret}:{body}"
+    return f"{indent}def {name}({', '.join(args)}) -> {ret}:{docstring(rest, indent)}"
 
 
 def stub_class(name, cls):
@@ -104,14 +151,15 @@ def stub_class(name, cls):
             continue
         if isinstance(v, property):
             t = "Any"
-            m = re.match(r".*\) -> (.*)$", ((v.fget.__doc__ or "").strip().splitlines() or [""])[0])
+            fdoc = (v.fget.__doc__ or "").strip().splitlines() or [""]
+            m = re.match(r".*\) -> (.*)$", fdoc[0])
             if m:
-                t = conv(m.group(1))
-            lines.append(f"    @property\n    def {attr}(self) -> {t}: ...\n")
+                t = override(f"{name}.{attr}", conv(m.group(1)))
+            lines.append(f"    @property\n    def {attr}(self) -> {t}:{docstring((v.__doc__ or '').strip(), '    ')}")
             if v.fset is not None:
                 lines.append(f"    @{attr}.setter\n    def {attr}(self, value: {t}) -> None: ...\n")
         elif callable(v) and hasattr(v, "__doc__") and type(v).__name__ == "instancemethod":
-            lines.append(stub_def(attr, v.__doc__, "    ", self_name="self"))
+            lines.append(stub_def(attr, v.__doc__, "    ", self_name="self", qual=f"{name}.{attr}"))
         elif isinstance(v, staticmethod) or callable(v):
             continue
     return "".join(lines)
@@ -140,7 +188,7 @@ class ProgressBar:
 def visit_counts(world: Any, policy: Policy, updater: Any = ..., episodes: int = ..., seed: int = ..., counting: str = ...) -> numpy.ndarray: ...
 def read_study(folder: Union[str, PathLike[str]]) -> Dict[str, Dict[str, Any]]: ...
 def learning_curve(source: Any, metric: str = ..., label: Optional[str] = ...) -> Tuple[numpy.ndarray, numpy.ndarray, numpy.ndarray, numpy.ndarray]: ...
-def plot_learning_curve(source: Any, metric: str = ..., label: Optional[str] = ..., ax: Any = ..., smooth: int = ..., **line: Any) -> Any: ...
+def plot_learning_curve(source: Any, metric: str = ..., label: Optional[str] = ..., ax: Any = ..., smooth: int = ..., uniform: Any = ..., **line: Any) -> Any: ...
 def plot_heatmap(source: Any, label: Optional[str] = ..., model: Optional[Model] = ..., ax: Any = ..., cmap: str = ...) -> Any: ...
 '''
 
@@ -210,7 +258,11 @@ def main(out):
     parts.append(GYM_EXTRAS)
     text = "".join(parts)
     ast.parse(text)
-    open(out, "w").write(text)
+    unused = sorted(set(OVERRIDES) - _used)
+    if unused:
+        sys.exit(f"make_stubs.py: OVERRIDES {unused} match nothing in the module: drop them")
+    with open(out, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":
