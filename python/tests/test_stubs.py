@@ -250,13 +250,19 @@ def test_a_missing_parameter_is_found():
 
 # --- the generator -----------------------------------------------------------------------------
 
-def test_the_committed_stub_is_the_generators_output(tmp_path):
+def load_generator():
+    """python/tools/make_stubs.py as a module (the test is skipped without a source tree)."""
     if not (os.path.isfile(GENERATOR) and os.path.isfile(COMMITTED)):
         pytest.skip(f"no source tree with python/tools/make_stubs.py and python/maxent/__init__.pyi at {SOURCE} "
                     "(set MAXENT_PY_SOURCE to the repository)")
     spec = importlib.util.spec_from_file_location("make_stubs", GENERATOR)
     generator = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generator)
+    return generator
+
+
+def test_the_committed_stub_is_the_generators_output(tmp_path):
+    generator = load_generator()
     out = tmp_path / "__init__.pyi"
     generator.main(str(out))
     written = out.read_text(encoding="utf-8")
@@ -270,3 +276,13 @@ def test_the_committed_stub_is_the_generators_output(tmp_path):
                     f"(from the repository root, after building the module):\n"
                     f"  PYTHONPATH={package} {sys.executable} python/tools/make_stubs.py python/maxent/__init__.pyi\n"
                     f"{diff}")
+
+
+def test_a_stale_override_stops_the_generator():
+    generator = load_generator()
+    assert generator.override("TrainResult.policy", "Any") == "Union[Policy, ObservationFeaturePolicy, GaussianPolicy]"
+    assert generator.override("TrainResult.seed", "int") == "int"  # not in the table
+    with pytest.raises(SystemExit, match="OVERRIDES.*filter_sequence.actions.*Sequence\\[int\\]"):
+        generator.override("filter_sequence.actions", "Sequence[int]")  # the module already says it
+    assert generator.optional_none("Model", "None") == "Optional[Model]"
+    assert generator.optional_none("Any", "None") == "Any" and generator.optional_none("int", "0") == "int"
