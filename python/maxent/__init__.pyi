@@ -516,8 +516,9 @@ def evaluate(world: Any, updater: Any, policy: Any, *, episodes: int = ..., seed
     """The policy's mean true-state entropy, MOE, MBE and Σ_t H(b_t) over `episodes` episodes with 95%
 intervals (episode n draws from stream(seed, evaluation_stream_run, n)). world: a Model (updater:
 BayesFilter, NoisyBelief or None) or a simulator written in Python (updater: its ParticleFilter; run
-on the calling thread; a GenerativeView is evaluated through its model). policy: a Policy, or an
-ObservationFeaturePolicy for a simulator with vector observations.
+on the calling thread; a GenerativeView is evaluated through its model). policy: a Policy (index
+actions), an ObservationFeaturePolicy for a simulator with vector observations, or a GaussianPolicy
+for a simulator with continuous actions (action_dim), built for the world's action box.
 
 The dict: episodes; true_entropy (binned), observation_entropy, believed_entropy, belief_entropy_sum,
 true_entropy_knn (each {mean, low, high, n}, or None when not computed: n would be 0) and the estimators used:
