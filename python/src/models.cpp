@@ -17,12 +17,19 @@ py::list index_labels(std::size_t n) {
 }
 
 std::size_t PyModel::index(const py::list& labels, const py::handle& x, const char* what) const {
+    // A bool (Python's or numpy's) is neither an index nor equal to an integer label (True == 1
+    // in Python); it names only a label that is itself a bool.
+    const auto is_bool = [](PyObject* o) {
+        const std::string_view type = Py_TYPE(o)->tp_name;
+        return PyBool_Check(o) || type == "numpy.bool_" || type == "numpy.bool";
+    };
+    const bool x_bool = is_bool(x.ptr());
     const std::size_t n = labels.size();
     for (std::size_t i = 0; i < n; ++i)
-        if (PyObject_RichCompareBool(labels[i].ptr(), x.ptr(), Py_EQ) == 1) return i;
+        if ((!x_bool || is_bool(labels[i].ptr())) && PyObject_RichCompareBool(labels[i].ptr(), x.ptr(), Py_EQ) == 1)
+            return i;
     // An index is any integer, Python's or numpy's (whatever has __index__), but not a bool.
-    const std::string_view type = Py_TYPE(x.ptr())->tp_name;
-    if (PyIndex_Check(x.ptr()) && !PyBool_Check(x.ptr()) && type != "numpy.bool_" && type != "numpy.bool") {
+    if (!x_bool && PyIndex_Check(x.ptr())) {
         const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
         if (!i) throw py::error_already_set();
         int overflow = 0;

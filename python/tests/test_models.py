@@ -42,6 +42,12 @@ def test_numpy_integers_are_indices_and_bools_are_not(ring):
         ring.action_index(True)
     with pytest.raises(maxent.UnknownLabelError, match=r"unknown state 1267650600228229401496703205376"):
         ring.state_index(2 ** 100)
+    # Without labels too (an index model's labels are the integers, which equal True and False).
+    unlabelled = maxent.Model(*ring_arrays(), 4)
+    assert unlabelled.state_index(np.int64(3)) == 3
+    for b in (True, False, np.bool_(True)):
+        with pytest.raises(maxent.UnknownLabelError, match=rf"unknown state {b}: neither a state label"):
+            unlabelled.state_index(b)
 
 
 def test_model_per_action_observations():
