@@ -17,24 +17,32 @@ py::list index_labels(std::size_t n) {
 }
 
 std::size_t PyModel::index(const py::list& labels, const py::handle& x, const char* what) const {
-    // A bool (Python's or numpy's) is neither an index nor equal to an integer label (True == 1
-    // in Python); it names only a label that is itself a bool.
-    const auto is_bool = [](PyObject* o) {
-        const std::string_view type = Py_TYPE(o)->tp_name;
-        return PyBool_Check(o) || type == "numpy.bool_" || type == "numpy.bool";
+    // A label matches x when they compare equal and are of the same kind: bools (Python's or
+    // numpy's) only bools and integers only integers (in Python True == 1 == 1.0, so the ring's
+    // index labels would otherwise take True or 1.0 as state 1); an array matches no label.
+    enum class Kind { boolean, integer, array, other };
+    const auto kind = [](const py::handle& o) {
+        if (PyBool_Check(o.ptr()) || (numpy_bool_type != nullptr && PyObject_IsInstance(o.ptr(), numpy_bool_type) == 1))
+            return Kind::boolean;
+        if (py::detail::npy_api::get().PyArray_Check_(o.ptr())) return Kind::array;
+        return PyIndex_Check(o.ptr()) ? Kind::integer : Kind::other;
     };
-    const bool x_bool = is_bool(x.ptr());
+    const Kind x_kind = kind(x);
     const std::size_t n = labels.size();
-    for (std::size_t i = 0; i < n; ++i)
-        if ((!x_bool || is_bool(labels[i].ptr())) && PyObject_RichCompareBool(labels[i].ptr(), x.ptr(), Py_EQ) == 1)
-            return i;
-    // An index is any integer, Python's or numpy's (whatever has __index__), but not a bool.
-    if (!x_bool && PyIndex_Check(x.ptr())) {
-        const auto i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
-        if (!i) throw py::error_already_set();
-        int overflow = 0;
-        const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-        if (overflow == 0 && v >= 0 && static_cast<unsigned long long>(v) < n) return static_cast<std::size_t>(v);
+    if (x_kind != Kind::array) {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (kind(labels[i]) != x_kind) continue;
+            const int equal = PyObject_RichCompareBool(labels[i].ptr(), x.ptr(), Py_EQ);
+            if (equal == 1) return i;
+            if (equal < 0) PyErr_Clear();  // a comparison that raises is no match
+        }
+    }
+    // An index: an integer as every size argument of the module reads one (common.hpp's caster:
+    // a Python int, a numpy integer, __index__; not a bool, a float or a negative number).
+    py::detail::make_caster<std::size_t> as_index;
+    if (as_index.load(x, false)) {
+        const auto v = static_cast<std::size_t>(as_index);
+        if (v < n) return v;
     }
     const bool vowel = std::string_view("aeiou").find(what[0]) != std::string_view::npos;
     throw unknown_label_error(detail::message("unknown ", what, " ", std::string(py::repr(x)), ": neither ",

@@ -187,7 +187,8 @@ py::array_t<double> history_of(const PyTrainResult& r, double IterationMetrics::
 
 /// An index >= 0 from a Python int (or numpy integer); TypeError/ValueError naming `what` otherwise.
 std::size_t index_from(const py::handle& x, const std::string& what) {
-    if (py::isinstance<py::bool_>(x) || !PyIndex_Check(x.ptr()))
+    if (py::isinstance<py::bool_>(x) || (numpy_bool_type != nullptr && PyObject_IsInstance(x.ptr(), numpy_bool_type) == 1) ||
+        !PyIndex_Check(x.ptr()))
         throw py::type_error(detail::message(what, " is ", std::string(py::repr(x)), ", not an integer index"));
     const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(x.ptr()));
     if (!i) throw py::error_already_set();

@@ -48,6 +48,16 @@ def test_numpy_integers_are_indices_and_bools_are_not(ring):
     for b in (True, False, np.bool_(True)):
         with pytest.raises(maxent.UnknownLabelError, match=rf"unknown state {b}: neither a state label"):
             unlabelled.state_index(b)
+    # Neither a float (1.0 == 1) nor an array (one element, or several: the comparison raises) is
+    # an index; a 0-d integer array is, as for every size argument.
+    for x in (1.0, np.float64(2.0), np.array([1]), np.array([1, 2])):
+        with pytest.raises(maxent.UnknownLabelError, match=r"unknown state .*: neither a state label"):
+            unlabelled.state_index(x)
+    assert unlabelled.state_index(np.array(2)) == 2
+    # Labels of any other kind still match by equality, numbers included.
+    numbered = maxent.Model(*ring_arrays(), 4, states=[10, 20, 30, 40], actions=[0.5, 1.5])
+    assert numbered.state_index(20) == 1 and numbered.state_index(np.int64(30)) == 2
+    assert numbered.state_index(3) == 3 and numbered.action_index(1.5) == 1
 
 
 def test_model_per_action_observations():
