@@ -663,11 +663,11 @@ with the sampling methods, or GenerativeView) with a ParticleFilter and an Obser
 world's observations), BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy (over the
 filter's bins); TabularBeliefPolicy is refused there (a particle filter's beliefs are random: the same
 history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,
-or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C
-raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and the last
-(seed, iteration, iterations and the metrics), or True (maxent.train: a one-line progress bar); fn returns
-None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early); any other
-return value is a TypeError naming it."""
+or one per seed (run on `threads` threads, 0 = all) when `seeds` (distinct) is given. The GIL is released;
+Ctrl-C raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and
+the last (seed, iteration, iterations and the metrics), or True (maxent.train: a one-line progress bar);
+fn returns None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early);
+any other return value is a TypeError naming it."""
     ...
 def train_learned(world: Model, policy: Policy, feedback: Any = ..., estimator: Any = ..., step: Any = ..., *, latent_states: int = ..., warmup: int = ..., heldout: int = ..., refit_every: int = ..., refit_iterations: int = ..., window: int = ..., restarts: int = ..., em_iterations: int = ..., smoothing: float = ..., learned_prior: bool = ..., iterations: int = ..., batch: int = ..., seed: int = ..., seeds: Optional[List[int]] = ..., counting: str = ..., threads: int = ..., progress: Any = ..., progress_every: int = ..., learner: str = ..., select_max_states: Optional[int] = ...) -> Any:
     """Algorithm 1 without a simulator (Section 5): the agent's belief model is an IOHMM with `latent_states`

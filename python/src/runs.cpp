@@ -54,6 +54,14 @@ TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint6
     o.config.validate();
     o.seeds = std::move(seeds);
     if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
+    if (o.seeds) {  // each seed is one independent run, as the programs' --seeds (which refuse repeats too)
+        std::vector<std::uint64_t> sorted = *o.seeds;
+        std::sort(sorted.begin(), sorted.end());
+        if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+            throw config_error(detail::message("train: seeds lists ", *twice,
+                                               " twice; each seed is one independent run, so repeats would count one "
+                                               "run as two"));
+    }
     o.threads = threads;
     if (!progress.is_none()) {
         if (!PyCallable_Check(progress.ptr()))

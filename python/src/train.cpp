@@ -591,11 +591,11 @@ void bind_train(py::module_& m) {
         "world's observations), BeliefAveragedPolicy, BelievedStatePolicy or BeliefMixturePolicy (over the\n"
         "filter's bins); TabularBeliefPolicy is refused there (a particle filter's beliefs are random: the same\n"
         "history gives a new belief, so its table would add a row at nearly every step). Returns a TrainResult,\n"
-        "or one per seed (run on `threads` threads, 0 = all) when `seeds` is given. The GIL is released; Ctrl-C\n"
-        "raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and the last\n"
-        "(seed, iteration, iterations and the metrics), or True (maxent.train: a one-line progress bar); fn returns\n"
-        "None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early); any other\n"
-        "return value is a TypeError naming it.");
+        "or one per seed (run on `threads` threads, 0 = all) when `seeds` (distinct) is given. The GIL is released;\n"
+        "Ctrl-C raises KeyboardInterrupt. progress: fn(info: dict) after every `progress_every`-th iteration and\n"
+        "the last (seed, iteration, iterations and the metrics), or True (maxent.train: a one-line progress bar);\n"
+        "fn returns None or True (a bool or numpy.bool_) to go on, False to stop that run early (stopped_early);\n"
+        "any other return value is a TypeError naming it.");
 
     m.def(
         "train_learned",

@@ -21,6 +21,26 @@ def test_train_learned_smoothing_zero_refused_up_front(ring):
     assert issubclass(maxent.ConfigError, ValueError)
 
 
+def test_repeated_seeds_refused_up_front(ring):
+    # A repeated seed is the same run twice: the mean and interval over seeds would count it twice.
+    # maxent-paper's --seeds and run_experiment refuse it; train, train_learned and a simulator's too.
+    calls = []
+    policy = maxent.BeliefAveragedPolicy(4, 2)
+    with pytest.raises(maxent.ConfigError, match="train: seeds lists 2 twice"):
+        maxent.train(ring, maxent.BayesFilter(ring), policy, "mse", iterations=2, batch=2, seeds=[2, 5, 2],
+                     progress=calls.append)
+    with pytest.raises(maxent.ConfigError, match="train: seeds lists 7 twice"):
+        maxent.train(ring, maxent.BayesFilter(ring), policy, "mse", iterations=2, batch=2, seeds=np.array([7, 7]))
+    with pytest.raises(maxent.ConfigError, match="train: seeds lists 0 twice"):
+        maxent.train_learned(ring, policy, "mbe", latent_states=2, warmup=5, heldout=0, iterations=2, batch=2,
+                             seeds=[0, 0], progress=calls.append)
+    with pytest.raises(maxent.ConfigError, match="train: seeds lists 1 twice"):
+        maxent.train(Corridor(), maxent.ParticleFilter(Corridor(), particles=20), maxent.ObservationPolicy(4, 2),
+                     "mse", iterations=2, batch=2, seeds=[1, 1])
+    assert calls == []
+    assert len(maxent.train(ring, maxent.BayesFilter(ring), policy, "mse", iterations=2, batch=2, seeds=[3, 1])) == 2
+
+
 def test_run_experiment_learning_checked_up_front():
     with pytest.raises(maxent.ConfigError, match="smoothing"):
         maxent.run_experiment("nosim2b", iterations=1, batch=1, seeds=[0], learning={"smoothing": 0.0})
