@@ -41,6 +41,15 @@ def test_repeated_seeds_refused_up_front(ring):
     assert len(maxent.train(ring, maxent.BayesFilter(ring), policy, "mse", iterations=2, batch=2, seeds=[3, 1])) == 2
 
 
+def test_a_simulator_with_horizon_zero_is_refused_naming_it():
+    world = Corridor()
+    world.horizon = 0
+    for run in (lambda pf: maxent.train(world, pf, maxent.ObservationPolicy(4, 2), "mse", iterations=1, batch=2),
+                lambda pf: maxent.evaluate(world, pf, maxent.ObservationPolicy(4, 2), episodes=2)):
+        with pytest.raises(maxent.ConfigError, match=r"the world's horizon\(\) is 0; an episode needs at least 1 step"):
+            run(maxent.ParticleFilter(world, particles=5))
+
+
 def test_run_experiment_learning_checked_up_front():
     with pytest.raises(maxent.ConfigError, match="smoothing"):
         maxent.run_experiment("nosim2b", iterations=1, batch=1, seeds=[0], learning={"smoothing": 0.0})

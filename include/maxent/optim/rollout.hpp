@@ -86,7 +86,7 @@ public:
         const std::size_t L = updater_.dimension();
         if (L == 0) throw config_error("Sampler: the belief updater's dimension() is 0");
         const std::size_t T = model.horizon();
-        if (T == 0) throw config_error("Sampler: horizon 0");
+        if (T == 0) throw config_error("Sampler: the world's horizon() is 0; an episode needs at least 1 step");
         const std::size_t K = Trajectory::actions_for(options_.counting, T);
         check_buffer_budget(trajectory_record_cost(L, K, options_.needs),
                             "Sampler: the trajectory record for horizon T = ", T);  // before reserving it
