@@ -1,5 +1,6 @@
 # python/tests/conftest.py — the module under test comes from the build tree (CTest sets
 # PYTHONPATH=<build>/python); small worlds shared by the tests.
+import math
 import os
 import signal
 import subprocess
@@ -10,6 +11,34 @@ import numpy as np
 import pytest
 
 import maxent
+
+
+
+class NoisyWalk:
+    """A walk on 0..4 (state 0 first; an action that is 1 steps right, any other left, within the
+    ends) seen through a noisy float reading of the position, N(s, 0.5^2) (observation_dim = 1).
+    No actions declared: subclasses add num_actions, or action_dim and its box."""
+    observation_dim = 1
+    horizon = 8
+    num_state_bins = 5
+
+    def sample_initial_state(self, rng):
+        return 0
+
+    def sample_next_state(self, s, a, rng):
+        return min(max(s + (1 if a == 1 else -1), 0), 4)
+
+    def sample_observation(self, a, s, rng):
+        return np.array([s + 0.5 * rng.normal()])
+
+    def sample_initial_observation(self, s, rng):
+        return self.sample_observation(0, s, rng)
+
+    def observation_likelihood(self, a, o, s):
+        return math.exp(-2.0 * (o[0] - s) ** 2)
+
+    def state_bin(self, s):
+        return s
 
 
 @pytest.fixture

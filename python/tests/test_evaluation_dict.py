@@ -1,11 +1,11 @@
 # evaluate / evaluate_uniform convert their Evaluation once (analysis.cpp's evaluation_dict), for
 # a finite model and for a simulator alike: the same keys, listed here by hand; a quantity that is
 # not computed (n = 0) is None, never a dict with n = 0; a computed one is {mean, low, high, n}.
-import math
 
 import numpy as np
 
 import maxent
+from conftest import NoisyWalk
 
 KEYS = {
     "episodes", "true_entropy", "observation_entropy", "believed_entropy", "belief_entropy_sum",
@@ -16,31 +16,10 @@ KEYS = {
 INTERVALS = ("true_entropy", "observation_entropy", "believed_entropy", "belief_entropy_sum", "true_entropy_knn")
 
 
-class Line:
-    """A walk on 0..4 seen through a noisy float reading of the position (observation_dim = 1)."""
-    observation_dim = 1
+class Line(NoisyWalk):
+    """The noisy walk (conftest.NoisyWalk) with two actions and its position as a state point."""
     num_actions = 2
-    horizon = 8
-    num_state_bins = 5
     state_point_dim = 1
-
-    def sample_initial_state(self, rng):
-        return 0
-
-    def sample_next_state(self, s, a, rng):
-        return min(max(s + (1 if a == 1 else -1), 0), 4)
-
-    def sample_observation(self, a, s, rng):
-        return np.array([s + 0.5 * rng.normal()])
-
-    def sample_initial_observation(self, s, rng):
-        return self.sample_observation(0, s, rng)
-
-    def observation_likelihood(self, a, o, s):
-        return math.exp(-2.0 * (o[0] - s) ** 2)
-
-    def state_bin(self, s):
-        return s
 
     def state_point(self, s):
         return np.array([float(s)])

@@ -9,32 +9,12 @@ import numpy as np
 import pytest
 
 import maxent
+from conftest import NoisyWalk
 
 
-class Line:
-    """A walk on 0..4 seen through a noisy float reading of the position (observation_dim = 1)."""
-    observation_dim = 1
+class Line(NoisyWalk):
+    """The noisy walk (conftest.NoisyWalk) with two actions: a step left or right."""
     num_actions = 2
-    horizon = 8
-    num_state_bins = 5
-
-    def sample_initial_state(self, rng):
-        return 0
-
-    def sample_next_state(self, s, a, rng):
-        return min(max(s + (1 if a == 1 else -1), 0), 4)
-
-    def sample_observation(self, a, s, rng):
-        return np.array([s + 0.5 * rng.normal()])
-
-    def sample_initial_observation(self, s, rng):
-        return self.sample_observation(0, s, rng)
-
-    def observation_likelihood(self, a, o, s):
-        return math.exp(-2.0 * (o[0] - s) ** 2)
-
-    def state_bin(self, s):
-        return s
 
 
 def feature_maps():

@@ -2,7 +2,6 @@
 # finite world with every tabular class, a learned-belief run, and Python simulators with a tabular,
 # an observation-feature and a Gaussian policy; the same as the returned policy's class and kept
 # by pickling.
-import math
 import os
 import pickle
 import sys
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 
 import maxent
+from conftest import NoisyWalk
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
 from generative_slowdown import GridSimulator  # noqa: E402
@@ -19,37 +19,12 @@ TABULAR = [maxent.ObservationPolicy, maxent.BeliefAveragedPolicy, maxent.Believe
            maxent.BeliefMixturePolicy, maxent.TabularBeliefPolicy]
 
 
-class Walk:
-    """A walk on 0..4 seen through a noisy reading of the position (vector observations)."""
-    observation_dim = 1
-    horizon = 4
-    num_state_bins = 5
-
-    def sample_initial_state(self, rng):
-        return 0
-
-    def sample_next_state(self, s, a, rng):
-        return min(max(s + (1 if a == 1 else -1), 0), 4)
-
-    def sample_observation(self, a, s, rng):
-        return np.array([s + 0.5 * rng.normal()])
-
-    def sample_initial_observation(self, s, rng):
-        return self.sample_observation(0, s, rng)
-
-    def observation_likelihood(self, a, o, s):
-        return math.exp(-2.0 * (o[0] - s) ** 2)
-
-    def state_bin(self, s):
-        return s
-
-
-class Line(Walk):
+class Line(NoisyWalk):
     """Two actions: a step left or right."""
     num_actions = 2
 
 
-class Slide(Walk):
+class Slide(NoisyWalk):
     """One continuous action in [-1, 1]: the position moves by round(2 a)."""
     action_dim = 1
     action_low = [-1.0]
