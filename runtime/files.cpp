@@ -93,6 +93,18 @@ void create_output_directory(const std::filesystem::path& out) {
 }  // namespace maxent::programs
 namespace maxent::programs {
 
+namespace {
+/// not_owned_reason of the first entry of `dir` that is not a run's output, "" when none is;
+/// output_error when `dir` cannot be read.
+std::string first_not_owned(const std::filesystem::path& dir) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (std::string why = not_owned_reason(it->path()); !why.empty()) return why;
+    if (ec) throw output_error(cat("cannot read the directory '", dir.string(), "': ", ec.message()));
+    return {};
+}
+}  // namespace
+
 OutputFolder::OutputFolder(std::filesystem::path final_dir) : final_(std::move(final_dir)) {
     namespace fs = std::filesystem;
     const fs::path parent = final_.parent_path().empty() ? fs::path(".") : final_.parent_path();
@@ -109,14 +121,10 @@ OutputFolder::OutputFolder(std::filesystem::path final_dir) : final_(std::move(f
             if (!fs::is_directory(st))
                 throw output_error(cat("cannot use '", final_.string(), "' as the experiment's folder: ",
                                        std::strerror(ENOTDIR), " (it exists and is not a directory)"));
-            for (fs::directory_iterator it(final_, ec), end; !ec && it != end; it.increment(ec)) {
-                const std::string why = not_owned_reason(it->path());
-                if (!why.empty())
-                    throw output_error(cat("'", final_.string(), "' holds ", why,
-                                           "; a run replaces the folder as a whole, so move it away or choose "
-                                           "another --out"));
-            }
-            if (ec) throw output_error(cat("cannot read the directory '", final_.string(), "': ", ec.message()));
+            if (const std::string why = first_not_owned(final_); !why.empty())
+                throw output_error(cat("'", final_.string(), "' holds ", why,
+                                       "; a run replaces the folder as a whole, so move it away or choose "
+                                       "another --out"));
         }
         remove_stale(parent);
         staging_ = parent / cat(".", final_.filename().string(), ".partial-", std::to_string(::getpid()));
@@ -156,14 +164,10 @@ void OutputFolder::commit() {
     if (!active_) throw output_error(cat("OutputFolder: nothing staged for '", final_.string(), "'"));
     std::error_code ec;
     // Only what output_entries lists, so that the next run into the folder takes it as its own.
-    for (fs::directory_iterator it(staging_, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string why = not_owned_reason(it->path());
-        if (!why.empty())
-            throw output_error(cat("the set staged for '", final_.string(), "' holds ", why,
-                                   " (a writer that output_entries in files.hpp does not list); nothing "
-                                   "committed"));
-    }
-    if (ec) throw output_error(cat("cannot read the directory '", staging_.string(), "': ", ec.message()));
+    if (const std::string why = first_not_owned(staging_); !why.empty())
+        throw output_error(cat("the set staged for '", final_.string(), "' holds ", why,
+                               " (a writer that output_entries in files.hpp does not list); nothing "
+                               "committed"));
     if (::rename(staging_.c_str(), final_.c_str()) == 0) {  // no previous set (or an empty folder)
         active_ = false;
         unlock();

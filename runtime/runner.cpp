@@ -109,45 +109,34 @@ SelectedModel select_learned_model(LearnedBeliefOptions& o, const std::string& l
     return {w.latent_states, w.pseudo_count, name_of(w.allocation), r.candidates.size()};
 }
 
-namespace {
-/// config_error unless the list `xs` (the setting `what`) holds no value twice.
-template <class T, class Show>
-void no_repeats(const char* what, const std::vector<T>& xs, Show show) {
-    std::vector<T> sorted = xs;
-    std::sort(sorted.begin(), sorted.end());
-    const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
-    if (twice != sorted.end()) throw config_error(cat("settings: ", what, " lists ", show(*twice), " twice"));
-}
-}  // namespace
-
 void validate_settings(const Experiment& e, const Settings& s) {
     if (s.iterations == 0) throw config_error("settings: iterations must be >= 1, got 0");
     if (s.batch == 0) throw config_error("settings: batch must be >= 1, got 0");
     if (s.seeds.empty()) throw config_error("settings: seeds is empty");
-    no_repeats("seeds", s.seeds, [](std::uint64_t x) { return std::to_string(x); });
+    require_no_repeats("settings", "seeds", s.seeds, [](std::uint64_t x) { return std::to_string(x); });
     if (s.alpha && !(std::isfinite(*s.alpha) && *s.alpha > 0.0))
         throw config_error(cat("settings: alpha must be a finite number > 0, got ", format_number(*s.alpha)));
     if (!(std::isfinite(s.rho) && s.rho >= 0.0))
         throw config_error(cat("settings: rho must be a finite number >= 0, got ", format_number(s.rho)));
     auto objective = [](Objective o) { return std::string(name_of(o)); };
-    if (s.objectives) no_repeats("objectives", *s.objectives, objective);
+    if (s.objectives) require_no_repeats("settings", "objectives", *s.objectives, objective);
     if (s.noises) {
         if (s.noises->empty()) throw config_error("settings: noises is empty");
         for (const double n : *s.noises)
             if (!(n >= 0.0 && n <= 1.0))
                 throw config_error(cat("settings: noises contains ", format_number(n),
                                        ", not a standard deviation in [0, 1]"));
-        no_repeats("noises", *s.noises, [](double x) { return format_number(x); });
+        require_no_repeats("settings", "noises", *s.noises, [](double x) { return format_number(x); });
     }
     if (s.policies) {
         if (s.policies->empty()) throw config_error("settings: policies is empty");
-        no_repeats("policies", *s.policies, [](PolicyClass p) { return std::string(name_of(p)); });
+        require_no_repeats("settings", "policies", *s.policies, [](PolicyClass p) { return std::string(name_of(p)); });
     }
-    if (s.learned) no_repeats("learned", *s.learned, objective);
+    if (s.learned) require_no_repeats("settings", "learned", *s.learned, objective);
     if (s.learning.learners.empty()) throw config_error("settings: learners is empty");
     for (const std::string& l : s.learning.learners)
         if (find_learner(l) == nullptr) throw config_error(cat("settings: learners lists '", l, "', not a learner"));
-    no_repeats("learners", s.learning.learners, [](const std::string& l) { return l; });
+    require_no_repeats("settings", "learners", s.learning.learners, [](const std::string& l) { return l; });
     const std::vector<Curve> curves = make_curves(e, s);
     std::vector<std::string> labels;
     bool learned = false;
@@ -157,7 +146,8 @@ void validate_settings(const Experiment& e, const Settings& s) {
     }
     if (curves.empty())
         throw config_error("settings: no curve to train (the objectives and the learned-belief objectives are empty)");
-    no_repeats("the curves", labels, [](const std::string& l) { return cat("the label '", l, "'"); });
+    require_no_repeats("settings", "the curves", labels,
+                       [](const std::string& l) { return cat("the label '", l, "'"); });
     if (learned) learned_options(s.learning, 1).validate();  // L = 0 means S, which validate does not read
 }
 

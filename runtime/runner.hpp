@@ -187,6 +187,17 @@ struct ExperimentPlan {
 void append_run_times(const std::string& path, const std::vector<ExperimentPlan>& plans,
                       const std::vector<ExperimentResult>& results);
 
+/// config_error "<who>: <what> lists <show(x)> twice<why>" unless the list `xs` holds no value
+/// twice (the settings' lists; the Python module's seeds).
+template <class T, class Show>
+void require_no_repeats(const char* who, const char* what, const std::vector<T>& xs, Show show,
+                        std::string_view why = {}) {
+    std::vector<T> sorted = xs;
+    std::sort(sorted.begin(), sorted.end());
+    const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+    if (twice != sorted.end()) throw config_error(cat(who, ": ", what, " lists ", show(*twice), " twice", why));
+}
+
 /// The checks of settings `s` for experiment `e` that the programs' flags make when parsed, for
 /// callers that build Settings otherwise (the Python module): iterations, batch and seeds
 /// (>= 1, no seed twice), alpha and rho, the override lists (nothing twice; noises in [0, 1];

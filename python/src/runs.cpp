@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common.hpp"
+#include "runtime/runner.hpp"  // require_no_repeats
 #include "maxent/core/parallel.hpp"
 
 namespace maxent::python {
@@ -54,14 +55,10 @@ TrainOptions train_options(std::size_t iterations, std::size_t batch, std::uint6
     o.config.validate();
     o.seeds = std::move(seeds);
     if (o.seeds && o.seeds->empty()) throw config_error("train: seeds is empty");
-    if (o.seeds) {  // each seed is one independent run, as the programs' --seeds (which refuse repeats too)
-        std::vector<std::uint64_t> sorted = *o.seeds;
-        std::sort(sorted.begin(), sorted.end());
-        if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
-            throw config_error(detail::message("train: seeds lists ", *twice,
-                                               " twice; each seed is one independent run, so repeats would count one "
-                                               "run as two"));
-    }
+    // Each seed is one independent run, as the programs' --seeds and run_experiment say.
+    if (o.seeds)
+        programs::require_no_repeats("train", "seeds", *o.seeds, [](std::uint64_t x) { return std::to_string(x); },
+                                     "; each seed is one independent run, so repeats would count one run as two");
     o.threads = threads;
     if (!progress.is_none()) {
         if (!PyCallable_Check(progress.ptr()))

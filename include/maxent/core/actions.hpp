@@ -71,6 +71,13 @@ struct ActionBox {
     }
     /// The same bounds, coordinate by coordinate.
     friend bool operator==(const ActionBox&, const ActionBox&) = default;
+    /// For a policy built for this box: config_error naming `who` and both boxes unless the
+    /// world's box (null: not known) is this one.
+    void require_world_box(const ActionBox* world, const char* who) const {
+        if (world != nullptr && *world != *this)
+            throw config_error(detail::message(who, ": built for the action box ", text(),
+                                               " but the world's action box is ", world->text()));
+    }
     /// The box's volume Π (upper - lower).
     [[nodiscard]] double volume() const noexcept {
         double v = 1.0;

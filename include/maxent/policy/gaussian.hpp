@@ -181,9 +181,7 @@ public:
         if (d.actions != d_)
             throw config_error(detail::message("GaussianPolicy: built for actions of dimension ", d_,
                                                " but the world's actions have ", d.actions, " coordinates"));
-        if (d.box != nullptr && *d.box != box_)
-            throw config_error(detail::message("GaussianPolicy: built for the action box ", box_.text(),
-                                               " but the world's action box is ", d.box->text()));
+        box_.require_world_box(d.box, "GaussianPolicy");
         if (fb_ != 0 && d.feature_dimension() != fb_)
             throw config_error(detail::message("GaussianPolicy: built for ", fb_, " belief features but the agent's "
                                                "belief model gives ", d.feature_dimension()));

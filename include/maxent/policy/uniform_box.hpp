@@ -57,9 +57,7 @@ public:
             throw config_error(detail::message("UniformBoxPolicy: built for actions of dimension ",
                                                box_.dimension(), " but the world's actions have ", d.actions,
                                                " coordinates"));
-        if (d.box != nullptr && *d.box != box_)
-            throw config_error(detail::message("UniformBoxPolicy: built for the action box ", box_.text(),
-                                               " but the world's action box is ", d.box->text()));
+        box_.require_world_box(d.box, "UniformBoxPolicy");
     }
 
 private:
